@@ -1,0 +1,71 @@
+//! Schema-first code generation for the Pilotage MCP extension (and neighbouring MCP schemas).
+//!
+//! One direction of data flow: **parse → check `$ref`s → normalise a copy → typify → post-pass
+//! → render**. [`generate_types`] is the single entry point for Rust types; `cargo xtask regen`
+//! calls it for every schema it owns and writes (or, with `--check`, compares) the result.
+//!
+//! - [`normalise`]: the named rewrites that make typify 0.8 read a schema correctly;
+//! - [`typify_stage`]: typify itself, with its panics caught and located;
+//! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
+//! - [`render`]: header, constants, trait impls, formatting.
+
+pub mod error;
+pub mod normalise;
+pub mod postpass;
+pub mod refs;
+pub mod render;
+pub mod typify_stage;
+pub mod walk;
+
+pub use error::CodegenError;
+pub use render::{ConstantSource, ConstantSpec, TypesSettings};
+
+use serde_json::Value;
+
+/// The output of [`generate_types`].
+#[derive(Debug, Clone)]
+pub struct GeneratedTypes {
+    /// The complete Rust source file, header included.
+    pub code: String,
+    /// Things the maintainer should know that did not stop generation.
+    pub warnings: Vec<String>,
+}
+
+/// Parses `bytes` as a JSON Schema document, naming `file` in the error.
+pub fn parse_schema(bytes: &[u8], file: &str) -> Result<Value, CodegenError> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| CodegenError::new(file, "", format!("not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(CodegenError::new(file, "", "a schema document must be a JSON object"));
+    }
+    Ok(value)
+}
+
+/// Generates the Rust types for every `$defs` entry of the schema in `bytes`.
+pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<GeneratedTypes, CodegenError> {
+    let file = settings.source_name.as_str();
+    let original = parse_schema(bytes, file)?;
+    refs::collect_refs(&original, file)?;
+    let defs = original
+        .get("$defs")
+        .and_then(Value::as_object)
+        .filter(|defs| !defs.is_empty())
+        .ok_or_else(|| {
+            CodegenError::new(
+                file,
+                "/$defs",
+                "the schema has no `$defs` object to generate types from",
+            )
+        })?;
+    let mut wrapped = serde_json::json!({ "$defs": defs.clone() });
+    let report = normalise::apply_all(&mut wrapped);
+    let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
+
+    let tokens = typify_stage::run(&normalised_defs, &render::typify_settings(), file)?;
+    let mut syntax: syn::File = syn::parse2(tokens)
+        .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
+    postpass::apply(&mut syntax);
+    let mut warnings = Vec::new();
+    let code = render::render(&original, bytes, syntax, &report, settings, &mut warnings)?;
+    Ok(GeneratedTypes { code, warnings })
+}

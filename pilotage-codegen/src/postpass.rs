@@ -1,0 +1,215 @@
+//! Post-pass over typify's tokens: the rewrites that make every generated struct round-trip
+//! losslessly (`from_value` then `to_value` gives back an equal value for every instance the
+//! schema accepts). typify 0.8 has no settings for these, and its output must never be edited
+//! by hand, so they are applied here to the syntax tree, after typify and before rendering.
+//!
+//! - **present empty collections survive**: an optional array or object member is
+//!   `#[serde(default, skip_serializing_if = "Vec::is_empty")] Vec<T>` in typify, so a present
+//!   `[]` or `{}` disappears; it becomes `Option<Vec<T>>` / `Option<Map<..>>`.
+//! - **present `null` survives**: an optional member of type `{}` is `Option<Value>` in typify,
+//!   where a present `null` reads as `None`; it gets a deserializer that keeps `Some(Null)`.
+//!   An optional member marked by [`crate::normalise::mark_nullable_optional_members`] becomes
+//!   `Option<Option<T>>` with the same deserializer, and the mark leaves its doc comment.
+
+use quote::quote;
+use syn::visit_mut::VisitMut;
+use syn::{parse_quote, Attribute, Field, Fields, Type};
+
+use crate::normalise::NULLABLE_OPTIONAL_MARK;
+
+/// The helper module the rewritten fields refer to; [`apply`] appends it when it is used.
+fn wire_module() -> syn::Item {
+    parse_quote! {
+        /// Serde helpers for members where presence matters (generated).
+        mod wire {
+            /// Deserializes a member that is present, even as `null`, to `Some`.
+            pub(super) fn present<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::Deserialize<'de>,
+            {
+                <T as ::serde::Deserialize<'de>>::deserialize(deserializer).map(::std::option::Option::Some)
+            }
+        }
+    }
+}
+
+/// Applies every rewrite to `file` in place.
+pub fn apply(file: &mut syn::File) {
+    let mut rewriter = Rewriter { uses_present: false };
+    rewriter.visit_file_mut(file);
+    if rewriter.uses_present {
+        file.items.push(wire_module());
+    }
+}
+
+struct Rewriter {
+    uses_present: bool,
+}
+
+impl VisitMut for Rewriter {
+    fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
+        if let Fields::Named(fields) = &mut item.fields {
+            for field in fields.named.iter_mut() {
+                self.rewrite_field(field);
+            }
+        }
+    }
+}
+
+/// The string value of `skip_serializing_if = "..."` in the field's `#[serde]` attribute.
+fn skip_serializing_if(field: &Field) -> Option<String> {
+    serde_attr(field).and_then(|attr| {
+        let tokens = attr.meta.require_list().ok()?.tokens.to_string();
+        let start = tokens.find("skip_serializing_if = \"")? + "skip_serializing_if = \"".len();
+        let end = tokens[start..].find('"')? + start;
+        Some(tokens[start..end].to_owned())
+    })
+}
+
+fn serde_attr(field: &Field) -> Option<&Attribute> {
+    field.attrs.iter().find(|a| a.path().is_ident("serde"))
+}
+
+fn is_option_of_json_value(ty: &Type) -> bool {
+    let rendered = quote!(#ty).to_string().replace(' ', "");
+    rendered == "::std::option::Option<::serde_json::Value>"
+}
+
+/// Removes the nullable mark from the field's doc comment; returns whether it was there.
+fn take_nullable_mark(field: &mut Field) -> bool {
+    let mut found = false;
+    field.attrs.retain_mut(|attr| {
+        if !attr.path().is_ident("doc") {
+            return true;
+        }
+        let syn::Meta::NameValue(name_value) = &mut attr.meta else {
+            return true;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = &name_value.value
+        else {
+            return true;
+        };
+        let value = text.value();
+        if !value.contains(NULLABLE_OPTIONAL_MARK) {
+            return true;
+        }
+        found = true;
+        let cleaned = value.replace(NULLABLE_OPTIONAL_MARK, "").trim_end().to_owned();
+        if cleaned.is_empty() {
+            return false;
+        }
+        name_value.value = parse_quote!(#cleaned);
+        true
+    });
+    found
+}
+
+impl Rewriter {
+    fn rewrite_field(&mut self, field: &mut Field) {
+        let skip = skip_serializing_if(field);
+        let nullable = take_nullable_mark(field);
+        let present_attr: Attribute = parse_quote! {
+            #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "::std::option::Option::is_none")]
+        };
+        let renamed = rename_of(field);
+        match skip.as_deref() {
+            Some("::std::vec::Vec::is_empty" | "::serde_json::Map::is_empty") => {
+                let ty = &field.ty;
+                field.ty = parse_quote!(::std::option::Option<#ty>);
+                set_serde_attr(
+                    field,
+                    parse_quote! {
+                        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+                    },
+                    renamed,
+                );
+            }
+            Some("::std::option::Option::is_none") if nullable => {
+                let ty = &field.ty;
+                field.ty = parse_quote!(::std::option::Option<#ty>);
+                set_serde_attr(field, present_attr, renamed);
+                self.uses_present = true;
+            }
+            Some("::std::option::Option::is_none") if is_option_of_json_value(&field.ty) => {
+                set_serde_attr(field, present_attr, renamed);
+                self.uses_present = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `rename = "..."` of the field's `#[serde]` attribute, kept across rewrites.
+fn rename_of(field: &Field) -> Option<String> {
+    let tokens = serde_attr(field)?.meta.require_list().ok()?.tokens.to_string();
+    let start = tokens.find("rename = \"")? + "rename = \"".len();
+    let end = tokens[start..].find('"')? + start;
+    Some(tokens[start..end].to_owned())
+}
+
+fn set_serde_attr(field: &mut Field, mut attr: Attribute, rename: Option<String>) {
+    if let Some(rename) = rename {
+        if let syn::Meta::List(list) = &mut attr.meta {
+            let rest = list.tokens.clone();
+            list.tokens = quote!(rename = #rename, #rest);
+        }
+    }
+    field.attrs.retain(|a| !a.path().is_ident("serde"));
+    field.attrs.push(attr);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(source: &str) -> String {
+        let mut file: syn::File = syn::parse_str(source).unwrap();
+        apply(&mut file);
+        quote!(#file).to_string()
+    }
+
+    #[test]
+    fn optional_collections_become_options() {
+        let out = rewrite(
+            r#"pub struct S {
+                #[serde(rename = "x-list", default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+                pub x_list: ::std::vec::Vec<u8>,
+            }"#,
+        );
+        assert!(
+            out.contains("pub x_list : :: std :: option :: Option < :: std :: vec :: Vec < u8 > >"),
+            "{out}"
+        );
+        assert!(out.contains("rename = \"x-list\""), "{out}");
+        assert!(
+            out.contains("skip_serializing_if = \"::std::option::Option::is_none\""),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn marked_nullable_member_becomes_double_option_and_loses_the_mark() {
+        let source = format!(
+            r#"pub struct S {{
+                #[doc = "Out. {NULLABLE_OPTIONAL_MARK}"]
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub out: ::std::option::Option<u8>,
+            }}"#
+        );
+        let out = rewrite(&source);
+        assert!(out.contains("Option < :: std :: option :: Option < u8 > >"), "{out}");
+        assert!(out.contains("wire::present"), "{out}");
+        assert!(!out.contains(NULLABLE_OPTIONAL_MARK), "{out}");
+        assert!(out.contains("mod wire"), "{out}");
+    }
+
+    #[test]
+    fn untouched_file_gets_no_helper_module() {
+        let out = rewrite("pub struct S { pub a: u8 }");
+        assert!(!out.contains("mod wire"), "{out}");
+    }
+}

@@ -1,0 +1,113 @@
+//! Walking every subschema of a JSON Schema (draft 2020-12 vocabulary, plus the draft-07
+//! spellings `definitions`, `additionalItems` and array-form `items`), with the JSON Pointer
+//! of each. The normalisations and the `$ref` check are written on top of this one walker.
+
+use serde_json::{Map, Value};
+
+use crate::error::escape_pointer_token;
+
+/// Keywords whose value is one subschema.
+const SINGLE: &[&str] = &[
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
+    "contains",
+    "contentSchema",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is an object of subschemas.
+const MAP: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+/// Keywords whose value is an array of subschemas.
+const ARRAY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Calls `visit` on every object-form subschema below and including `schema`, parents before
+/// children, passing the subschema's JSON Pointer (relative to the document root when
+/// `pointer` is the schema's own pointer). Boolean schemas have nothing to rewrite and are
+/// skipped. Children are visited after `visit` returns, so a rewrite of a parent is seen by
+/// the walk of its children.
+pub fn walk_mut(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    visit(object, pointer);
+    for (key, child) in object.iter_mut() {
+        let key_pointer = format!("{pointer}/{}", escape_pointer_token(key));
+        if SINGLE.contains(&key.as_str()) {
+            walk_mut(child, &key_pointer, visit);
+        } else if key == "items" {
+            match child {
+                Value::Array(items) => walk_array(items, &key_pointer, visit),
+                other => walk_mut(other, &key_pointer, visit),
+            }
+        } else if MAP.contains(&key.as_str()) {
+            if let Value::Object(members) = child {
+                for (name, sub) in members.iter_mut() {
+                    let sub_pointer = format!("{key_pointer}/{}", escape_pointer_token(name));
+                    walk_mut(sub, &sub_pointer, visit);
+                }
+            }
+        } else if ARRAY.contains(&key.as_str()) {
+            if let Value::Array(items) = child {
+                walk_array(items, &key_pointer, visit);
+            }
+        }
+    }
+}
+
+fn walk_array(items: &mut [Value], pointer: &str, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
+    for (index, item) in items.iter_mut().enumerate() {
+        walk_mut(item, &format!("{pointer}/{index}"), visit);
+    }
+}
+
+/// Read-only variant of [`walk_mut`].
+pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&Map<String, Value>, &str)) {
+    // The schemas this crate reads are small (tens of KiB); a clone keeps one walker.
+    let mut copy = schema.clone();
+    walk_mut(&mut copy, pointer, &mut |object, at| visit(object, at));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn visits_every_subschema_with_its_pointer() {
+        let schema = json!({
+            "$defs": {"a/b": {"properties": {"x": {"items": {"type": "string"}}}}},
+            "anyOf": [{"not": {"type": "null"}}, true],
+            "items": [{"type": "integer"}],
+            "if": {}, "then": {}, "else": {},
+            "const": {"properties": {"not_a_schema": {}}}
+        });
+        let mut seen = Vec::new();
+        walk(&schema, "", &mut |_, at| seen.push(at.to_owned()));
+        assert_eq!(
+            seen,
+            [
+                "",
+                "/$defs/a~1b",
+                "/$defs/a~1b/properties/x",
+                "/$defs/a~1b/properties/x/items",
+                "/anyOf/0",
+                "/anyOf/0/not",
+                "/else",
+                "/if",
+                "/items/0",
+                "/then",
+            ]
+        );
+    }
+}

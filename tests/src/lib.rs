@@ -1,0 +1,20 @@
+//! Shared test support: the workspace paths and the extraction of the JSON examples of
+//! Part III (`schemas/pilotage-part-iii.txt`). The tests themselves live in `tests/tests/`.
+
+pub mod part_iii;
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is inside the workspace")
+        .to_path_buf()
+}
+
+/// Reads a workspace-relative file to a string, panicking with the path on failure.
+pub fn read_workspace_file(relative: &str) -> String {
+    let path = workspace_root().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}

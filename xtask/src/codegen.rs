@@ -1,0 +1,230 @@
+//! `cargo xtask regen`: the one generation function ([`generate_all`]) and the two ways of
+//! using it, writing ([`write_all`]) and comparing ([`check_all`]), in the manner of
+//! rust-analyzer's `cargo xtask codegen`. `pilotage-tests` runs the check as a `#[test]`.
+//!
+//! Everything is generated in memory first; files are written only when all generation
+//! succeeded, each through a temporary file and a rename, so a failure never leaves a
+//! half-written or truncated file behind.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use pilotage_codegen::{ConstantSource, ConstantSpec, TypesSettings};
+
+/// The vendored Pilotage schema, relative to the workspace root.
+pub const PILOTAGE_SCHEMA: &str = "schemas/pilotage.schema.json";
+
+/// One generated file: where it goes (workspace-relative) and its complete contents.
+#[derive(Debug)]
+pub struct GeneratedFile {
+    pub path: PathBuf,
+    pub contents: String,
+}
+
+/// The workspace root: `PILOTAGE_WORKSPACE_ROOT` when set (tests point regen at a scratch
+/// copy with it), else the parent of this crate's directory.
+pub fn workspace_root() -> PathBuf {
+    if let Some(root) = std::env::var_os("PILOTAGE_WORKSPACE_ROOT") {
+        return PathBuf::from(root);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn pilotage_settings(source_name: &str) -> TypesSettings {
+    let constant = |name: &str, source: ConstantSource, doc: &str| ConstantSpec {
+        name: name.to_owned(),
+        source,
+        doc: doc.to_owned(),
+    };
+    TypesSettings {
+        source_name: source_name.to_owned(),
+        schema_def_trait: Some("crate::SchemaDef".to_owned()),
+        constants: vec![
+            constant(
+                "PILOTAGE_VERSION",
+                ConstantSource::IdVersion,
+                "The Pilotage version these types implement (`major.minor`).",
+            ),
+            constant(
+                "GET_GUIDE_TOOL",
+                ConstantSource::Pointer("/$defs/LanguageEntry/properties/guides/const".into()),
+                "The fixed name of the guide access tool (Part III 4, 4.1).",
+            ),
+            constant(
+                "CATALOG_TOOL",
+                ConstantSource::Pointer("/$defs/LanguageEntry/properties/catalog/const".into()),
+                "The fixed name of the catalog access tool (Part III 4, 4.2).",
+            ),
+            constant(
+                "REQUEST_ERROR_KINDS",
+                ConstantSource::Pointer("/$defs/RequestError/properties/error/properties/kind/enum".into()),
+                "The closed set of request-error kinds of this version (Part III 7.2).",
+            ),
+        ],
+    }
+}
+
+/// A failure of [`generate_all`]: already formatted for the user.
+#[derive(Debug)]
+pub struct RegenError(pub String);
+
+/// Generates every file `regen` owns, from the Pilotage schema at `schema` (workspace-relative
+/// or absolute). Pure: reads the schema, writes nothing.
+pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
+    let schema_path = root.join(schema);
+    let source_name = display_path(root, &schema_path);
+    let bytes = fs::read(&schema_path).map_err(|e| RegenError(format!("{source_name}: cannot read: {e}")))?;
+    let generated = pilotage_codegen::generate_types(&bytes, &pilotage_settings(&source_name))
+        .map_err(|e| RegenError(e.to_string()))?;
+    for warning in &generated.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from("pilotage-types/src/generated.rs"),
+        contents: generated.code,
+    }])
+}
+
+fn display_path(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same directory, flushed,
+/// then renamed over the target. On any error the previous file is untouched.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{file_name}.regen-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// The files whose on-disk contents differ from `files`, with a short unified diff each.
+pub fn drift(root: &Path, files: &[GeneratedFile]) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .filter_map(|file| {
+            let current = fs::read_to_string(root.join(&file.path)).unwrap_or_default();
+            (current != file.contents).then(|| (file.path.clone(), short_diff(&current, &file.contents, &file.path)))
+        })
+        .collect()
+}
+
+fn short_diff(old: &str, new: &str, path: &Path) -> String {
+    const MAX_LINES: usize = 40;
+    let name = path.display().to_string();
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("{name} (checked in)"), &format!("{name} (regen)"))
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= MAX_LINES {
+        text
+    } else {
+        format!(
+            "{}\n... ({} more diff lines)\n",
+            lines[..MAX_LINES].join("\n"),
+            lines.len() - MAX_LINES
+        )
+    }
+}
+
+struct Options {
+    check: bool,
+    schema: PathBuf,
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        check: false,
+        schema: PathBuf::from(PILOTAGE_SCHEMA),
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--check" => options.check = true,
+            "--schema" => {
+                let path = args.next().ok_or("--schema needs a PATH")?;
+                options.schema = PathBuf::from(path);
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(options)
+}
+
+/// `cargo xtask regen [--check] [--schema PATH]`.
+pub fn main(args: &[String]) -> ExitCode {
+    let options = match parse_options(args) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}\nusage: cargo xtask regen [--check] [--schema PATH]");
+            return ExitCode::from(2);
+        }
+    };
+    let root = workspace_root();
+    // A relative --schema is taken from the current directory, as a user expects.
+    let schema = std::env::current_dir()
+        .map(|cwd| cwd.join(&options.schema))
+        .unwrap_or(options.schema);
+    let files = match generate_all(&root, &schema) {
+        Ok(files) => files,
+        Err(RegenError(message)) => {
+            eprintln!("error: {message}\nno file was written");
+            return ExitCode::from(1);
+        }
+    };
+    let drifted = drift(&root, &files);
+    if options.check {
+        if drifted.is_empty() {
+            println!("regen --check: {} generated file(s) up to date", files.len());
+            return ExitCode::SUCCESS;
+        }
+        for (path, diff) in &drifted {
+            eprintln!("{} is out of date:\n{diff}", path.display());
+        }
+        eprintln!(
+            "{} generated file(s) differ from what regen writes: run `cargo xtask regen`",
+            drifted.len()
+        );
+        return ExitCode::from(1);
+    }
+    if drifted.is_empty() {
+        println!("regen: {} generated file(s), all unchanged", files.len());
+        return ExitCode::SUCCESS;
+    }
+    for (path, _) in &drifted {
+        let file = files
+            .iter()
+            .find(|f| &f.path == path)
+            .expect("drifted files come from `files`");
+        if let Err(e) = write_atomically(&root.join(path), file.contents.as_bytes()) {
+            eprintln!(
+                "error: {}: cannot write: {e}\nthe previous file is unchanged",
+                path.display()
+            );
+            return ExitCode::from(1);
+        }
+        println!("regen: wrote {}", path.display());
+    }
+    println!("regen: {} of {} generated file(s) changed", drifted.len(), files.len());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,4 @@
+//! Library side of `cargo xtask`, so tests can run the same functions the commands run
+//! (the drift check is also a `#[test]` in `pilotage-tests`).
+
+pub mod codegen;

@@ -1,0 +1,33 @@
+//! `cargo xtask`: the workspace's automation. Subcommands:
+//!
+//! - `regen [--check] [--schema PATH]`: write (or compare) every generated file;
+//! - `validate [--schema PATH] <DEF> <FILE>...`: validate JSON files against a `$defs` entry.
+//!
+//! Exit status: 0 success, 1 a failed check or invalid input data, 2 a usage error.
+
+use xtask::codegen;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  cargo xtask regen [--check] [--schema PATH]
+      write every generated file (with --check: write nothing, exit 1 on drift)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match command.as_str() {
+        "regen" => codegen::main(rest),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("error: unknown command `{other}`\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! `cargo xtask regen` as a user runs it: bad schemas get exit status 1, one message naming
+//! the file and the JSON Pointer, no panic text, and leave the generated files untouched;
+//! `--check` reports drift; a schema with one more `$def` regenerates with that type.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A scratch copy of the parts of the workspace regen reads and writes.
+fn scratch_root(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("pilotage-regen-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(root.join("schemas")).unwrap();
+    fs::create_dir_all(root.join("pilotage-types/src")).unwrap();
+    fs::copy(
+        workspace().join("schemas/pilotage.schema.json"),
+        root.join("schemas/pilotage.schema.json"),
+    )
+    .unwrap();
+    fs::copy(
+        workspace().join("pilotage-types/src/generated.rs"),
+        root.join("pilotage-types/src/generated.rs"),
+    )
+    .unwrap();
+    root
+}
+
+fn regen(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("regen")
+        .args(args)
+        .env("PILOTAGE_WORKSPACE_ROOT", root)
+        .current_dir(root)
+        .output()
+        .expect("xtask runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn generated(root: &Path) -> Vec<u8> {
+    fs::read(root.join("pilotage-types/src/generated.rs")).unwrap()
+}
+
+fn assert_rejected(root: &Path, schema_text: &str, expected_in_message: &[&str]) {
+    let schema = root.join("bad.schema.json");
+    fs::write(&schema, schema_text).unwrap();
+    let before = generated(root);
+    let output = regen(root, &["--schema", "bad.schema.json"]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "exit status; stderr: {message}");
+    assert!(!message.contains("panicked"), "panic text in: {message}");
+    assert!(message.contains("bad.schema.json"), "file not named in: {message}");
+    for expected in expected_in_message {
+        assert!(message.contains(expected), "`{expected}` missing from: {message}");
+    }
+    assert_eq!(generated(root), before, "generated file changed");
+}
+
+#[test]
+fn bad_schemas_fail_cleanly_and_touch_nothing() {
+    let root = scratch_root("bad");
+    let original = fs::read_to_string(root.join("schemas/pilotage.schema.json")).unwrap();
+    // Truncated JSON.
+    assert_rejected(&root, &original[..original.len() / 2], &["not valid JSON", "line"]);
+    // A `$ref` to a missing `$def`.
+    let missing = original.replacen("\"#/$defs/RiskHints\"", "\"#/$defs/NoSuchDef\"", 1);
+    assert_rejected(
+        &root,
+        &missing,
+        &["/$defs/CatalogEntry/properties/risk_hints/$ref", "#/$defs/NoSuchDef"],
+    );
+    // A construct typify cannot express (it panics inside typify 0.8 on `propertyNames: false`).
+    let mut unreadable: serde_json::Value = serde_json::from_str(&original).unwrap();
+    unreadable["$defs"]["Closed"] =
+        serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": false});
+    assert_rejected(&root, &unreadable.to_string(), &["/$defs/Closed", "typify"]);
+    // Not a schema document at all.
+    assert_rejected(&root, "[1, 2]", &["must be a JSON object"]);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn an_extra_def_is_drift_until_regen_adds_its_type() {
+    let root = scratch_root("extra");
+    let mut schema: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root.join("schemas/pilotage.schema.json")).unwrap()).unwrap();
+    schema["$defs"]["ExtraThing"] = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    fs::write(
+        root.join("extra.schema.json"),
+        serde_json::to_string_pretty(&schema).unwrap(),
+    )
+    .unwrap();
+
+    let check = regen(&root, &["--check", "--schema", "extra.schema.json"]);
+    assert_eq!(check.status.code(), Some(1));
+    let message = stderr(&check);
+    assert!(message.contains("pilotage-types/src/generated.rs"), "{message}");
+    assert!(message.contains("run `cargo xtask regen`"), "{message}");
+
+    let write = regen(&root, &["--schema", "extra.schema.json"]);
+    assert!(write.status.success(), "{}", stderr(&write));
+    assert!(String::from_utf8_lossy(&write.stdout).contains("wrote pilotage-types/src/generated.rs"));
+    let code = String::from_utf8(generated(&root)).unwrap();
+    assert!(code.contains("pub struct ExtraThing {"), "type not generated");
+    assert!(code.contains("impl crate::SchemaDef for ExtraThing"));
+    syn_like_balance(&code);
+
+    let again = regen(&root, &["--check", "--schema", "extra.schema.json"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!root.join("pilotage-types/src").read_dir().unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains(".tmp")));
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// A cheap sanity check that the written file is whole (balanced braces, ends in a newline).
+fn syn_like_balance(code: &str) {
+    assert!(code.ends_with('\n'));
+    let opens = code.matches('{').count();
+    let closes = code.matches('}').count();
+    assert_eq!(opens, closes, "unbalanced braces in written file");
+}
+
+#[test]
+fn unknown_arguments_are_usage_errors() {
+    let root = scratch_root("usage");
+    let output = regen(&root, &["--frobnicate"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown argument `--frobnicate`"));
+    fs::remove_dir_all(&root).unwrap();
+}
