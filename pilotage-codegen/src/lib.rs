@@ -9,12 +9,14 @@
 //! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
 //! - [`render`]: header, constants, trait impls, formatting.
 
+pub mod cli;
 pub mod error;
 pub mod normalise;
 pub mod postpass;
 pub mod refs;
 pub mod render;
 pub mod typify_stage;
+pub mod unions;
 pub mod walk;
 
 pub use error::CodegenError;

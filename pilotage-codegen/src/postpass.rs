@@ -10,6 +10,9 @@
 //!   where a present `null` reads as `None`; it gets a deserializer that keeps `Some(Null)`.
 //!   An optional member marked by [`crate::normalise::mark_nullable_optional_members`] becomes
 //!   `Option<Option<T>>` with the same deserializer, and the mark leaves its doc comment.
+//! - **schema integers are integers**: JSON Schema counts `5.0` as an `integer`, serde's `u64`
+//!   does not; integer members get a deserializer that accepts integral floats, so `parse`
+//!   never rejects what the validator accepts (the value re-serialises as `5`).
 
 use quote::quote;
 use syn::visit_mut::VisitMut;
@@ -30,8 +33,60 @@ fn wire_module() -> syn::Item {
             {
                 <T as ::serde::Deserialize<'de>>::deserialize(deserializer).map(::std::option::Option::Some)
             }
+
+            /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
+            /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
+            pub(super) fn integer<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::de::DeserializeOwned,
+            {
+                let number = <::serde_json::Number as ::serde::Deserialize<'de>>::deserialize(deserializer)?;
+                let value = match number.as_f64() {
+                    ::std::option::Option::Some(float) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0 && float.abs() < 9.007_199_254_740_992e15 => {
+                        if float < 0.0 { ::serde_json::Value::from(float as i64) } else { ::serde_json::Value::from(float as u64) }
+                    }
+                    _ => ::serde_json::Value::Number(number),
+                };
+                T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+
+            /// [`integer`] for an optional member.
+            pub(super) fn optional_integer<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::de::DeserializeOwned,
+            {
+                integer(deserializer).map(::std::option::Option::Some)
+            }
         }
     }
+}
+
+/// Integer types typify emits for `"type": "integer"`.
+const INTEGER_TYPES: &[&str] = &[
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "::std::num::NonZeroU8",
+    "::std::num::NonZeroU16",
+    "::std::num::NonZeroU32",
+    "::std::num::NonZeroU64",
+];
+
+/// `Some(true)` for an integer, `Some(false)` for an `Option` of one, `None` otherwise.
+fn integer_field(ty: &Type) -> Option<bool> {
+    let rendered = quote!(#ty).to_string().replace(' ', "");
+    if INTEGER_TYPES.contains(&rendered.as_str()) {
+        return Some(true);
+    }
+    let inner = rendered.strip_prefix("::std::option::Option<")?.strip_suffix('>')?;
+    INTEGER_TYPES.contains(&inner).then_some(false)
 }
 
 /// Applies every rewrite to `file` in place.
@@ -138,7 +193,25 @@ impl Rewriter {
                 set_serde_attr(field, present_attr, renamed);
                 self.uses_present = true;
             }
-            _ => {}
+            _ => match integer_field(&field.ty) {
+                Some(true) => {
+                    set_serde_attr(
+                        field,
+                        parse_quote!(#[serde(deserialize_with = "wire::integer")]),
+                        renamed,
+                    );
+                    self.uses_present = true;
+                }
+                Some(false) => {
+                    set_serde_attr(
+                        field,
+                        parse_quote!(#[serde(default, deserialize_with = "wire::optional_integer", skip_serializing_if = "::std::option::Option::is_none")]),
+                        renamed,
+                    );
+                    self.uses_present = true;
+                }
+                None => {}
+            },
         }
     }
 }
@@ -209,7 +282,20 @@ mod tests {
 
     #[test]
     fn untouched_file_gets_no_helper_module() {
-        let out = rewrite("pub struct S { pub a: u8 }");
+        let out = rewrite("pub struct S { pub a: String }");
         assert!(!out.contains("mod wire"), "{out}");
+    }
+
+    #[test]
+    fn integer_members_accept_integral_floats() {
+        let out = rewrite(
+            r#"pub struct S {
+                pub size: u64,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub line: ::std::option::Option<::std::num::NonZeroU64>,
+            }"#,
+        );
+        assert!(out.contains("deserialize_with = \"wire::integer\""), "{out}");
+        assert!(out.contains("deserialize_with = \"wire::optional_integer\""), "{out}");
     }
 }

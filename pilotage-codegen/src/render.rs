@@ -225,3 +225,23 @@ pub fn render(
     header.push('\n');
     Ok(header + &prettyplease::unparse(&syntax))
 }
+
+/// Pretty JSON with object keys sorted at every depth and a final newline, whatever
+/// `serde_json` features the build unifies (`preserve_order` would otherwise change the
+/// order of keys, and so the bytes, between builds).
+pub fn canonical_json(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(members) => {
+                let mut keys: Vec<&String> = members.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&members[k]))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&sorted(value)).expect("a Value always serialises");
+    text.push('\n');
+    text
+}

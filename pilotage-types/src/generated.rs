@@ -541,9 +541,14 @@ pub struct Guide {
     pub id: ::std::string::String,
     pub language: LanguageIdentifier,
     pub level: GuideLevel,
+    #[serde(deserialize_with = "wire::integer")]
     pub size_bytes: u64,
     pub title: ::std::string::String,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "wire::optional_integer",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
     pub tokens_estimate: ::std::option::Option<u64>,
     pub topics: ::std::vec::Vec<::std::string::String>,
     pub version: ::std::string::String,
@@ -1362,7 +1367,9 @@ pub struct RiskHints {
 ///`TextPosition`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TextPosition {
+    #[serde(deserialize_with = "wire::integer")]
     pub column: ::std::num::NonZeroU64,
+    #[serde(deserialize_with = "wire::integer")]
     pub line: ::std::num::NonZeroU64,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1547,7 +1554,11 @@ pub struct TraceStep {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output: ::std::option::Option<::serde_json::Value>,
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "wire::optional_integer",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
     pub t_ms: ::std::option::Option<u64>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1700,6 +1711,43 @@ mod wire {
     {
         <T as ::serde::Deserialize<'de>>::deserialize(deserializer)
             .map(::std::option::Option::Some)
+    }
+    /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
+    /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
+    pub(super) fn integer<'de, D, T>(
+        deserializer: D,
+    ) -> ::std::result::Result<T, D::Error>
+    where
+        D: ::serde::Deserializer<'de>,
+        T: ::serde::de::DeserializeOwned,
+    {
+        let number = <::serde_json::Number as ::serde::Deserialize<
+            'de,
+        >>::deserialize(deserializer)?;
+        let value = match number.as_f64() {
+            ::std::option::Option::Some(
+                float,
+            ) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0
+                && float.abs() < 9.007_199_254_740_992e15 => {
+                if float < 0.0 {
+                    ::serde_json::Value::from(float as i64)
+                } else {
+                    ::serde_json::Value::from(float as u64)
+                }
+            }
+            _ => ::serde_json::Value::Number(number),
+        };
+        T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+    /// [`integer`] for an optional member.
+    pub(super) fn optional_integer<'de, D, T>(
+        deserializer: D,
+    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+    where
+        D: ::serde::Deserializer<'de>,
+        T: ::serde::de::DeserializeOwned,
+    {
+        integer(deserializer).map(::std::option::Option::Some)
     }
 }
 ///The Pilotage version these types implement (`major.minor`). Read from the schema's `$id` (https://pilotagespec.org/schemas/1.1/pilotage.schema.json).

@@ -13,12 +13,41 @@
 mod constants;
 #[rustfmt::skip]
 mod generated;
+pub mod output_schema;
+pub mod tool;
+#[cfg(feature = "validate")]
+pub mod validate;
 
 pub use constants::*;
 pub use generated::*;
+pub use output_schema::{Flavour, ToolKind};
+pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
+#[cfg(feature = "validate")]
+pub use validate::{parse, parse_slice, ParseError, ValidationErrors, Violation};
 
 /// A type generated from one `$defs` entry of the Pilotage schema.
-pub trait SchemaDef {
+pub trait SchemaDef: Sized {
     /// The `$defs` entry this type was generated from.
     const DEF: &'static str;
+
+    /// The validators of the schema this type was generated from (the Pilotage schema unless
+    /// the generated code says otherwise, as for the peer schemas).
+    #[cfg(feature = "validate")]
+    fn validators() -> &'static validate::SchemaValidators {
+        validate::pilotage()
+    }
+
+    /// Validates `value` against this type's definition in the original schema, listing
+    /// every violation (instance pointer, schema pointer, message).
+    #[cfg(feature = "validate")]
+    fn validate(value: &serde_json::Value) -> Result<(), ValidationErrors> {
+        validate::validate_def(Self::validators(), Self::DEF, value)
+    }
+
+    /// Whether `value` is valid against this type's definition; faster than [`Self::validate`]
+    /// when the violations are not needed.
+    #[cfg(feature = "validate")]
+    fn is_valid(value: &serde_json::Value) -> bool {
+        validate::is_valid_def(Self::validators(), Self::DEF, value)
+    }
 }

@@ -1,6 +1,8 @@
 //! Shared test support: the workspace paths and the extraction of the JSON examples of
 //! Part III (`schemas/pilotage-part-iii.txt`). The tests themselves live in `tests/tests/`.
 
+pub mod corpus;
+pub mod mcp;
 pub mod part_iii;
 
 use std::path::{Path, PathBuf};

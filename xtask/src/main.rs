@@ -11,7 +11,18 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   cargo xtask regen [--check] [--schema PATH]
-      write every generated file (with --check: write nothing, exit 1 on drift)";
+      write every generated file (with --check: write nothing, exit 1 on drift)
+  cargo xtask validate [--schema PATH] <DEF> <FILE>...
+      validate JSON files against $defs/<DEF> of the Pilotage schema (or of PATH; `.` = its root)";
+
+/// Runs a shared command that writes to strings, then prints them.
+fn run(command: fn(&[String], &mut String, &mut String) -> u8, args: &[String]) -> ExitCode {
+    let (mut out, mut err) = (String::new(), String::new());
+    let status = command(args, &mut out, &mut err);
+    print!("{out}");
+    eprint!("{err}");
+    ExitCode::from(status)
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,6 +32,7 @@ fn main() -> ExitCode {
     };
     match command.as_str() {
         "regen" => codegen::main(rest),
+        "validate" => run(pilotage_codegen::cli::validate, rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,0 +1,310 @@
+//! Validation against the **original** vendored schema (never the codegen's normalised copy).
+//!
+//! [`SchemaValidators`] owns one schema document and compiles, on first use and once per
+//! process, one `jsonschema` validator per `$defs` entry; it is `Sync`, so one instance serves
+//! every thread. [`pilotage`] is the instance for the Pilotage schema, which backs
+//! [`SchemaDef::validate`](crate::SchemaDef::validate), [`parse`] and [`parse_slice`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{LazyLock, OnceLock};
+
+use jsonschema::Validator;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::SchemaDef;
+
+/// The Pilotage schema, embedded byte for byte.
+pub const PILOTAGE_SCHEMA_JSON: &str = include_str!("../../schemas/pilotage.schema.json");
+
+/// One violation of a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON Pointer of the offending location in the instance (`""` for the whole value).
+    pub instance_pointer: String,
+    /// JSON Pointer of the violated keyword in the schema document (e.g. `/$defs/Guide/required`).
+    pub schema_pointer: String,
+    /// What is wrong, e.g. `"title" is a required property` (at most [`MAX_MESSAGE_BYTES`]
+    /// bytes of it, then a note of the full length).
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.instance_pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.instance_pointer
+        };
+        write!(f, "{at}: {} (schema {})", self.message, self.schema_pointer)
+    }
+}
+
+/// Every violation of one value against one definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationErrors {
+    /// The definition validated against (`"."` for a document's root schema).
+    pub def: String,
+    /// All violations, in the validator's order; never empty.
+    pub violations: Vec<Violation>,
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.violations.len();
+        write!(
+            f,
+            "not a valid {}: {count} violation{}",
+            self.def,
+            if count == 1 { "" } else { "s" }
+        )?;
+        for violation in &self.violations {
+            write!(f, "\n  {violation}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+/// Failure to set up validation for a definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaError {
+    /// The document has no such `$defs` entry.
+    UnknownDef(String),
+    /// The schema (or the definition) does not compile.
+    Invalid { def: String, message: String },
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownDef(def) => write!(f, "unknown definition `{def}`: the schema has no `$defs/{def}`"),
+            Self::Invalid { def, message } => write!(f, "the schema of `{def}` does not compile: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// Keywords of a document's root that are kept when validating against one of its `$defs`:
+/// identification and the definitions themselves, never the root's own assertions.
+const ROOT_CONTEXT_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$defs",
+    "definitions",
+    "$vocabulary",
+    "$anchor",
+    "$dynamicAnchor",
+];
+
+/// Per-definition validators for one schema document, compiled lazily and once.
+pub struct SchemaValidators {
+    document: Value,
+    root: OnceLock<Result<Validator, SchemaError>>,
+    defs: BTreeMap<String, OnceLock<Result<Validator, SchemaError>>>,
+}
+
+impl fmt::Debug for SchemaValidators {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaValidators")
+            .field("defs", &self.defs.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl SchemaValidators {
+    /// Validators for `document`; nothing is compiled until a definition is first used.
+    pub fn new(document: Value) -> Self {
+        let defs = ["$defs", "definitions"]
+            .iter()
+            .filter_map(|key| document.get(*key).and_then(Value::as_object))
+            .flat_map(|defs| defs.keys().cloned())
+            .map(|name| (name, OnceLock::new()))
+            .collect();
+        Self {
+            document,
+            root: OnceLock::new(),
+            defs,
+        }
+    }
+
+    /// The schema document.
+    pub fn document(&self) -> &Value {
+        &self.document
+    }
+
+    /// The names of the document's definitions, sorted.
+    pub fn def_names(&self) -> impl Iterator<Item = &str> {
+        self.defs.keys().map(String::as_str)
+    }
+
+    fn compile(&self, def: &str) -> Result<Validator, SchemaError> {
+        let schema = if def == "." {
+            self.document.clone()
+        } else {
+            let container = if self.document.pointer(&format!("/$defs/{}", escape(def))).is_some() {
+                "$defs"
+            } else {
+                "definitions"
+            };
+            let mut context = serde_json::Map::new();
+            if let Value::Object(root) = &self.document {
+                for (key, value) in root {
+                    if ROOT_CONTEXT_KEYWORDS.contains(&key.as_str()) {
+                        context.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            context.insert("$ref".into(), Value::String(format!("#/{container}/{}", escape(def))));
+            Value::Object(context)
+        };
+        jsonschema::options().build(&schema).map_err(|e| SchemaError::Invalid {
+            def: def.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The compiled validator of `def` (`"."` for the document's root schema).
+    pub fn validator(&self, def: &str) -> Result<&Validator, SchemaError> {
+        let cell = if def == "." {
+            &self.root
+        } else {
+            self.defs
+                .get(def)
+                .ok_or_else(|| SchemaError::UnknownDef(def.to_owned()))?
+        };
+        cell.get_or_init(|| self.compile(def)).as_ref().map_err(Clone::clone)
+    }
+
+    /// Validates `instance` against `def`, listing every violation.
+    pub fn validate(&self, def: &str, instance: &Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
+        let validator = self.validator(def)?;
+        let violations: Vec<Violation> = validator
+            .iter_errors(instance)
+            .map(|error| Violation {
+                instance_pointer: error.instance_path().as_str().to_owned(),
+                schema_pointer: error.schema_path().as_str().to_owned(),
+                message: bounded_message(error.to_string()),
+            })
+            .collect();
+        Ok(if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationErrors {
+                def: def.to_owned(),
+                violations,
+            })
+        })
+    }
+
+    /// Whether `instance` is valid against `def`, without collecting violations.
+    pub fn is_valid(&self, def: &str, instance: &Value) -> Result<bool, SchemaError> {
+        Ok(self.validator(def)?.is_valid(instance))
+    }
+}
+
+/// Longest violation message kept, in bytes. Messages quote the offending value, which for
+/// hostile input can be megabytes; the pointers say where it is.
+pub const MAX_MESSAGE_BYTES: usize = 1000;
+
+fn bounded_message(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE_BYTES {
+        let total = message.len();
+        let mut cut = MAX_MESSAGE_BYTES;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        message.truncate(cut);
+        message.push_str(&format!("... ({total} bytes in all)"));
+    }
+    message
+}
+
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+static PILOTAGE: LazyLock<SchemaValidators> = LazyLock::new(|| {
+    let document =
+        serde_json::from_str(PILOTAGE_SCHEMA_JSON).expect("the embedded Pilotage schema is JSON (checked by tests)");
+    SchemaValidators::new(document)
+});
+
+/// The validators of the Pilotage schema (shared, compiled per definition on first use).
+pub fn pilotage() -> &'static SchemaValidators {
+    &PILOTAGE
+}
+
+/// Validates `value` against `def` of `validators`, every violation listed. `def` comes from a
+/// generated `SchemaDef` impl, whose definitions exist and compile (the tests validate against
+/// every one), so a failure here is a defect of the generated code, not of the input.
+pub(crate) fn validate_def(
+    validators: &SchemaValidators,
+    def: &'static str,
+    value: &Value,
+) -> Result<(), ValidationErrors> {
+    validators
+        .validate(def, value)
+        .unwrap_or_else(|e| panic!("generated SchemaDef impl is broken: {e}"))
+}
+
+/// Boolean form of [`validate_def`].
+pub(crate) fn is_valid_def(validators: &SchemaValidators, def: &'static str, value: &Value) -> bool {
+    validators
+        .is_valid(def, value)
+        .unwrap_or_else(|e| panic!("generated SchemaDef impl is broken: {e}"))
+}
+
+/// Failure of [`parse`] or [`parse_slice`].
+#[derive(Debug)]
+pub enum ParseError {
+    /// The bytes are not JSON.
+    Json(serde_json::Error),
+    /// The value violates the schema.
+    Invalid(ValidationErrors),
+    /// The schema accepts the value but the Rust type does not: a defect of the toolkit,
+    /// reported rather than hidden.
+    Type {
+        def: &'static str,
+        error: serde_json::Error,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Json(e) => write!(f, "not JSON: {e}"),
+            Self::Invalid(errors) => errors.fmt(f),
+            Self::Type { def, error } => {
+                write!(
+                    f,
+                    "the schema accepts this {def} but its Rust type does not (please report): {error}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Json(e) | Self::Type { error: e, .. } => Some(e),
+            Self::Invalid(e) => Some(e),
+        }
+    }
+}
+
+/// Validates `value` against `T`'s definition, then deserializes it.
+pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
+    T::validate(value).map_err(ParseError::Invalid)?;
+    T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
+}
+
+/// Parses JSON bytes, validates them against `T`'s definition, then deserializes.
+pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
+    parse(&value)
+}
