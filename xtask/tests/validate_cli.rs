@@ -12,7 +12,11 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn validate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask")).arg("validate").args(args).output().expect("xtask runs")
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("validate")
+        .args(args)
+        .output()
+        .expect("xtask runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -24,8 +28,16 @@ fn valid_and_invalid_files_with_one_line_per_violation() {
     let dir = scratch("verdicts");
     let valid = dir.join("valid.json");
     let invalid = dir.join("invalid.json");
-    fs::write(&valid, r#"{"run_id": "r", "outcome": {"ok": true, "status": "success", "error": null}}"#).unwrap();
-    fs::write(&invalid, r#"{"run_id": 7, "outcome": {"ok": true, "status": "success"}}"#).unwrap();
+    fs::write(
+        &valid,
+        r#"{"run_id": "r", "outcome": {"ok": true, "status": "success", "error": null}}"#,
+    )
+    .unwrap();
+    fs::write(
+        &invalid,
+        r#"{"run_id": 7, "outcome": {"ok": true, "status": "success"}}"#,
+    )
+    .unwrap();
 
     let ok = validate(&["ExecuteResponse", valid.to_str().unwrap()]);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
@@ -39,7 +51,13 @@ fn valid_and_invalid_files_with_one_line_per_violation() {
     assert_eq!(lines[1], format!("{}: invalid", invalid.display()));
     let mut violations: Vec<&str> = lines[2..].to_vec();
     violations.sort();
-    assert_eq!(violations, ["  /outcome: \"error\" is a required property", "  /run_id: 7 is not of type \"string\""]);
+    assert_eq!(
+        violations,
+        [
+            "  /outcome: \"error\" is a required property",
+            "  /run_id: 7 is not of type \"string\""
+        ]
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -72,13 +90,24 @@ fn unusable_input_exits_2_saying_which() {
 fn another_schema_and_its_root() {
     let dir = scratch("schema");
     let schema = dir.join("s.json");
-    fs::write(&schema, r#"{"type": "object", "required": ["a"], "$defs": {"N": {"type": "integer"}}}"#).unwrap();
+    fs::write(
+        &schema,
+        r#"{"type": "object", "required": ["a"], "$defs": {"N": {"type": "integer"}}}"#,
+    )
+    .unwrap();
     let number = dir.join("n.json");
     fs::write(&number, "3").unwrap();
     let s = schema.to_str().unwrap();
-    assert_eq!(validate(&["--schema", s, "N", number.to_str().unwrap()]).status.code(), Some(0));
+    assert_eq!(
+        validate(&["--schema", s, "N", number.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
     let root = validate(&["--schema", s, ".", number.to_str().unwrap()]);
     assert_eq!(root.status.code(), Some(1));
-    assert!(text(&root.stdout).contains("  : 3 is not of type \"object\""), "{}", text(&root.stdout));
+    assert!(
+        text(&root.stdout).contains("  : 3 is not of type \"object\""),
+        "{}",
+        text(&root.stdout)
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
