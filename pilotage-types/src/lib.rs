@@ -13,7 +13,10 @@
 mod constants;
 #[rustfmt::skip]
 mod generated;
+#[cfg(feature = "derive")]
+pub mod loop_tool;
 pub mod output_schema;
+mod request_error;
 pub mod tool;
 #[cfg(feature = "validate")]
 pub mod validate;
@@ -22,6 +25,20 @@ pub use constants::*;
 pub use generated::*;
 pub use output_schema::{Flavour, ToolKind};
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
+
+#[cfg(feature = "derive")]
+pub use loop_tool::{ArgumentFault, PilotageTool, ProgramArgument, Stage};
+/// `#[derive(PilotageTool)]`: see [`PilotageTool`] and the crate docs.
+#[cfg(feature = "derive")]
+pub use pilotage_derive::PilotageTool;
+
+/// Items the derive's generated code refers to; not a public API.
+#[cfg(feature = "derive")]
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::loop_tool::{LoopToolSpec, LoopToolState};
+    pub use serde_json;
+}
 #[cfg(feature = "validate")]
 pub use validate::{parse, parse_slice, ParseError, ValidationErrors, Violation};
 
