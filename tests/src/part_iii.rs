@@ -1,5 +1,5 @@
-//! Extraction of every JSON block of Part III. A block starts at a line that is exactly `{`
-//! at column 0 and ends at the line where its braces balance again (braces inside strings do
+//! Extraction of every JSON block of Part III. A block starts at a line that begins with `{`
+//! at column 0 (a one-line block such as `{}` included) and ends at the line where its braces balance again (braces inside strings do
 //! not count). Each block is keyed by its section (the nearest heading above it, e.g. `9.4`)
 //! and a short hash of its exact text, so a spec bump that edits a block is noticed.
 
@@ -76,7 +76,7 @@ pub fn blocks(text: &str) -> Vec<Block> {
         if let Some(number) = heading_section(line) {
             section = number;
         }
-        if line.trim_end() != "{" {
+        if !line.starts_with('{') {
             index += 1;
             continue;
         }
@@ -116,9 +116,10 @@ mod tests {
 
     #[test]
     fn extracts_blocks_with_sections_and_ignores_braces_in_strings() {
-        let text = "1. Intro#\n\nprose {not json}\n{\n  \"a\": \"}{\",\n  \"b\": {}\n}\n4.1 Tool#\n{\n}\n";
+        let text = "1. Intro#\n\nprose {not json}\n{\n  \"a\": \"}{\",\n  \"b\": {}\n}\n4.1 Tool#\n{\n}\n\n{}\n";
         let found = blocks(text);
-        assert_eq!(found.len(), 2);
+        assert_eq!(found.len(), 3);
+        assert_eq!(found[2].text, "{}");
         assert_eq!(found[0].section, "1");
         assert_eq!(found[0].line, 4);
         assert_eq!(found[0].json.as_ref().unwrap()["a"], "}{");

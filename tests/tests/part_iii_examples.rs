@@ -6,8 +6,8 @@
 //! an example forces a fresh look at it. Abbreviated examples (they omit required members) are
 //! recorded as *rejected*, with the violations expected and why; the schema is never loosened.
 //!
-//! Loop-tool arguments and listings (4.6, 5, 9.2, 9.3, 9.4) are recorded here and checked
-//! against derived tools by the derive tests (`LOOP_TOOL_BLOCKS`).
+//! Loop-tool arguments, listings and schema fragments (4.6, 5, 9.2, 9.3, 9.4) are recorded
+//! here and checked against derived tools in `tests/derive.rs`.
 
 use pilotage_tests::mcp;
 use pilotage_tests::part_iii::{vendored_blocks, Block};
@@ -148,8 +148,9 @@ const TABLE: &[(&str, &[Check])] = &[
     // 4.5: annotations.
     ("4.5#df266e164018", &[Check::Annotations]),
     ("4.5#98ba8178459e", &[Check::Annotations]),
-    // 4.6: a loop-tool inputSchema properties fragment.
+    // 4.6: a loop-tool inputSchema properties fragment, and the permissive program schema.
     ("4.6#6ac54250d0c0", &[Check::LoopTool { at: "" }]),
+    ("4.6#44136fa355b3", &[Check::LoopTool { at: "" }]),
     // 5: the execute tool listing, and the multi-Language declaration.
     (
         "5#6310346e4690",
