@@ -107,3 +107,156 @@ pub fn read_json(path: &Path) -> Result<Value, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", path.display()))
 }
+
+/// Unwraps a JSON-RPC response (`{"result": ...}`) to its result.
+fn rpc_result(value: Value) -> Value {
+    match value {
+        Value::Object(mut object)
+            if object.contains_key("jsonrpc") || (object.len() <= 3 && object.contains_key("result")) =>
+        {
+            object.remove("result").unwrap_or(Value::Null)
+        }
+        other => other,
+    }
+}
+
+/// `lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]`:
+/// checks a Pilotage server surface against Part III (see `pilotage_types::conformance`).
+/// Exit 0 when there is no error finding, 1 when there is, 2 for unusable input.
+pub fn lint(args: &[String], out: &mut String, err: &mut String) -> Status {
+    use pilotage_types::conformance::{has_errors, lint, render_text, Surface};
+    const USAGE: &str =
+        "usage: lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]";
+    let (mut tools, mut manifest, mut initialize, mut stateless, mut json_format) = (None, None, None, false, false);
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut path = |slot: &mut Option<String>, err: &mut String| match args.next() {
+            Some(value) => {
+                *slot = Some(value.clone());
+                true
+            }
+            None => {
+                let _ = writeln!(err, "error: {arg} needs a value\n{USAGE}");
+                false
+            }
+        };
+        let ok = match arg.as_str() {
+            "--tools" => path(&mut tools, err),
+            "--manifest" => path(&mut manifest, err),
+            "--initialize" => path(&mut initialize, err),
+            "--format" => {
+                let mut format = None;
+                let ok = path(&mut format, err);
+                match format.as_deref() {
+                    Some("json") => json_format = true,
+                    Some("text") => json_format = false,
+                    Some(other) => {
+                        let _ = writeln!(err, "error: unknown format `{other}`: text or json\n{USAGE}");
+                        return 2;
+                    }
+                    None => {}
+                }
+                ok
+            }
+            "--stateless" => {
+                stateless = true;
+                true
+            }
+            "--help" | "-h" => {
+                let _ = writeln!(out, "{USAGE}");
+                return 0;
+            }
+            other => {
+                let _ = writeln!(err, "error: unknown argument `{other}`\n{USAGE}");
+                false
+            }
+        };
+        if !ok {
+            return 2;
+        }
+    }
+    let Some(tools_path) = tools else {
+        let _ = writeln!(err, "error: --tools is required\n{USAGE}");
+        return 2;
+    };
+    let load = |path: &str, err: &mut String| match read_json(Path::new(path)) {
+        Ok(value) => Some(rpc_result(value)),
+        Err(message) => {
+            let _ = writeln!(err, "error: {message}");
+            None
+        }
+    };
+    let Some(tools_value) = load(&tools_path, err) else {
+        return 2;
+    };
+    let tool_list_ok = tools_value.is_array() || tools_value.get("tools").is_some_and(Value::is_array);
+    if !tool_list_ok {
+        let _ = writeln!(
+            err,
+            "error: {tools_path}: not a tools/list result: expected {{\"tools\": [...]}} or an array of tools"
+        );
+        return 2;
+    }
+    let initialize_value = match &initialize {
+        Some(path) => match load(path, err) {
+            Some(value) if value.is_object() => Some(value),
+            Some(_) => {
+                let _ = writeln!(err, "error: {path}: an initialize result is a JSON object");
+                return 2;
+            }
+            None => return 2,
+        },
+        None => None,
+    };
+    let manifest_value = match &manifest {
+        Some(path) => match load(path, err) {
+            Some(value) => match value {
+                Value::Object(mut object) if object.contains_key("structuredContent") => {
+                    object.remove("structuredContent").unwrap_or(Value::Null)
+                }
+                other => other,
+            },
+            None => return 2,
+        },
+        None => match initialize_value
+            .as_ref()
+            .and_then(|i| i.get("_meta"))
+            .and_then(|m| m.get(pilotage_types::META_KEY))
+            .and_then(|v| v.get("manifest"))
+        {
+            Some(inline) => inline.clone(),
+            None => {
+                let _ = writeln!(
+                    err,
+                    "error: no manifest: give --manifest FILE, or an --initialize result carrying _meta[\"{}\"].manifest",
+                    pilotage_types::META_KEY
+                );
+                return 2;
+            }
+        },
+    };
+    if !manifest_value.is_object() {
+        let _ = writeln!(err, "error: the manifest must be a JSON object");
+        return 2;
+    }
+    let findings = lint(Surface {
+        tools: &tools_value,
+        manifest: &manifest_value,
+        initialize: initialize_value.as_ref(),
+        stateless,
+    });
+    if json_format {
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&findings).expect("findings serialise")
+        );
+    } else {
+        out.push_str(&render_text(&findings));
+    }
+    if has_errors(&findings) {
+        1
+    } else {
+        0
+    }
+}

@@ -13,8 +13,11 @@
 mod constants;
 #[rustfmt::skip]
 mod generated;
+#[cfg(feature = "validate")]
+pub mod conformance;
 #[cfg(feature = "derive")]
 pub mod loop_tool;
+mod names;
 pub mod output_schema;
 mod request_error;
 pub mod tool;
@@ -23,11 +26,12 @@ pub mod validate;
 
 pub use constants::*;
 pub use generated::*;
+pub use names::{is_reserved_name, names_stage, Stage};
 pub use output_schema::{Flavour, ToolKind};
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
 
 #[cfg(feature = "derive")]
-pub use loop_tool::{ArgumentFault, PilotageTool, ProgramArgument, Stage};
+pub use loop_tool::{ArgumentFault, PilotageTool, ProgramArgument};
 /// `#[derive(PilotageTool)]`: see [`PilotageTool`] and the crate docs.
 #[cfg(feature = "derive")]
 pub use pilotage_derive::PilotageTool;

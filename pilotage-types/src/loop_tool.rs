@@ -19,7 +19,8 @@ use std::collections::BTreeSet;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
-use crate::output_schema::{Flavour, ToolKind};
+use crate::names::{is_reserved_name as is_reserved, names_stage, Stage, RESERVED};
+use crate::output_schema::Flavour;
 use crate::tool::{ToolAnnotations, ToolDefinition};
 use crate::{RequestError, META_KEY};
 
@@ -56,37 +57,6 @@ impl std::fmt::Display for ArgumentFault {
 
 impl std::error::Error for ArgumentFault {}
 
-/// The loop stage a tool binds (Part III 4.3, 8.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stage {
-    /// validate (with plan).
-    Validate,
-    /// execute.
-    Execute,
-    /// trace fetch.
-    Trace,
-}
-
-impl Stage {
-    /// The outputSchema union of this stage.
-    pub const fn output_kind(self) -> ToolKind {
-        match self {
-            Self::Validate => ToolKind::Validate,
-            Self::Execute => ToolKind::Execute,
-            Self::Trace => ToolKind::Trace,
-        }
-    }
-
-    /// How Part III 3.4 names the stage.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::Validate => "validate",
-            Self::Execute => "execute",
-            Self::Trace => "trace fetch",
-        }
-    }
-}
-
 /// One program-bearing argument and the Language whose programs it carries (Part III 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProgramArgument {
@@ -116,27 +86,6 @@ pub struct LoopToolSpec {
     pub open_world: bool,
     /// Serialised names of every declared argument.
     pub members: &'static [&'static str],
-}
-
-/// The reserved argument names of Part III 4.4 and the JSON type each is constrained to
-/// (`None`: any JSON value, typed as the Rust type allows).
-pub const RESERVED: &[(&str, Option<&str>)] = &[
-    ("mode", Some("string")),
-    ("program_ref", Some("string")),
-    ("input", None),
-    ("context", None),
-    ("trace_level", Some("string")),
-    ("expected_catalog_version", Some("string")),
-    ("idempotency_key", Some("string")),
-    ("test_run", Some("boolean")),
-    ("store", Some("boolean")),
-    ("run_id", Some("string")),
-    ("question", Some("string")),
-];
-
-/// Whether `name` is a reserved argument name (Part III 4.4).
-pub fn is_reserved(name: &str) -> bool {
-    RESERVED.iter().any(|(reserved, _)| *reserved == name)
 }
 
 /// Formats of JSON Schema 2020-12 (7.3); any other (`uint`, `int64`, `double`, ...) is
@@ -586,18 +535,6 @@ fn input_schema(mut raw: Value, spec: &LoopToolSpec) -> Value {
         schema.insert("required".into(), json!(required));
     }
     Value::Object(schema)
-}
-
-/// Whether `text` names the stage, by the documented heuristic: the stage's verb stem
-/// (`validat`/`check`, `execut`/`run`, `trace`) appears, case-insensitively.
-pub fn names_stage(text: &str, stage: Stage) -> bool {
-    let lower = text.to_lowercase();
-    let stems: &[&str] = match stage {
-        Stage::Validate => &["validat", "check"],
-        Stage::Execute => &["execut", "run"],
-        Stage::Trace => &["trace"],
-    };
-    stems.iter().any(|stem| lower.contains(stem))
 }
 
 /// The languages a tool serves, in declaration order, without duplicates.

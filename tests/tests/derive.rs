@@ -261,11 +261,8 @@ fn validate_trace_and_shared_tools_follow_part_iii() {
         json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true})
     );
     assert_eq!(<RunBoth as PilotageTool>::tool_definition().name, "run_both");
-    assert!(pilotage_types::loop_tool::names_stage("Runs programs", Stage::Execute));
-    assert!(!pilotage_types::loop_tool::names_stage(
-        "Fetches things",
-        Stage::Validate
-    ));
+    assert!(pilotage_types::names_stage("Runs programs", Stage::Execute));
+    assert!(!pilotage_types::names_stage("Fetches things", Stage::Validate));
 }
 
 #[test]

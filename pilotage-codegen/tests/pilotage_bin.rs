@@ -1,0 +1,31 @@
+//! The installable `pilotage` binary dispatches to `lint` and `validate` with their exit codes.
+
+use std::process::Command;
+
+fn pilotage(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pilotage"))
+        .args(args)
+        .output()
+        .expect("pilotage runs")
+}
+
+#[test]
+fn dispatches_and_reports_usage() {
+    assert_eq!(pilotage(&[]).status.code(), Some(2));
+    assert_eq!(pilotage(&["frobnicate"]).status.code(), Some(2));
+    assert!(pilotage(&["--help"]).status.success());
+    let lint = pilotage(&["lint"]);
+    assert_eq!(lint.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&lint.stderr).contains("--tools is required"));
+    let dir = std::env::temp_dir().join(format!("pilotage-bin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("retention.json");
+    std::fs::write(&file, "\"PT1H\"").unwrap();
+    let validate = pilotage(&["validate", "Retention", file.to_str().unwrap()]);
+    assert!(validate.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&validate.stdout),
+        format!("{}: valid\n", file.display())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,340 @@
+//! The conformance linter: the toolkit's own surface lints clean; each fixture breaks exactly
+//! one rule and produces exactly that finding; the Part III section 9 example is linted and
+//! its findings explained.
+
+use pilotage_tests::part_iii::vendored_blocks;
+use pilotage_tests::surface;
+use pilotage_types::conformance::{lint, render_text, Finding, Severity, Surface};
+use serde_json::{json, Value};
+
+fn findings(tools: &Value, manifest: &Value, initialize: Option<&Value>, stateless: bool) -> Vec<Finding> {
+    lint(Surface {
+        tools,
+        manifest,
+        initialize,
+        stateless,
+    })
+}
+
+fn rules(found: &[Finding]) -> Vec<&'static str> {
+    let mut rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}
+
+#[test]
+fn the_toolkit_surface_lints_clean() {
+    let found = findings(
+        &surface::tools(),
+        &surface::manifest(),
+        Some(&surface::initialize()),
+        true,
+    );
+    assert!(found.is_empty(), "{}", render_text(&found));
+    assert_eq!(render_text(&found), "0 error(s), 0 warning(s)\n");
+}
+
+fn tool_mut<'a>(tools: &'a mut Value, name: &str) -> &'a mut Value {
+    tools["tools"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == name)
+        .unwrap()
+}
+
+fn remove_tool(tools: &mut Value, name: &str) {
+    tools["tools"].as_array_mut().unwrap().retain(|t| t["name"] != name);
+}
+
+type Mutation = fn(&mut Value, &mut Value, &mut Value, &mut bool);
+
+/// One fixture per rule: (rule, severity, what it breaks).
+const FIXTURES: &[(&str, Severity, Mutation)] = &[
+    ("1.2/extension-undeclared", Severity::Warning, |_, _, init, _| {
+        init["capabilities"]["extensions"] = json!({});
+    }),
+    ("2/shorthand-meta-key", Severity::Error, |tools, _, _, _| {
+        let meta = tool_mut(tools, "run_workflow")["_meta"].as_object_mut().unwrap();
+        meta.insert(
+            "pilotage".into(),
+            json!({"argument": "workflow", "language": "workflow/v1"}),
+        );
+    }),
+    ("3.2/initialize-meta-invalid", Severity::Error, |_, _, init, _| {
+        init["_meta"]["io.github.jafarsa0/pilotage"] = json!({"manifest_url": "pilotage://manifest"});
+    }),
+    ("3.4/welcome-text", Severity::Error, |_, _, init, _| {
+        init["instructions"] = json!("Welcome to the rules engine.");
+    }),
+    ("3.4/entry-point-description", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "pilotage_manifest")["description"] = json!("Returns the manifest.");
+    }),
+    ("3.4/stage-description", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["description"] = json!("Execute a workflow document.");
+    }),
+    ("4/guides-binding", Severity::Error, |_, manifest, init, _| {
+        manifest["languages"][0]["guides"] = json!("get_guide");
+        init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+    }),
+    ("4/catalog-binding", Severity::Error, |_, manifest, init, _| {
+        manifest["languages"][0]["catalog"] = json!("catalog");
+        init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+    }),
+    (
+        "4.2/capability-declaration-missing",
+        Severity::Error,
+        |tools, manifest, init, _| {
+            remove_tool(tools, "pilotage_catalog");
+            manifest["languages"][0].as_object_mut().unwrap().remove("capabilities");
+            manifest["languages"][0]["loop"] = json!({"validate": "validate_workflow"});
+            manifest["languages"][0].as_object_mut().unwrap().remove("catalog");
+            init["_meta"]["io.github.jafarsa0/pilotage"] = json!({"manifest_uri": "pilotage://manifest"});
+        },
+    ),
+    (
+        "4.2/catalog-tool-unexpected",
+        Severity::Error,
+        |_, manifest, init, _| {
+            manifest["languages"][0]["capabilities"]["catalog"] = json!(false);
+            manifest["languages"][0].as_object_mut().unwrap().remove("catalog");
+            manifest["languages"][0]["capabilities"]["execute"] = json!(true);
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+        },
+    ),
+    ("10.1-2/access-tool-missing", Severity::Error, |tools, _, _, _| {
+        remove_tool(tools, "pilotage_get_guide")
+    }),
+    ("10.1-2/access-input-schema", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "pilotage_catalog")["inputSchema"]["required"] = json!(["language"]);
+    }),
+    ("10.1-3/manifest-invalid", Severity::Error, |_, manifest, init, _| {
+        manifest["languages"][0]["locator"] = json!("xpath");
+        init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+    }),
+    ("10.1-4/loop-tool-missing", Severity::Error, |tools, _, _, _| {
+        remove_tool(tools, "trace_run")
+    }),
+    (
+        "4.3/loop-capability-mismatch",
+        Severity::Error,
+        |_, manifest, init, _| {
+            manifest["languages"][0]["capabilities"]["trace_fetch"] = json!(false);
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+        },
+    ),
+    ("4.3/plan-loop-member", Severity::Error, |_, manifest, init, _| {
+        manifest["languages"][0]["loop"]["plan"] = json!("validate_workflow");
+        init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+    }),
+    ("4.4/mode-missing", Severity::Error, |_, manifest, init, _| {
+        manifest["languages"][0]["execution"] = json!("both");
+        manifest["languages"][0]["promotion_authority"] = json!("caller");
+        init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+    }),
+    ("4.4/mode-unexpected", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["mode"] = json!({"type": "string"});
+    }),
+    ("4.5/read-only-hint", Severity::Warning, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")
+            .as_object_mut()
+            .unwrap()
+            .remove("annotations");
+    }),
+    ("4.6/additional-properties-false", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")["inputSchema"]["additionalProperties"] = json!(false);
+    }),
+    ("4.6/reserved-member-constrained", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["trace_level"] =
+            json!({"type": "string", "enum": ["none", "summary", "full"]});
+    }),
+    ("4.6/runnable-required", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["required"] = json!(["workflow"]);
+    }),
+    (
+        "4.6/program-ref-undeclared",
+        Severity::Warning,
+        |tools, manifest, init, _| {
+            manifest["languages"][0]["promotion_authority"] = json!("promoter");
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+            tool_mut(tools, "run_workflow")["inputSchema"]["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("program_ref");
+        },
+    ),
+    (
+        "4.3/shared-tool-without-languages",
+        Severity::Error,
+        |tools, manifest, init, _| {
+            let mut second = manifest["languages"][0].clone();
+            second["name"] = json!("workflow/v2");
+            second["loop"] = json!({"validate": "validate_workflow"});
+            second["capabilities"] = json!({"validate": true});
+            second.as_object_mut().unwrap().remove("catalog");
+            manifest["languages"].as_array_mut().unwrap().push(second);
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+            tool_mut(tools, "validate_workflow")["description"] =
+                json!("Validate workflow/v1 and workflow/v2 documents.");
+        },
+    ),
+    ("5/program-declaration-missing", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")
+            .as_object_mut()
+            .unwrap()
+            .remove("_meta");
+    }),
+    ("5/program-declaration-invalid", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")["_meta"]["io.github.jafarsa0/pilotage"] =
+            json!({"languages": [{"argument": "workflow", "language": "workflow/v1"}]});
+    }),
+    ("5/program-argument-undeclared", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["_meta"]["io.github.jafarsa0/pilotage"]["argument"] = json!("document");
+    }),
+    ("5/language-unknown", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["_meta"]["io.github.jafarsa0/pilotage"]["language"] = json!("workflow/v9");
+    }),
+    ("5/duplicate-program-argument", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
+            {"argument": "workflow", "language": "workflow/v1"}, {"argument": "workflow", "language": "workflow/v1"}]});
+    }),
+    ("6/output-schema-missing", Severity::Warning, |tools, _, _, _| {
+        tool_mut(tools, "trace_run")
+            .as_object_mut()
+            .unwrap()
+            .remove("outputSchema");
+    }),
+    ("6/output-schema-incomplete", Severity::Error, |tools, _, _, _| {
+        let schema = &mut tool_mut(tools, "validate_workflow")["outputSchema"];
+        schema["anyOf"].as_array_mut().unwrap().pop();
+    }),
+    (
+        "8.1/session-retention-stateless",
+        Severity::Error,
+        |_, manifest, init, stateless| {
+            manifest["languages"][0]["retention"] = json!("session");
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+            *stateless = true;
+        },
+    ),
+    ("10.1-5/trace-level-missing", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove("trace_level");
+    }),
+    (
+        "10.1-5/expected-catalog-version-missing",
+        Severity::Error,
+        |tools, _, _, _| {
+            tool_mut(tools, "run_workflow")["inputSchema"]["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("expected_catalog_version");
+        },
+    ),
+    ("10.1-5/run-id-missing", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "trace_run")["inputSchema"]
+            .as_object_mut()
+            .unwrap()
+            .remove("required");
+    }),
+    (
+        "10.1-5/program-argument-not-required",
+        Severity::Error,
+        |tools, _, _, _| {
+            tool_mut(tools, "validate_workflow")["inputSchema"]
+                .as_object_mut()
+                .unwrap()
+                .remove("required");
+        },
+    ),
+];
+
+#[test]
+fn each_fixture_breaks_exactly_its_rule() {
+    for (rule, severity, mutate) in FIXTURES {
+        let (mut tools, mut manifest, mut initialize, mut stateless) =
+            (surface::tools(), surface::manifest(), surface::initialize(), false);
+        mutate(&mut tools, &mut manifest, &mut initialize, &mut stateless);
+        let found = findings(&tools, &manifest, Some(&initialize), stateless);
+        assert_eq!(rules(&found), [*rule], "fixture for {rule}:\n{}", render_text(&found));
+        assert!(found.iter().all(|f| f.severity == *severity), "{rule} severity");
+        assert!(found.iter().all(|f| !f.message.is_empty() && !f.remedy.is_empty()));
+    }
+}
+
+#[test]
+fn shared_validate_tools_and_catalog_absence() {
+    // A shared validate tool that requires a program argument, and a missing catalog tool.
+    let mut tools = surface::tools();
+    let mut manifest = surface::manifest();
+    let mut second = manifest["languages"][0].clone();
+    second["name"] = json!("sql/postgres-15");
+    second["loop"] = json!({"validate": "validate_workflow"});
+    second["capabilities"] = json!({"validate": true});
+    second.as_object_mut().unwrap().remove("catalog");
+    manifest["languages"].as_array_mut().unwrap().push(second);
+    let validate = tool_mut(&mut tools, "validate_workflow");
+    validate["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
+        {"argument": "workflow", "language": "workflow/v1"}, {"argument": "query", "language": "sql/postgres-15"}]});
+    validate["inputSchema"]["properties"]["query"] = json!({"type": "string"});
+    validate["description"] = json!("Validate workflow/v1 documents or sql/postgres-15 queries.");
+    let found = findings(&tools, &manifest, None, false);
+    assert_eq!(
+        rules(&found),
+        ["10.1-5/shared-program-argument-required"],
+        "{}",
+        render_text(&found)
+    );
+
+    let mut tools = surface::tools();
+    remove_tool(&mut tools, "pilotage_catalog");
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(rules(&found), ["10.1-2/access-tool-missing"]);
+    assert_eq!(found[0].tool.as_deref(), Some("pilotage_catalog"));
+}
+
+/// Part III section 9: the initialize result of 9.1 and the one listing of 9.2.
+#[test]
+fn part_iii_section_9_is_linted_and_explained() {
+    let blocks = vendored_blocks();
+    let initialize = blocks
+        .iter()
+        .find(|b| b.key() == "9.1#d986bcba2757")
+        .unwrap()
+        .json
+        .clone()
+        .unwrap()["result"]
+        .clone();
+    let listing = blocks
+        .iter()
+        .find(|b| b.key() == "9.2#da27e2e3ce2e")
+        .unwrap()
+        .json
+        .clone()
+        .unwrap();
+    let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
+    let found = findings(&json!({"tools": [listing]}), &manifest, Some(&initialize), false);
+    let text = render_text(&found);
+    // 9.1 shows no instructions: the welcome text of 3.4 is missing from the example.
+    // 9.2 shows one tool: the access tools and the validate and trace tools are not listed.
+    // The 9.2 description says "Execute a workflow document" without naming workflow/v1 (3.4).
+    // 9.2 shows no outputSchema (a SHOULD of Part III 6).
+    let mut expected = vec![
+        ("3.4/welcome-text", None),
+        ("10.1-2/access-tool-missing", Some("pilotage_manifest")),
+        ("10.1-2/access-tool-missing", Some("pilotage_get_guide")),
+        ("10.1-2/access-tool-missing", Some("pilotage_catalog")),
+        ("10.1-4/loop-tool-missing", Some("validate_workflow")),
+        ("10.1-4/loop-tool-missing", Some("trace_run")),
+        ("3.4/stage-description", Some("run_workflow")),
+        ("6/output-schema-missing", Some("run_workflow")),
+    ];
+    let mut actual: Vec<(&str, Option<&str>)> = found.iter().map(|f| (f.rule, f.tool.as_deref())).collect();
+    expected.sort();
+    actual.sort();
+    assert_eq!(actual, expected, "{text}");
+    assert!(text.ends_with("7 error(s), 1 warning(s)\n"), "{text}");
+}
