@@ -43,31 +43,55 @@ pub fn parse_schema(bytes: &[u8], file: &str) -> Result<Value, CodegenError> {
     Ok(value)
 }
 
-/// Generates the Rust types for every `$defs` entry of the schema in `bytes`.
+/// Generates the Rust types for every `$defs` (and draft-07 `definitions`) entry of the schema
+/// in `bytes`, and for its root when the root describes a value (named after its `title`).
 pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<GeneratedTypes, CodegenError> {
     let file = settings.source_name.as_str();
     let original = parse_schema(bytes, file)?;
     refs::collect_refs(&original, file)?;
-    let defs = original
+    let mut defs = original
         .get("$defs")
         .and_then(Value::as_object)
-        .filter(|defs| !defs.is_empty())
-        .ok_or_else(|| {
-            CodegenError::new(
+        .cloned()
+        .unwrap_or_default();
+    if let Some(Value::Object(draft07)) = original.get("definitions") {
+        for (name, schema) in draft07 {
+            defs.entry(name.clone()).or_insert_with(|| schema.clone());
+        }
+    }
+    if let Some((name, root)) = render::root_type(&original) {
+        if defs.contains_key(&name) {
+            return Err(CodegenError::new(
                 file,
-                "/$defs",
-                "the schema has no `$defs` object to generate types from",
-            )
-        })?;
-    let mut wrapped = serde_json::json!({ "$defs": defs.clone() });
+                "",
+                format!("the root type's name `{name}` is also a definition name"),
+            ));
+        }
+        defs.insert(name, root);
+    }
+    if defs.is_empty() {
+        return Err(CodegenError::new(
+            file,
+            "/$defs",
+            "the schema has no `$defs` and no root type to generate types from",
+        ));
+    }
+    let mut wrapped = serde_json::json!({ "$defs": defs });
     let report = normalise::apply_all(&mut wrapped);
     let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
+    let mut warnings: Vec<String> = report
+        .iter()
+        .filter(|(name, _)| *name == "external_references_as_any")
+        .flat_map(|(_, pointers)| pointers.iter())
+        .map(|at| {
+            format!("{file}: unresolved external reference at {at}: typed as serde_json::Value, validated as any value")
+        })
+        .collect();
 
     let tokens = typify_stage::run(&normalised_defs, &render::typify_settings(), file)?;
     let mut syntax: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
     postpass::apply(&mut syntax);
-    let mut warnings = Vec::new();
     let code = render::render(&original, bytes, syntax, &report, settings, &mut warnings)?;
     Ok(GeneratedTypes { code, warnings })
 }

@@ -24,6 +24,18 @@ pub struct Normalisation {
 /// Every normalisation, in the order they are applied.
 pub const ALL: &[Normalisation] = &[
     Normalisation {
+        name: "inline_deep_references",
+        apply: inline_deep_references,
+    },
+    Normalisation {
+        name: "external_references_as_any",
+        apply: external_references_as_any,
+    },
+    Normalisation {
+        name: "permissive_alternatives_as_any",
+        apply: permissive_alternatives_as_any,
+    },
+    Normalisation {
         name: "drop_conditionals",
         apply: drop_conditionals,
     },
@@ -437,6 +449,126 @@ pub fn mark_nullable_optional_members(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// **A `$ref` to a location deeper than a definition is replaced by a copy of its target**
+/// (`#/$defs/partition_list_output/properties/partitions`).
+///
+/// Why: typify 0.8 resolves a `$ref` by its last path segment, so a deep pointer silently
+/// names the wrong type (here a definition called `partitions`) or none.
+/// Enforced instead by: nothing is dropped; the copy is the same schema. Targets that are
+/// themselves deep references are resolved first; a cycle is left as it is (typify reports it).
+pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
+    let document = schema.clone();
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        for _ in 0..8 {
+            let Some(Value::String(reference)) = object.get("$ref") else {
+                return;
+            };
+            let Some(fragment) = reference.strip_prefix('#') else {
+                return;
+            };
+            let depth = fragment.split('/').filter(|t| !t.is_empty()).count();
+            if depth <= 2 {
+                return;
+            }
+            let Some(Value::Object(target)) = document.pointer(fragment) else {
+                return;
+            };
+            let reference = reference.clone();
+            object.remove("$ref");
+            for (key, value) in target {
+                object.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+            changed.push(format!("{at} ({reference})"));
+        }
+    });
+    changed
+}
+
+/// **A `$ref` to another document is replaced by `{}`: any JSON value**, and its description
+/// says so (`memory.page.schema.json#/$defs/path`, `profile.core.schema.json`, ...).
+///
+/// Why: the referenced documents are not available to the codegen, and typify 0.8 panics on
+/// a reference it cannot resolve. The explicit fallback is `serde_json::Value`, so no member
+/// is dropped: whatever the other document allows is kept as JSON. `cargo xtask regen` warns
+/// about each one.
+/// Enforced instead by: the validator treats the same references as accepting any value
+/// (`SchemaValidators::unresolved_references` lists them); vendor the referenced documents to
+/// check them.
+pub fn external_references_as_any(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::String(reference)) = object.get("$ref").cloned() else {
+            return;
+        };
+        if reference.starts_with('#') {
+            return;
+        }
+        object.remove("$ref");
+        let note = format!(
+            "Unresolved external reference `{reference}`: any JSON value (serde_json::Value) until that document is vendored."
+        );
+        let description = match object.get("description").and_then(Value::as_str) {
+            Some(text) => format!("{text} {note}"),
+            None => note,
+        };
+        object.insert("description".into(), Value::String(description));
+        changed.push(format!("{at} ({reference})"));
+    });
+    changed
+}
+
+/// True when `schema` accepts every value: `true`, `{}`, or only annotations.
+fn accepts_anything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(accepts) => *accepts,
+        Value::Object(object) => object.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "description" | "title" | "$comment" | "examples" | "default"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// **An `anyOf`/`oneOf` with a branch that accepts anything becomes that: any JSON value**
+/// (for example `anyOf: [null, <external profile.core>, <external profile.team>]` once the
+/// external references are `{}`).
+///
+/// Why: typify 0.8 renders such an `anyOf` as a struct of flattened optional parts (one of
+/// them `()`), which neither reads nor writes the value faithfully.
+/// Enforced instead by: the validator, which reads the original alternatives. The Rust type
+/// is `serde_json::Value`, which holds every value the alternatives allow.
+pub fn permissive_alternatives_as_any(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        for key in ["anyOf", "oneOf"] {
+            let permissive = object
+                .get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(accepts_anything));
+            if permissive {
+                // Keep what the dropped branches said about themselves (the fallback notes).
+                let notes: Vec<String> = object
+                    .remove(key)
+                    .and_then(|branches| branches.as_array().cloned())
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|branch| branch.get("description").and_then(Value::as_str).map(str::to_owned))
+                    .collect();
+                if !notes.is_empty() {
+                    let description = object.get("description").and_then(Value::as_str).map(str::to_owned);
+                    let joined = description.into_iter().chain(notes).collect::<Vec<_>>().join(" ");
+                    object.insert("description".into(), Value::String(joined));
+                }
+                changed.push(format!("{at}/{key}"));
+            }
+        }
+    });
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,6 +712,46 @@ mod tests {
         assert_eq!(out["$defs"]["Closed"]["additionalProperties"], json!(false));
         assert!(out["$defs"]["Bare"].get("additionalProperties").is_none());
         assert_eq!(changed, ["/$defs/Open"]);
+    }
+
+    #[test]
+    fn deep_references_are_inlined_and_external_ones_become_any() {
+        let mut schema = json!({"$defs": {
+            "out": {"properties": {"items": {"type": "array", "items": {"type": "string"}}}},
+            "user": {"properties": {
+                "deep": {"$ref": "#/$defs/out/properties/items", "description": "d"},
+                "shallow": {"$ref": "#/$defs/out"},
+                "far": {"$ref": "other.json#/$defs/x"}
+            }}
+        }});
+        let deep = inline_deep_references(&mut schema);
+        assert_eq!(deep, ["/$defs/user/properties/deep (#/$defs/out/properties/items)"]);
+        assert_eq!(
+            schema["$defs"]["user"]["properties"]["deep"],
+            json!({"type": "array", "items": {"type": "string"}, "description": "d"})
+        );
+        assert_eq!(
+            schema["$defs"]["user"]["properties"]["shallow"],
+            json!({"$ref": "#/$defs/out"})
+        );
+        let far = external_references_as_any(&mut schema);
+        assert_eq!(far, ["/$defs/user/properties/far (other.json#/$defs/x)"]);
+        let far = &schema["$defs"]["user"]["properties"]["far"];
+        assert!(far.get("$ref").is_none());
+        assert!(far["description"].as_str().unwrap().contains("other.json#/$defs/x"));
+    }
+
+    #[test]
+    fn permissive_alternatives_become_any() {
+        let (out, changed) = run(
+            permissive_alternatives_as_any,
+            json!({"properties": {
+            "p": {"description": "d", "anyOf": [{"type": "null"}, {"description": "external"}]},
+            "q": {"anyOf": [{"type": "null"}, {"type": "string"}]}}}),
+        );
+        assert_eq!(out["properties"]["p"], json!({"description": "d external"}));
+        assert!(out["properties"]["q"].get("anyOf").is_some());
+        assert_eq!(changed, ["/properties/p/anyOf"]);
     }
 
     #[test]

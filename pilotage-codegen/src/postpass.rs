@@ -20,11 +20,11 @@ use syn::{parse_quote, Attribute, Field, Fields, Type};
 
 use crate::normalise::NULLABLE_OPTIONAL_MARK;
 
-/// The helper module the rewritten fields refer to; [`apply`] appends it when it is used.
-fn wire_module() -> syn::Item {
-    parse_quote! {
-        /// Serde helpers for members where presence matters (generated).
-        mod wire {
+/// The helper module the rewritten fields refer to, with only the helpers they use (the
+/// generated code must compile without warnings, dead code included).
+fn wire_module(uses: &Uses) -> syn::Item {
+    let present = uses.present.then(|| {
+        quote! {
             /// Deserializes a member that is present, even as `null`, to `Some`.
             pub(super) fn present<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
             where
@@ -33,7 +33,10 @@ fn wire_module() -> syn::Item {
             {
                 <T as ::serde::Deserialize<'de>>::deserialize(deserializer).map(::std::option::Option::Some)
             }
-
+        }
+    });
+    let integer = (uses.integer || uses.optional_integer).then(|| {
+        quote! {
             /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
             /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
             pub(super) fn integer<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
@@ -50,7 +53,10 @@ fn wire_module() -> syn::Item {
                 };
                 T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
             }
-
+        }
+    });
+    let optional_integer = uses.optional_integer.then(|| {
+        quote! {
             /// [`integer`] for an optional member.
             pub(super) fn optional_integer<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
             where
@@ -59,6 +65,14 @@ fn wire_module() -> syn::Item {
             {
                 integer(deserializer).map(::std::option::Option::Some)
             }
+        }
+    });
+    parse_quote! {
+        /// Serde helpers for members where presence or number form matters (generated).
+        mod wire {
+            #present
+            #integer
+            #optional_integer
         }
     }
 }
@@ -91,15 +105,79 @@ fn integer_field(ty: &Type) -> Option<bool> {
 
 /// Applies every rewrite to `file` in place.
 pub fn apply(file: &mut syn::File) {
-    let mut rewriter = Rewriter { uses_present: false };
+    let mut rewriter = Rewriter { uses: Uses::default() };
     rewriter.visit_file_mut(file);
-    if rewriter.uses_present {
-        file.items.push(wire_module());
+    // typify also copies a member's description onto the type it creates for the member; the
+    // mark has done its work on the fields, so it leaves every other doc comment too.
+    DocRewriter.visit_file_mut(file);
+    if rewriter.uses.present || rewriter.uses.integer || rewriter.uses.optional_integer {
+        file.items.push(wire_module(&rewriter.uses));
     }
 }
 
+/// Rewrites every doc comment left: removes [`NULLABLE_OPTIONAL_MARK`], and marks code
+/// blocks quoted from schema descriptions as `text`, so rustdoc does not compile and run
+/// another project's examples as this crate's doctests.
+struct DocRewriter;
+
+/// `text` with each opening code fence given the `text` language.
+pub fn fence_code_as_text(text: &str) -> String {
+    let mut in_fence = false;
+    let mut out: Vec<String> = Vec::new();
+    for line in text.split('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            if in_fence {
+                in_fence = false;
+                out.push(line.to_owned());
+            } else {
+                in_fence = true;
+                let indent = &line[..line.len() - trimmed.len()];
+                out.push(format!("{indent}```text"));
+            }
+        } else {
+            out.push(line.to_owned());
+        }
+    }
+    out.join("\n")
+}
+
+impl VisitMut for DocRewriter {
+    fn visit_attribute_mut(&mut self, attr: &mut Attribute) {
+        if !attr.path().is_ident("doc") {
+            return;
+        }
+        let syn::Meta::NameValue(name_value) = &mut attr.meta else {
+            return;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) = &name_value.value
+        else {
+            return;
+        };
+        let value = text.value();
+        let mut cleaned = fence_code_as_text(&value);
+        if cleaned.contains(NULLABLE_OPTIONAL_MARK) {
+            cleaned = cleaned.replace(NULLABLE_OPTIONAL_MARK, "").trim_end().to_owned();
+        }
+        if cleaned != value {
+            name_value.value = parse_quote!(#cleaned);
+        }
+    }
+}
+
+/// Which `wire` helpers the rewritten fields use.
+#[derive(Default)]
+struct Uses {
+    present: bool,
+    integer: bool,
+    optional_integer: bool,
+}
+
 struct Rewriter {
-    uses_present: bool,
+    uses: Uses,
 }
 
 impl VisitMut for Rewriter {
@@ -187,11 +265,11 @@ impl Rewriter {
                 let ty = &field.ty;
                 field.ty = parse_quote!(::std::option::Option<#ty>);
                 set_serde_attr(field, present_attr, renamed);
-                self.uses_present = true;
+                self.uses.present = true;
             }
             Some("::std::option::Option::is_none") if is_option_of_json_value(&field.ty) => {
                 set_serde_attr(field, present_attr, renamed);
-                self.uses_present = true;
+                self.uses.present = true;
             }
             _ => match integer_field(&field.ty) {
                 Some(true) => {
@@ -200,17 +278,18 @@ impl Rewriter {
                         parse_quote!(#[serde(deserialize_with = "wire::integer")]),
                         renamed,
                     );
-                    self.uses_present = true;
+                    self.uses.integer = true;
                 }
-                Some(false) => {
+                // Only optional members: a required nullable integer keeps typify's attribute.
+                Some(false) if skip.as_deref() == Some("::std::option::Option::is_none") => {
                     set_serde_attr(
                         field,
                         parse_quote!(#[serde(default, deserialize_with = "wire::optional_integer", skip_serializing_if = "::std::option::Option::is_none")]),
                         renamed,
                     );
-                    self.uses_present = true;
+                    self.uses.optional_integer = true;
                 }
-                None => {}
+                _ => {}
             },
         }
     }
@@ -284,6 +363,17 @@ mod tests {
     fn untouched_file_gets_no_helper_module() {
         let out = rewrite("pub struct S { pub a: String }");
         assert!(!out.contains("mod wire"), "{out}");
+    }
+
+    #[test]
+    fn code_blocks_in_descriptions_do_not_become_doctests() {
+        assert_eq!(
+            fence_code_as_text("a\n```\nlet x = 1;\n```\nb"),
+            "a\n```text\nlet x = 1;\n```\nb"
+        );
+        assert_eq!(fence_code_as_text("```rust\nf()\n```"), "```text\nf()\n```");
+        let out = rewrite("#[doc = \"Example:\\n```\\nuse other_crate::X;\\n```\"] pub struct S { pub a: String }");
+        assert!(out.contains("```text"), "{out}");
     }
 
     #[test]

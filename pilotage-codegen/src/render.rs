@@ -43,6 +43,40 @@ pub struct TypesSettings {
     pub schema_def_trait: Option<String>,
     /// Constants to read out of the schema.
     pub constants: Vec<ConstantSpec>,
+    /// When set, the generated file embeds the schema (`include_str!` of this path, relative
+    /// to the generated file) and its own `SchemaValidators`, and the `SchemaDef` impls
+    /// validate against it: for schemas other than Pilotage's, generated outside
+    /// `pilotage-types`.
+    pub embed_schema: Option<String>,
+}
+
+/// Root keywords that make the document's root a type of its own.
+const ROOT_TYPE_KEYWORDS: &[&str] = &["type", "properties", "anyOf", "oneOf", "allOf", "enum", "const"];
+
+/// The document root as one more definition, when it describes a value: named after its
+/// `title` (PascalCase), else `Root`. Identification and definitions are left out.
+pub fn root_type(schema: &Value) -> Option<(String, Value)> {
+    let object = schema.as_object()?;
+    if !ROOT_TYPE_KEYWORDS.iter().any(|k| object.contains_key(*k)) {
+        return None;
+    }
+    let name = object
+        .get("title")
+        .and_then(Value::as_str)
+        .map(rust_type_name)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "Root".to_owned());
+    let root: serde_json::Map<String, Value> = object
+        .iter()
+        .filter(|(key, _)| {
+            !matches!(
+                key.as_str(),
+                "$schema" | "$id" | "$defs" | "definitions" | "title" | "$comment"
+            )
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Some((name, Value::Object(root)))
 }
 
 /// The typify settings every generated file uses.
@@ -51,7 +85,7 @@ pub fn typify_settings() -> TypeSpaceSettings {
     settings
         .with_struct_builder(false)
         .with_derive("PartialEq".to_owned())
-        .with_map_type("::serde_json::Map<::std::string::String, ::serde_json::Value>");
+        .with_map_type("::std::collections::BTreeMap");
     settings
 }
 
@@ -81,26 +115,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         })
 }
 
-/// typify's name for a `$defs` entry: the PascalCase of its words.
+/// typify's name for a `$defs` entry (its `sanitize` with PascalCase): apostrophes dropped,
+/// other non-identifier characters made word breaks, heck's PascalCase, an `X` before a
+/// leading digit.
 pub fn rust_type_name(def: &str) -> String {
-    let mut name = String::new();
-    let mut upper = true;
-    for c in def.chars() {
-        if c.is_ascii_alphanumeric() {
-            if upper {
-                name.extend(c.to_uppercase());
-            } else {
-                name.push(c);
-            }
-            upper = false;
-        } else {
-            upper = true;
-        }
+    use heck::ToPascalCase;
+    let cleaned: String = def
+        .replace('\'', "")
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '-' })
+        .collect();
+    let name = cleaned.to_pascal_case();
+    match name.chars().next() {
+        None => "X".to_owned(),
+        Some(c) if c.is_alphabetic() || c == '_' => name,
+        Some(_) => format!("X{name}"),
     }
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, '_');
-    }
-    name
 }
 
 fn constant_item(spec: &ConstantSpec, schema: &Value, file: &str) -> Result<TokenStream, CodegenError> {
@@ -160,11 +190,17 @@ pub fn render(
     warnings: &mut Vec<String>,
 ) -> Result<String, CodegenError> {
     let file = settings.source_name.as_str();
-    let defs: Vec<&String> = schema
-        .get("$defs")
-        .and_then(Value::as_object)
-        .map(|d| d.keys().collect())
-        .unwrap_or_default();
+    let root = root_type(schema);
+    // (definition as the validators name it, Rust type name)
+    let mut defs: Vec<(String, String)> = ["$defs", "definitions"]
+        .iter()
+        .filter_map(|key| schema.get(*key).and_then(Value::as_object))
+        .flat_map(|d| d.keys())
+        .map(|name| (name.clone(), rust_type_name(name)))
+        .collect();
+    if let Some((name, _)) = &root {
+        defs.push((".".to_owned(), name.clone()));
+    }
     let declared: std::collections::BTreeSet<String> = syntax
         .items
         .iter()
@@ -179,19 +215,43 @@ pub fn render(
     for spec in &settings.constants {
         extra.push(constant_item(spec, schema, file)?);
     }
-    let def_names = defs.iter().map(|d| d.as_str());
+    let def_names = defs.iter().map(|(def, _)| def.as_str());
     extra.push(quote! {
-        /// The name of every `$defs` entry of the schema, in the schema's order of keys (sorted).
+        /// Every definition of the schema that has a type here (`.` is the document's root), in
+        /// the order of the schema's sorted keys.
         pub const DEFS: &[&str] = &[#(#def_names),*];
     });
+    let validators_fn = match &settings.embed_schema {
+        Some(path) => {
+            extra.push(quote! {
+                /// The schema these types were generated from, embedded byte for byte.
+                pub const SCHEMA_JSON: &str = include_str!(#path);
+                /// The validators of [`SCHEMA_JSON`], compiled per definition on first use.
+                pub fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
+                    static VALIDATORS: ::std::sync::LazyLock<::pilotage_types::validate::SchemaValidators> =
+                        ::std::sync::LazyLock::new(|| {
+                            ::pilotage_types::validate::SchemaValidators::new(
+                                ::serde_json::from_str(SCHEMA_JSON).expect("the embedded schema is JSON"),
+                            )
+                        });
+                    &VALIDATORS
+                }
+            });
+            Some(quote! {
+                fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
+                    validators()
+                }
+            })
+        }
+        None => None,
+    };
     if let Some(trait_path) = &settings.schema_def_trait {
         let trait_path: syn::Path = syn::parse_str(trait_path)
             .map_err(|e| CodegenError::new(file, "", format!("schema_def_trait is not a path: {e}")))?;
-        for def in &defs {
-            let type_name = rust_type_name(def);
-            if !declared.contains(&type_name) {
+        for (def, type_name) in &defs {
+            if !declared.contains(type_name) {
                 warnings.push(format!(
-                    "{file}: $defs/{def}: no generated type named {type_name}; no {} impl",
+                    "{file}: {def}: no generated type named {type_name}; no {} impl",
                     quote!(#trait_path)
                 ));
                 continue;
@@ -200,6 +260,7 @@ pub fn render(
             extra.push(quote! {
                 impl #trait_path for #ident {
                     const DEF: &'static str = #def;
+                    #validators_fn
                 }
             });
         }

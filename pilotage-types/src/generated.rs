@@ -1699,7 +1699,7 @@ pub mod error {
         }
     }
 }
-/// Serde helpers for members where presence matters (generated).
+/// Serde helpers for members where presence or number form matters (generated).
 mod wire {
     /// Deserializes a member that is present, even as `null`, to `Some`.
     pub(super) fn present<'de, D, T>(
@@ -1766,7 +1766,8 @@ pub const REQUEST_ERROR_KINDS: &[&str] = &[
     "unsupported",
     "internal",
 ];
-/// The name of every `$defs` entry of the schema, in the schema's order of keys (sorted).
+/// Every definition of the schema that has a type here (`.` is the document's root), in
+/// the order of the schema's sorted keys.
 pub const DEFS: &[&str] = &[
     "CapabilityDeclaration",
     "CapabilitySettings",

@@ -100,9 +100,86 @@ const ROOT_CONTEXT_KEYWORDS: &[&str] = &[
     "$dynamicAnchor",
 ];
 
+/// Every `$ref` of `document` that points into another document, sorted, without duplicates.
+fn external_references(document: &Value) -> Vec<String> {
+    fn collect(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(Value::String(reference)) = object.get("$ref") {
+                    if !reference.starts_with('#') {
+                        out.insert(reference.clone());
+                    }
+                }
+                for (key, child) in object {
+                    if !matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
+                        collect(child, out);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
+            _ => {}
+        }
+    }
+    let mut found = std::collections::BTreeSet::new();
+    collect(document, &mut found);
+    found.into_iter().collect()
+}
+
+/// Stands in for documents that are not available: every location the schema references in
+/// them accepts any value. Built from the references themselves, so only what is referenced
+/// exists; nothing is fetched.
+#[derive(Clone)]
+struct PermissiveStubs(Value);
+
+impl PermissiveStubs {
+    fn new(references: &[String]) -> Self {
+        let mut stub = serde_json::Map::new();
+        for reference in references {
+            let Some((_, fragment)) = reference.split_once('#') else {
+                continue;
+            };
+            let tokens: Vec<String> = fragment
+                .split('/')
+                .filter(|t| !t.is_empty())
+                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            let mut node = &mut stub;
+            for (index, token) in tokens.iter().enumerate() {
+                let last = index + 1 == tokens.len();
+                let entry = node.entry(token.clone()).or_insert_with(|| {
+                    if last {
+                        Value::Bool(true)
+                    } else {
+                        Value::Object(Default::default())
+                    }
+                });
+                if last {
+                    break;
+                }
+                if !entry.is_object() {
+                    *entry = Value::Object(Default::default());
+                }
+                node = entry.as_object_mut().expect("made an object above");
+            }
+        }
+        Self(Value::Object(stub))
+    }
+}
+
+impl jsonschema::Retrieve for PermissiveStubs {
+    fn retrieve(&self, _uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.0.clone())
+    }
+}
+
 /// Per-definition validators for one schema document, compiled lazily and once.
+///
+/// References to other documents (`other.schema.json#/$defs/x`) are never fetched: when the
+/// document has any, they are treated as accepting any value, the same fallback the codegen
+/// types them with (`serde_json::Value`); [`SchemaValidators::unresolved_references`] lists them.
 pub struct SchemaValidators {
     document: Value,
+    unresolved: Vec<String>,
     root: OnceLock<Result<Validator, SchemaError>>,
     defs: BTreeMap<String, OnceLock<Result<Validator, SchemaError>>>,
 }
@@ -124,11 +201,18 @@ impl SchemaValidators {
             .flat_map(|defs| defs.keys().cloned())
             .map(|name| (name, OnceLock::new()))
             .collect();
+        let unresolved = external_references(&document);
         Self {
             document,
+            unresolved,
             root: OnceLock::new(),
             defs,
         }
+    }
+
+    /// The references to other documents, each validated as accepting any value.
+    pub fn unresolved_references(&self) -> &[String] {
+        &self.unresolved
     }
 
     /// The schema document.
@@ -161,7 +245,11 @@ impl SchemaValidators {
             context.insert("$ref".into(), Value::String(format!("#/{container}/{}", escape(def))));
             Value::Object(context)
         };
-        jsonschema::options().build(&schema).map_err(|e| SchemaError::Invalid {
+        let mut options = jsonschema::options();
+        if !self.unresolved.is_empty() {
+            options = options.with_retriever(PermissiveStubs::new(&self.unresolved));
+        }
+        options.build(&schema).map_err(|e| SchemaError::Invalid {
             def: def.to_owned(),
             message: e.to_string(),
         })

@@ -4,6 +4,7 @@
 pub mod corpus;
 pub mod mcp;
 pub mod part_iii;
+pub mod peers;
 pub mod surface;
 
 use std::path::{Path, PathBuf};

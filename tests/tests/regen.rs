@@ -69,10 +69,18 @@ fn vendored_spec_files_equal_the_shared_spec() {
         eprintln!("SKIPPED: ../shared/spec not found (set PILOTAGE_SHARED_SPEC); vendored-spec equality NOT checked");
         return;
     };
-    for (vendored, shared) in [
-        (PILOTAGE_SCHEMA, "pilotage.schema.json"),
-        ("schemas/pilotage-part-iii.txt", "part-iii-mcp-binding.txt"),
-    ] {
+    let mut pairs = vec![
+        (PILOTAGE_SCHEMA.to_owned(), "pilotage.schema.json".to_owned()),
+        (
+            "schemas/pilotage-part-iii.txt".to_owned(),
+            "part-iii-mcp-binding.txt".to_owned(),
+        ),
+    ];
+    for peer in xtask::codegen::PEERS {
+        let file = peer.schema.rsplit('/').next().unwrap();
+        pairs.push((peer.schema.to_owned(), format!("peers/{file}")));
+    }
+    for (vendored, shared) in &pairs {
         let ours = fs::read(workspace_root().join(vendored)).unwrap();
         let theirs = fs::read(dir.join(shared)).unwrap();
         assert!(

@@ -66,7 +66,60 @@ fn pilotage_settings(source_name: &str) -> TypesSettings {
                 "The closed set of request-error kinds of this version (Part III 7.2).",
             ),
         ],
+        embed_schema: None,
     }
+}
+
+/// One neighbouring MCP schema generated through the same pipeline (issue: peer schemas).
+pub struct PeerInput {
+    /// The vendored schema, workspace-relative.
+    pub schema: &'static str,
+    /// The Rust module (file `tests/src/peers/<module>.rs`).
+    pub module: &'static str,
+}
+
+/// The peer schemas, vendored byte for byte from `../shared/spec/peers/`. Adding one is one
+/// line here and one `pub mod` in `tests/src/peers.rs`.
+pub const PEERS: &[PeerInput] = &[
+    PeerInput {
+        schema: "schemas/peers/pcp-tools-0.3.schema.json",
+        module: "pcp_tools",
+    },
+    PeerInput {
+        schema: "schemas/peers/mcec-agent-tool-result.schema.json",
+        module: "mcec_agent_tool_result",
+    },
+    PeerInput {
+        schema: "schemas/peers/majordomus-mcp.projection.input.schema.json",
+        module: "majordomus_projection_input",
+    },
+    PeerInput {
+        schema: "schemas/peers/majordomus-mcp.projection.output.schema.json",
+        module: "majordomus_projection_output",
+    },
+];
+
+fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
+    let mut files = Vec::new();
+    for peer in PEERS {
+        let bytes =
+            fs::read(root.join(peer.schema)).map_err(|e| RegenError(format!("{}: cannot read: {e}", peer.schema)))?;
+        let settings = TypesSettings {
+            source_name: peer.schema.to_owned(),
+            schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
+            constants: Vec::new(),
+            embed_schema: Some(format!("../../../{}", peer.schema)),
+        };
+        let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
+        for warning in &generated.warnings {
+            eprintln!("warning: {warning}");
+        }
+        files.push(GeneratedFile {
+            path: PathBuf::from(format!("tests/src/peers/{}.rs", peer.module)),
+            contents: generated.code,
+        });
+    }
+    Ok(files)
 }
 
 /// A failure of [`generate_all`]: already formatted for the user.
@@ -89,6 +142,7 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
         contents: generated.code,
     }];
     files.extend(output_schema_files(&bytes, &source_name)?);
+    files.extend(peer_files(root)?);
     Ok(files)
 }
 

@@ -26,6 +26,12 @@ fn scratch_root(name: &str) -> PathBuf {
         root.join("pilotage-types/src/generated.rs"),
     )
     .unwrap();
+    // The peer schemas regen also reads.
+    fs::create_dir_all(root.join("schemas/peers")).unwrap();
+    for entry in fs::read_dir(workspace().join("schemas/peers")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), root.join("schemas/peers").join(entry.file_name())).unwrap();
+    }
     root
 }
 
