@@ -9,6 +9,7 @@
 //! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
 //! - [`render`]: header, constants, trait impls, formatting.
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod error;
 pub mod normalise;

@@ -16,6 +16,9 @@
 //     /$defs/Guide/properties/format
 //     /$defs/LanguageEntry/properties/promotion_authority
 //     /$defs/LanguageEntry/properties/trace_subprogram
+// - patterns_left_to_validator:
+//     /$defs/LanguageIdentifier
+//     /$defs/VersionString
 // - string_const_as_enum:
 //     /$defs/LanguageEntry/properties/catalog
 //     /$defs/LanguageEntry/properties/guides
@@ -1060,10 +1063,20 @@ impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryTraceSubpro
         value.parse()
     }
 }
-///Language identifier, family/version (Part II 3.3).
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+///Language identifier, family/version (Part II 3.3). Pattern (enforced by the validator): `^[^/]+/[^/]+$`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
 #[serde(transparent)]
-pub struct LanguageIdentifier(::std::string::String);
+pub struct LanguageIdentifier(pub ::std::string::String);
 impl ::std::ops::Deref for LanguageIdentifier {
     type Target = ::std::string::String;
     fn deref(&self) -> &::std::string::String {
@@ -1075,45 +1088,20 @@ impl ::std::convert::From<LanguageIdentifier> for ::std::string::String {
         value.0
     }
 }
+impl ::std::convert::From<::std::string::String> for LanguageIdentifier {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for LanguageIdentifier {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 impl ::std::str::FromStr for LanguageIdentifier {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        { ::regress::Regex::new("^[^/]+/[^/]+$").unwrap() });
-        if PATTERN.find(value).is_none() {
-            return Err("doesn't match pattern \"^[^/]+/[^/]+$\"".into());
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageIdentifier {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageIdentifier {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LanguageIdentifier {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
     }
 }
 ///Server-selected loop tool names (Part III 4.3). Names present must match the effective capability map (Part II 4.3 rule 7).
@@ -1611,10 +1599,20 @@ impl ::std::convert::From<RequestError> for ValidateToolOutput {
         Self::RequestError(value)
     }
 }
-///Extension version, major.minor (Part II 11.1).
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+///Extension version, major.minor (Part II 11.1). Pattern (enforced by the validator): `^[0-9]+\.[0-9]+$`.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
 #[serde(transparent)]
-pub struct VersionString(::std::string::String);
+pub struct VersionString(pub ::std::string::String);
 impl ::std::ops::Deref for VersionString {
     type Target = ::std::string::String;
     fn deref(&self) -> &::std::string::String {
@@ -1626,45 +1624,20 @@ impl ::std::convert::From<VersionString> for ::std::string::String {
         value.0
     }
 }
+impl ::std::convert::From<::std::string::String> for VersionString {
+    fn from(value: ::std::string::String) -> Self {
+        Self(value)
+    }
+}
+impl ::std::fmt::Display for VersionString {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 impl ::std::str::FromStr for VersionString {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        { ::regress::Regex::new("^[0-9]+\\.[0-9]+$").unwrap() });
-        if PATTERN.find(value).is_none() {
-            return Err("doesn't match pattern \"^[0-9]+\\.[0-9]+$\"".into());
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for VersionString {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for VersionString {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for VersionString {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
     }
 }
 /// Error types.

@@ -20,6 +20,8 @@ pub mod loop_tool;
 mod names;
 pub mod output_schema;
 mod request_error;
+#[cfg(feature = "derive")]
+pub mod structural;
 pub mod tool;
 #[cfg(feature = "validate")]
 pub mod validate;

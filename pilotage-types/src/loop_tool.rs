@@ -116,7 +116,6 @@ const STANDARD_FORMATS: &[&str] = &[
 #[doc(hidden)]
 pub struct LoopToolState {
     pub definition: ToolDefinition,
-    validator: jsonschema::Validator,
     spec: LoopToolSpec,
 }
 
@@ -138,8 +137,6 @@ impl LoopToolState {
             .into_root_schema_for::<T>()
             .to_value();
         let input_schema = input_schema(raw, &spec);
-        let validator = jsonschema::validator_for(&input_schema)
-            .unwrap_or_else(|e| panic!("the derived inputSchema of {} does not compile: {e}", spec.name));
         let definition = ToolDefinition {
             name: spec.name.to_owned(),
             title: spec.title.map(str::to_owned),
@@ -149,11 +146,7 @@ impl LoopToolState {
             annotations: Some(annotations(&spec)),
             meta: program_declaration(&spec),
         };
-        Self {
-            definition,
-            validator,
-            spec,
-        }
+        Self { definition, spec }
     }
 
     /// Part III 7.1 routing: the permissive inputSchema first (structural → carrier), then
@@ -164,17 +157,14 @@ impl LoopToolState {
                 message: "arguments must be a JSON object".to_owned(),
             });
         };
-        let structural: Vec<String> = self
-            .validator
-            .iter_errors(arguments)
-            .map(|error| {
-                let at = error.instance_path().as_str().to_owned();
-                let at = if at.is_empty() {
-                    "arguments".to_owned()
+        let structural: Vec<String> = crate::structural::faults(&self.definition.input_schema, arguments)
+            .into_iter()
+            .map(|(at, message)| {
+                if at.is_empty() {
+                    format!("arguments: {message}")
                 } else {
-                    format!("argument {at}")
-                };
-                format!("{at}: {error}")
+                    format!("argument {at}: {message}")
+                }
             })
             .collect();
         if !structural.is_empty() {

@@ -184,26 +184,52 @@ fn display_path(root: &Path, path: &Path) -> String {
     path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same directory, flushed,
-/// then renamed over the target. On any error the previous file is untouched.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+/// The temporary file `path` is first written to: hidden, beside it (same filesystem, so the
+/// rename is atomic), with a fixed name, so a run killed before its rename leaves at most one
+/// stale temporary per file, which the next run overwrites.
+pub fn temp_path(path: &Path) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new("."));
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = dir.join(format!(".{file_name}.regen-{}.tmp", std::process::id()));
+    dir.join(format!(".{file_name}.regen.tmp"))
+}
+
+/// Writes every `(path, contents)` atomically and all-or-nothing as far as the filesystem
+/// allows: each is first written in full to its temporary file and flushed to disk; only
+/// when every temporary is written are they renamed over their targets. On any error before
+/// the renames, the temporaries are removed and no target has changed.
+///
+/// Fault injection for the tests (never set it otherwise): with
+/// `PILOTAGE_REGEN_ABORT_BEFORE_RENAME=1` the process aborts after writing the temporaries,
+/// as a kill between write and rename would.
+pub fn write_all_atomically(files: &[(PathBuf, &[u8])]) -> std::io::Result<()> {
+    let mut written: Vec<PathBuf> = Vec::new();
     let result = (|| {
-        fs::create_dir_all(dir)?;
-        let mut file = fs::File::create(&temp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
+        for (path, contents) in files {
+            let temp = temp_path(path);
+            fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+            let mut file = fs::File::create(&temp)?;
+            written.push(temp);
+            file.write_all(contents)?;
+            file.sync_all()?;
+        }
+        Ok(())
     })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    if let Err(error) = result {
+        for temp in &written {
+            let _ = fs::remove_file(temp);
+        }
+        return Err(error);
     }
-    result
+    if std::env::var_os("PILOTAGE_REGEN_ABORT_BEFORE_RENAME").is_some() {
+        std::process::abort();
+    }
+    for (path, _) in files {
+        fs::rename(temp_path(path), path)?;
+    }
+    Ok(())
 }
 
 /// The files whose on-disk contents differ from `files`, with a short unified diff each.
@@ -302,18 +328,24 @@ pub fn main(args: &[String]) -> ExitCode {
         println!("regen: {} generated file(s), all unchanged", files.len());
         return ExitCode::SUCCESS;
     }
+    let writes: Vec<(PathBuf, &[u8])> = drifted
+        .iter()
+        .map(|(path, _)| {
+            let file = files
+                .iter()
+                .find(|f| &f.path == path)
+                .expect("drifted files come from `files`");
+            (root.join(path), file.contents.as_bytes())
+        })
+        .collect();
+    if let Err(e) = write_all_atomically(&writes) {
+        eprintln!(
+            "error: cannot write the generated files: {e}
+no generated file was changed"
+        );
+        return ExitCode::from(1);
+    }
     for (path, _) in &drifted {
-        let file = files
-            .iter()
-            .find(|f| &f.path == path)
-            .expect("drifted files come from `files`");
-        if let Err(e) = write_atomically(&root.join(path), file.contents.as_bytes()) {
-            eprintln!(
-                "error: {}: cannot write: {e}\nthe previous file is unchanged",
-                path.display()
-            );
-            return ExitCode::from(1);
-        }
         println!("regen: wrote {}", path.display());
     }
     println!("regen: {} of {} generated file(s) changed", drifted.len(), files.len());

@@ -1,4 +1,5 @@
 //! Library side of `cargo xtask`, so tests can run the same functions the commands run
 //! (the drift check is also a `#[test]` in `pilotage-tests`).
 
+pub mod bench;
 pub mod codegen;

@@ -16,15 +16,36 @@ const USAGE: &str = "usage:
   cargo xtask validate [--schema PATH] <DEF> <FILE>...
       validate JSON files against $defs/<DEF> of the Pilotage schema (or of PATH; `.` = its root)
   cargo xtask lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]
-      check a Pilotage server surface against Part III";
+      check a Pilotage server surface against Part III
+  cargo xtask bench [--summary-only]
+      run the criterion benchmarks and print each ratio against its baseline and target";
 
-/// Runs a shared command that writes to strings, then prints them.
-fn run(command: fn(&[String], &mut String, &mut String) -> u8, args: &[String]) -> ExitCode {
-    let (mut out, mut err) = (String::new(), String::new());
-    let status = command(args, &mut out, &mut err);
-    print!("{out}");
-    eprint!("{err}");
-    ExitCode::from(status)
+/// Runs `pilotage <command> <args>` (the installable binary of pilotage-codegen) through
+/// cargo, so that this binary never links the generated types: regen must build even when
+/// they do not.
+fn pilotage(command: &str, args: &[String]) -> ExitCode {
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "pilotage-codegen",
+            "--bin",
+            "pilotage",
+            "--",
+            command,
+        ])
+        .args(args)
+        .current_dir(xtask::codegen::workspace_root())
+        .status();
+    match status.map(|s| s.code()) {
+        Ok(Some(code)) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
+        Ok(None) => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("error: cannot run the pilotage binary through cargo: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -35,8 +56,8 @@ fn main() -> ExitCode {
     };
     match command.as_str() {
         "regen" => codegen::main(rest),
-        "validate" => run(pilotage_codegen::cli::validate, rest),
-        "lint" => run(pilotage_codegen::cli::lint, rest),
+        "validate" | "lint" => pilotage(command, rest),
+        "bench" => xtask::bench::main(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

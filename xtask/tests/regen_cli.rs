@@ -143,3 +143,91 @@ fn unknown_arguments_are_usage_errors() {
     assert!(stderr(&output).contains("unknown argument `--frobnicate`"));
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// A scratch root whose schema has one more `$def`, so that regen has a change to write.
+fn root_with_a_change(name: &str) -> (PathBuf, Vec<u8>) {
+    let root = scratch_root(name);
+    let path = root.join("schemas/pilotage.schema.json");
+    let mut schema: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    schema["$defs"]["ExtraThing"] = serde_json::json!({"type": "string"});
+    fs::write(&path, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+    let before = generated(&root);
+    (root, before)
+}
+
+fn leftover_temporaries(root: &Path) -> Vec<String> {
+    fs::read_dir(root.join("pilotage-types/src"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn an_unwritable_output_directory_changes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let (root, before) = root_with_a_change("readonly");
+    let dir = root.join("pilotage-types/src");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    // Root ignores permission bits: a directory where the temporary file must go makes the
+    // directory unusable for regen all the same.
+    let blocker = dir.join(".generated.rs.regen.tmp");
+    let _ = fs::create_dir(&blocker);
+    let output = regen(&root, &[]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("no generated file was changed"), "{message}");
+    assert!(!message.contains("panicked"));
+    assert_eq!(generated(&root), before);
+    assert!(
+        !root.join("pilotage-types/output-schemas").exists(),
+        "no other file was written either"
+    );
+    let _ = fs::remove_dir(&blocker);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_full_disk_changes_nothing() {
+    let (root, before) = root_with_a_change("full");
+    // Writes to the temporary file land on /dev/full: ENOSPC, as on a full disk.
+    std::os::unix::fs::symlink("/dev/full", root.join("pilotage-types/src/.generated.rs.regen.tmp")).unwrap();
+    let output = regen(&root, &[]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("No space left on device"), "{message}");
+    assert_eq!(generated(&root), before);
+    assert!(
+        leftover_temporaries(&root).is_empty(),
+        "temporaries removed: {:?}",
+        leftover_temporaries(&root)
+    );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_kill_between_write_and_rename_leaves_the_previous_files() {
+    let (root, before) = root_with_a_change("kill");
+    let killed = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("regen")
+        .env("PILOTAGE_WORKSPACE_ROOT", &root)
+        .env("PILOTAGE_REGEN_ABORT_BEFORE_RENAME", "1")
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        !killed.status.success() && killed.status.code().is_none(),
+        "the process was killed by a signal"
+    );
+    assert_eq!(generated(&root), before, "the previous generated file is intact");
+    assert_eq!(leftover_temporaries(&root), [".generated.rs.regen.tmp"]);
+    // The next run overwrites the stale temporary and completes.
+    let output = regen(&root, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8(generated(&root))
+        .unwrap()
+        .contains("pub struct ExtraThing"));
+    assert!(leftover_temporaries(&root).is_empty());
+    fs::remove_dir_all(&root).unwrap();
+}

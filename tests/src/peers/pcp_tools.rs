@@ -35,6 +35,9 @@
 //     /$defs/memory_search_input/properties/limit
 //     /$defs/review_list_input/properties/limit
 //     /$defs/review_list_input/properties/state
+// - patterns_left_to_validator:
+//     /$defs/export_create_output/properties/sha256
+//     /$defs/review_resolve_input/properties/verb
 // - string_const_as_enum:
 //     /$defs/memory_propose_output/properties/review_state
 // - keep_unknown_members:
@@ -1085,9 +1088,9 @@ pub struct ExportCreateOutput {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub page_count: ::std::option::Option<u64>,
-    ///SHA-256 of the archive file.
+    ///SHA-256 of the archive file. Pattern (enforced by the validator): `^[a-f0-9]{64}$`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub sha256: ::std::option::Option<ExportCreateOutputSha256>,
+    pub sha256: ::std::option::Option<::std::string::String>,
     pub status: ExportCreateOutputStatus,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1190,62 +1193,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ExportCreateOutputExport
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputExportId {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
-    }
-}
-///SHA-256 of the archive file.
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-#[serde(transparent)]
-pub struct ExportCreateOutputSha256(::std::string::String);
-impl ::std::ops::Deref for ExportCreateOutputSha256 {
-    type Target = ::std::string::String;
-    fn deref(&self) -> &::std::string::String {
-        &self.0
-    }
-}
-impl ::std::convert::From<ExportCreateOutputSha256> for ::std::string::String {
-    fn from(value: ExportCreateOutputSha256) -> Self {
-        value.0
-    }
-}
-impl ::std::str::FromStr for ExportCreateOutputSha256 {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        { ::regress::Regex::new("^[a-f0-9]{64}$").unwrap() });
-        if PATTERN.find(value).is_none() {
-            return Err("doesn't match pattern \"^[a-f0-9]{64}$\"".into());
-        }
-        Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for ExportCreateOutputSha256 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for ExportCreateOutputSha256 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputSha256 {
     fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
     where
         D: ::serde::Deserializer<'de>,
@@ -2999,8 +2946,8 @@ pub struct ReviewResolveInput {
     pub note: ::std::option::Option<ReviewResolveInputNote>,
     pub path: Path,
     pub revision: ::std::string::String,
-    ///approve or reject, or a namespaced verb the server documents (SPEC §5.4).
-    pub verb: ReviewResolveInputVerb,
+    ///approve or reject, or a namespaced verb the server documents (SPEC §5.4). Pattern (enforced by the validator): `^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$`.
+    pub verb: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -3047,68 +2994,6 @@ impl ::std::convert::TryFrom<::std::string::String> for ReviewResolveInputNote {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReviewResolveInputNote {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        ::std::string::String::deserialize(deserializer)?
-            .parse()
-            .map_err(|e: self::error::ConversionError| {
-                <D::Error as ::serde::de::Error>::custom(e.to_string())
-            })
-    }
-}
-///approve or reject, or a namespaced verb the server documents (SPEC §5.4).
-#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-#[serde(transparent)]
-pub struct ReviewResolveInputVerb(::std::string::String);
-impl ::std::ops::Deref for ReviewResolveInputVerb {
-    type Target = ::std::string::String;
-    fn deref(&self) -> &::std::string::String {
-        &self.0
-    }
-}
-impl ::std::convert::From<ReviewResolveInputVerb> for ::std::string::String {
-    fn from(value: ReviewResolveInputVerb) -> Self {
-        value.0
-    }
-}
-impl ::std::str::FromStr for ReviewResolveInputVerb {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        {
-            ::regress::Regex::new("^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$")
-                .unwrap()
-        });
-        if PATTERN.find(value).is_none() {
-            return Err(
-                "doesn't match pattern \"^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$\""
-                    .into(),
-            );
-        }
-        Ok(Self(value.to_string()))
-    }
-}
-impl ::std::convert::TryFrom<&str> for ReviewResolveInputVerb {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for ReviewResolveInputVerb {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReviewResolveInputVerb {
     fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
     where
         D: ::serde::Deserializer<'de>,

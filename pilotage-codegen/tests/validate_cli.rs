@@ -1,4 +1,5 @@
-//! `cargo xtask validate [--schema PATH] <DEF> <FILE>...`: output format and exit statuses.
+//! `pilotage validate [--schema PATH] <DEF> <FILE>...` (also `cargo xtask validate`): output
+//! format and exit statuses.
 
 use std::fs;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn validate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    Command::new(env!("CARGO_BIN_EXE_pilotage"))
         .arg("validate")
         .args(args)
         .output()

@@ -1,0 +1,252 @@
+//! Adversarial input: property tests over arbitrary JSON (no panic, verdicts consistent) and
+//! hostile documents (each answered with an error or a verdict within a stated bound, no
+//! stack overflow). The bounds are generous ceilings for a debug build on 2 cores: they catch
+//! hangs and blow-ups, not regressions (those are the benchmarks' job).
+
+use std::time::{Duration, Instant};
+
+use pilotage_tests::surface::{RunWorkflow, TraceRun, ValidateWorkflow};
+use pilotage_types::*;
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// Member names that steer arbitrary objects into the shapes the schema knows.
+const NAMES: &[&str] = &[
+    "run_id",
+    "outcome",
+    "ok",
+    "status",
+    "error",
+    "kind",
+    "message",
+    "trace",
+    "steps",
+    "id",
+    "level",
+    "output",
+    "diagnostics",
+    "valid",
+    "severity",
+    "code",
+    "path",
+    "guides",
+    "guide",
+    "title",
+    "items",
+    "catalog_version",
+    "entry",
+    "changes",
+    "change",
+    "pilotage",
+    "languages",
+    "workflow",
+    "program_ref",
+    "trace_level",
+    "mode",
+    "question",
+    "test_run",
+    "x",
+];
+
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(|f| json!(f)),
+        prop_oneof![
+            Just("".to_owned()),
+            Just("full".to_owned()),
+            Just("not_found".to_owned()),
+            "[a-z/]{0,8}"
+        ]
+        .prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((prop::sample::select(NAMES), inner), 0..6).prop_map(|members| Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect::<Map<_, _>>()
+            )),
+        ]
+    })
+}
+
+fn consistent<T: SchemaDef + serde::de::DeserializeOwned>(value: &Value) -> Result<(), TestCaseError> {
+    let valid = T::validate(value).is_ok();
+    prop_assert_eq!(valid, T::is_valid(value));
+    match parse::<T>(value) {
+        Ok(_) => prop_assert!(valid),
+        Err(ParseError::Invalid(_)) => prop_assert!(!valid),
+        Err(other) => return Err(TestCaseError::fail(format!("{}: {other} on {value}", T::DEF))),
+    }
+    Ok(())
+}
+
+fn routed<T: PilotageTool>(value: &Value) -> Result<(), TestCaseError> {
+    let schema = &T::tool_definition().input_schema;
+    let structural = !jsonschema::validator_for(schema).unwrap().is_valid(value);
+    match T::from_arguments(value) {
+        Err(ArgumentFault::Carrier { .. }) => {
+            prop_assert!(structural, "carrier fault without a schema violation: {}", value)
+        }
+        _ => prop_assert!(!structural, "schema violation not routed to the carrier: {}", value),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parse_succeeds_iff_validate_passes(value in arbitrary_json()) {
+        consistent::<ManifestToolOutput>(&value)?;
+        consistent::<GetGuideToolOutput>(&value)?;
+        consistent::<CatalogToolOutput>(&value)?;
+        consistent::<ValidateToolOutput>(&value)?;
+        consistent::<ExecuteToolOutput>(&value)?;
+        consistent::<TraceToolOutput>(&value)?;
+        consistent::<Outcome>(&value)?;
+        consistent::<Diagnostic>(&value)?;
+    }
+
+    #[test]
+    fn from_arguments_never_panics_and_routes_schema_faults_to_the_carrier(value in arbitrary_json()) {
+        routed::<ValidateWorkflow>(&value)?;
+        routed::<RunWorkflow>(&value)?;
+        routed::<TraceRun>(&value)?;
+    }
+
+    #[test]
+    fn normalisation_and_codegen_never_panic(schema in arbitrary_json()) {
+        let mut copy = schema.clone();
+        pilotage_codegen::normalise::apply_all(&mut copy);
+        let document = json!({"$defs": {"A": schema}});
+        let settings = pilotage_codegen::TypesSettings { source_name: "arbitrary.json".into(), ..Default::default() };
+        // An error is a fine answer; a panic (caught or not) is not.
+        let _ = pilotage_codegen::generate_types(document.to_string().as_bytes(), &settings);
+    }
+}
+
+fn within<T>(bound: Duration, what: &str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    assert!(took < bound, "{what} took {took:?}, over its bound of {bound:?}");
+    out
+}
+
+#[test]
+fn nesting_100_000_deep_is_an_error_not_a_stack_overflow() {
+    let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let result = within(Duration::from_secs(5), "deep nesting", || {
+        parse_slice::<ExecuteToolOutput>(text.as_bytes())
+    });
+    assert!(matches!(result, Err(ParseError::Json(_))), "{result:?}");
+    let objects = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+    assert!(matches!(
+        parse_slice::<Trace>(objects.as_bytes()),
+        Err(ParseError::Json(_))
+    ));
+}
+
+#[test]
+fn a_50_mb_string_gets_a_verdict() {
+    let body = "x".repeat(50 * 1024 * 1024);
+    let guide = json!({"guide": {"id": "g", "title": "t", "level": "core", "topics": [], "language": "a/b",
+        "version": "1", "size_bytes": body.len(), "body": body}});
+    assert!(within(Duration::from_secs(30), "50 MB body", || {
+        GetGuideToolOutput::is_valid(&guide)
+    }));
+    let mut wrong = guide.clone();
+    wrong["guide"]["language"] = wrong["guide"]["body"].clone();
+    let errors = within(Duration::from_secs(30), "50 MB wrong value", || {
+        GetGuideToolOutput::validate(&wrong)
+    })
+    .unwrap_err();
+    assert!(errors
+        .violations
+        .iter()
+        .all(|v| v.message.len() <= pilotage_types::validate::MAX_MESSAGE_BYTES + 64));
+}
+
+#[test]
+fn a_million_element_array_gets_a_verdict() {
+    let steps = vec![json!({"id": "s", "outcome": {"ok": true, "status": "success", "error": null}}); 1_000_000];
+    let trace = json!({"run_id": "r", "level": "summary", "steps": steps});
+    assert!(within(Duration::from_secs(60), "1 000 000 steps", || Trace::is_valid(
+        &trace
+    )));
+    let mut bad = vec![json!(1); 1_000_000];
+    bad[999_999] = json!("x");
+    let errors = within(Duration::from_secs(60), "1 000 000 wrong items", || {
+        Trace::validate(&json!({"run_id": "r", "level": "full", "steps": bad}))
+    })
+    .unwrap_err();
+    assert_eq!(errors.violations.len(), 1_000_000, "every violation is listed");
+}
+
+#[test]
+fn a_retention_of_100_000_digits_gets_a_verdict() {
+    for text in [
+        format!("P{}", "9".repeat(100_000)),
+        format!("PT{}", "9".repeat(100_000)),
+        format!("P{}D", "9".repeat(100_000)),
+    ] {
+        let verdict = within(Duration::from_secs(10), "100 000-digit retention", || {
+            Retention::is_valid(&json!(text))
+        });
+        assert_eq!(verdict, text.ends_with('D'), "{}", &text[..4]);
+    }
+}
+
+#[test]
+fn duplicate_keys_invalid_utf8_and_nan_lexemes() {
+    // Duplicate keys: serde_json keeps the last; the verdict is on that value.
+    let duplicate = br#"{"ok": true, "status": "s", "error": "x", "error": null}"#;
+    assert!(parse_slice::<Outcome>(duplicate).is_ok());
+    let bytes: &[u8] = b"{\"run_id\": \"\xff\xfe\", \"level\": \"full\", \"steps\": []}";
+    assert!(matches!(parse_slice::<Trace>(bytes), Err(ParseError::Json(_))));
+    for lexeme in ["NaN", "Infinity", "-Infinity", "nan"] {
+        let text = format!(r#"{{"ok": true, "status": {lexeme}, "error": null}}"#);
+        assert!(
+            matches!(parse_slice::<Outcome>(text.as_bytes()), Err(ParseError::Json(_))),
+            "{lexeme}"
+        );
+    }
+}
+
+#[test]
+fn hostile_files_through_the_command_lines_exit_0_1_or_2() {
+    let dir = std::env::temp_dir().join(format!("pilotage-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "deep.json",
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+        ),
+        ("utf8.json", b"{\"a\": \"\xff\"}".to_vec()),
+        ("nan.json", b"NaN".to_vec()),
+        ("empty.json", Vec::new()),
+        ("long.json", format!("\"P{}\"", "9".repeat(100_000)).into_bytes()),
+    ];
+    for (name, bytes) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.display().to_string();
+        let (mut out, mut err) = (String::new(), String::new());
+        let status = pilotage_codegen::cli::validate(&["Retention".into(), path.clone()], &mut out, &mut err);
+        assert!(status <= 2, "{name}: validate exit {status}");
+        let (mut out, mut err) = (String::new(), String::new());
+        let status = pilotage_codegen::cli::lint(
+            &["--tools".into(), path.clone(), "--manifest".into(), path],
+            &mut out,
+            &mut err,
+        );
+        assert!(status <= 2, "{name}: lint exit {status}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
