@@ -257,10 +257,27 @@ pub fn render(
                 continue;
             }
             let ident = format_ident!("{}", type_name);
+            // Each type keeps its compiled validator in a static of its own (no lookup per
+            // check). In pilotage-types that only exists with its `validate` feature.
+            let cfg = settings
+                .embed_schema
+                .is_none()
+                .then(|| quote!(#[cfg(feature = "validate")]));
             extra.push(quote! {
                 impl #trait_path for #ident {
                     const DEF: &'static str = #def;
                     #validators_fn
+                    #cfg
+                    fn validator() -> &'static ::pilotage_types::validate::Validator {
+                        static VALIDATOR: ::std::sync::OnceLock<&'static ::pilotage_types::validate::Validator> =
+                            ::std::sync::OnceLock::new();
+                        VALIDATOR.get_or_init(|| {
+                            ::pilotage_types::validate::generated_def_validator(
+                                <Self as #trait_path>::validators(),
+                                <Self as #trait_path>::DEF,
+                            )
+                        })
+                    }
                 }
             });
         }

@@ -10,6 +10,9 @@
 //! (conditionals, "exactly one of", patterns of `Retention`) are enforced by the validators
 //! (feature `validate`, on by default), which always read the original schema.
 
+// Generated code names this crate by its path (`::pilotage_types::...`), wherever it lives.
+extern crate self as pilotage_types;
+
 mod constants;
 #[rustfmt::skip]
 mod generated;
@@ -17,6 +20,8 @@ mod generated;
 pub mod conformance;
 #[cfg(feature = "derive")]
 pub mod loop_tool;
+#[cfg(feature = "rmcp")]
+pub mod mcp;
 mod names;
 pub mod output_schema;
 mod request_error;
@@ -64,13 +69,20 @@ pub trait SchemaDef: Sized {
     /// every violation (instance pointer, schema pointer, message).
     #[cfg(feature = "validate")]
     fn validate(value: &serde_json::Value) -> Result<(), ValidationErrors> {
-        validate::validate_def(Self::validators(), Self::DEF, value)
+        validate::validate_with(Self::DEF, Self::validator(), value)
+    }
+
+    /// The compiled validator of this type's definition. Generated impls keep it in a static of
+    /// their own, so that a check costs no lookup.
+    #[cfg(feature = "validate")]
+    fn validator() -> &'static validate::Validator {
+        validate::generated_def_validator(Self::validators(), Self::DEF)
     }
 
     /// Whether `value` is valid against this type's definition; faster than [`Self::validate`]
     /// when the violations are not needed.
     #[cfg(feature = "validate")]
     fn is_valid(value: &serde_json::Value) -> bool {
-        validate::is_valid_def(Self::validators(), Self::DEF, value)
+        Self::validator().is_valid(value)
     }
 }

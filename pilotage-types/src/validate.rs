@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{LazyLock, OnceLock};
 
-use jsonschema::Validator;
+pub use jsonschema::Validator;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -269,32 +269,36 @@ impl SchemaValidators {
 
     /// Validates `instance` against `def`, listing every violation.
     pub fn validate(&self, def: &str, instance: &Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
-        let validator = self.validator(def)?;
-        // The common case first: a valid value costs one boolean pass, nothing collected.
-        if validator.is_valid(instance) {
-            return Ok(Ok(()));
-        }
-        let violations: Vec<Violation> = validator
-            .iter_errors(instance)
-            .map(|error| Violation {
-                instance_pointer: error.instance_path().as_str().to_owned(),
-                schema_pointer: error.schema_path().as_str().to_owned(),
-                message: bounded_message(error.to_string()),
-            })
-            .collect();
-        Ok(if violations.is_empty() {
-            Ok(())
-        } else {
-            Err(ValidationErrors {
-                def: def.to_owned(),
-                violations,
-            })
-        })
+        Ok(validate_with(def, self.validator(def)?, instance))
     }
 
     /// Whether `instance` is valid against `def`, without collecting violations.
     pub fn is_valid(&self, def: &str, instance: &Value) -> Result<bool, SchemaError> {
         Ok(self.validator(def)?.is_valid(instance))
+    }
+}
+
+/// Validates `instance` with the compiled `validator` of `def`, listing every violation.
+pub fn validate_with(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
+    // The common case first: a valid value costs one boolean pass, nothing collected.
+    if validator.is_valid(instance) {
+        return Ok(());
+    }
+    let violations: Vec<Violation> = validator
+        .iter_errors(instance)
+        .map(|error| Violation {
+            instance_pointer: error.instance_path().as_str().to_owned(),
+            schema_pointer: error.schema_path().as_str().to_owned(),
+            message: bounded_message(error.to_string()),
+        })
+        .collect();
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(ValidationErrors {
+            def: def.to_owned(),
+            violations,
+        })
     }
 }
 
@@ -330,23 +334,12 @@ pub fn pilotage() -> &'static SchemaValidators {
     &PILOTAGE
 }
 
-/// Validates `value` against `def` of `validators`, every violation listed. `def` comes from a
-/// generated `SchemaDef` impl, whose definitions exist and compile (the tests validate against
-/// every one), so a failure here is a defect of the generated code, not of the input.
-pub(crate) fn validate_def(
-    validators: &SchemaValidators,
-    def: &'static str,
-    value: &Value,
-) -> Result<(), ValidationErrors> {
+/// The compiled validator of `def` in `validators`. `def` comes from a generated `SchemaDef`
+/// impl, whose definitions exist and compile (the tests validate against every one), so a
+/// failure here is a defect of the generated code, not of any input.
+pub fn generated_def_validator(validators: &'static SchemaValidators, def: &'static str) -> &'static Validator {
     validators
-        .validate(def, value)
-        .unwrap_or_else(|e| panic!("generated SchemaDef impl is broken: {e}"))
-}
-
-/// Boolean form of [`validate_def`].
-pub(crate) fn is_valid_def(validators: &SchemaValidators, def: &'static str, value: &Value) -> bool {
-    validators
-        .is_valid(def, value)
+        .validator(def)
         .unwrap_or_else(|e| panic!("generated SchemaDef impl is broken: {e}"))
 }
 

@@ -28,7 +28,7 @@ const GROUPS: &[(&str, Target)] = &[
 fn median_ns(root: &Path, group: &str, function: &str) -> Option<f64> {
     let path = root
         .join("target/criterion")
-        .join(group)
+        .join(group.replace('/', "_")) // criterion makes `/` in a group name `_`
         .join(function)
         .join("new/estimates.json");
     let text = std::fs::read_to_string(path).ok()?;

@@ -197,10 +197,34 @@ impl ::pilotage_types::SchemaDef for ExecutionEffect {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpProjectionInput {
     const DEF: &'static str = ".";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }

@@ -560,11 +560,35 @@ impl ::pilotage_types::SchemaDef for ExecutionEffect {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ExecutionHints {
     const DEF: &'static str = "ExecutionHints";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for McpClient {
@@ -572,11 +596,35 @@ impl ::pilotage_types::SchemaDef for McpClient {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpClientStanding {
     const DEF: &'static str = "McpClientStanding";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for McpEffectCount {
@@ -584,11 +632,35 @@ impl ::pilotage_types::SchemaDef for McpEffectCount {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpFinding {
     const DEF: &'static str = "McpFinding";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for McpResourceSummary {
@@ -596,11 +668,35 @@ impl ::pilotage_types::SchemaDef for McpResourceSummary {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpServerIdentity {
     const DEF: &'static str = "McpServerIdentity";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for McpServing {
@@ -608,11 +704,35 @@ impl ::pilotage_types::SchemaDef for McpServing {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpToolEntry {
     const DEF: &'static str = "McpToolEntry";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for McpTransportEntry {
@@ -620,10 +740,34 @@ impl ::pilotage_types::SchemaDef for McpTransportEntry {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for McpProjection {
     const DEF: &'static str = ".";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }

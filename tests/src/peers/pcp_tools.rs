@@ -3240,11 +3240,35 @@ impl ::pilotage_types::SchemaDef for ActorAt {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for AuditListInput {
     const DEF: &'static str = "audit_list_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for AuditListOutput {
@@ -3252,11 +3276,35 @@ impl ::pilotage_types::SchemaDef for AuditListOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ContextBriefInput {
     const DEF: &'static str = "context_brief_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ContextBriefOutput {
@@ -3264,11 +3312,35 @@ impl ::pilotage_types::SchemaDef for ContextBriefOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for Cursor {
     const DEF: &'static str = "cursor";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for EraseRequestInput {
@@ -3276,11 +3348,35 @@ impl ::pilotage_types::SchemaDef for EraseRequestInput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for EraseRequestOutput {
     const DEF: &'static str = "erase_request_output";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for Error {
@@ -3288,11 +3384,35 @@ impl ::pilotage_types::SchemaDef for Error {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ExportCreateInput {
     const DEF: &'static str = "export_create_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ExportCreateOutput {
@@ -3300,11 +3420,35 @@ impl ::pilotage_types::SchemaDef for ExportCreateOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for FrontmatterInput {
     const DEF: &'static str = "frontmatter_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for Limit {
@@ -3312,11 +3456,35 @@ impl ::pilotage_types::SchemaDef for Limit {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for MemoryListInput {
     const DEF: &'static str = "memory_list_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for MemoryListOutput {
@@ -3324,11 +3492,35 @@ impl ::pilotage_types::SchemaDef for MemoryListOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeInput {
     const DEF: &'static str = "memory_propose_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeOutput {
@@ -3336,11 +3528,35 @@ impl ::pilotage_types::SchemaDef for MemoryProposeOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for MemoryReadInput {
     const DEF: &'static str = "memory_read_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for MemoryReadOutput {
@@ -3348,11 +3564,35 @@ impl ::pilotage_types::SchemaDef for MemoryReadOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for MemorySearchInput {
     const DEF: &'static str = "memory_search_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for MemorySearchOutput {
@@ -3360,11 +3600,35 @@ impl ::pilotage_types::SchemaDef for MemorySearchOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteInput {
     const DEF: &'static str = "memory_write_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteOutput {
@@ -3372,11 +3636,35 @@ impl ::pilotage_types::SchemaDef for MemoryWriteOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for PageSummary {
     const DEF: &'static str = "page_summary";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for PartitionListInput {
@@ -3384,11 +3672,35 @@ impl ::pilotage_types::SchemaDef for PartitionListInput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for PartitionListOutput {
     const DEF: &'static str = "partition_list_output";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for PartitionName {
@@ -3396,11 +3708,35 @@ impl ::pilotage_types::SchemaDef for PartitionName {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for Path {
     const DEF: &'static str = "path";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for Principal {
@@ -3408,11 +3744,35 @@ impl ::pilotage_types::SchemaDef for Principal {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ProfileGetInput {
     const DEF: &'static str = "profile_get_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ProfileGetOutput {
@@ -3420,11 +3780,35 @@ impl ::pilotage_types::SchemaDef for ProfileGetOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateInput {
     const DEF: &'static str = "profile_update_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateOutput {
@@ -3432,11 +3816,35 @@ impl ::pilotage_types::SchemaDef for ProfileUpdateOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ReviewListInput {
     const DEF: &'static str = "review_list_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ReviewListOutput {
@@ -3444,11 +3852,35 @@ impl ::pilotage_types::SchemaDef for ReviewListOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveInput {
     const DEF: &'static str = "review_resolve_input";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveOutput {
@@ -3456,10 +3888,34 @@ impl ::pilotage_types::SchemaDef for ReviewResolveOutput {
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
     }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
+    }
 }
 impl ::pilotage_types::SchemaDef for UtcDatetime {
     const DEF: &'static str = "utc_datetime";
     fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
         validators()
+    }
+    fn validator() -> &'static ::pilotage_types::validate::Validator {
+        static VALIDATOR: ::std::sync::OnceLock<
+            &'static ::pilotage_types::validate::Validator,
+        > = ::std::sync::OnceLock::new();
+        VALIDATOR
+            .get_or_init(|| {
+                ::pilotage_types::validate::generated_def_validator(
+                    <Self as ::pilotage_types::SchemaDef>::validators(),
+                    <Self as ::pilotage_types::SchemaDef>::DEF,
+                )
+            })
     }
 }
