@@ -218,14 +218,18 @@ impl<'a> Linter<'a> {
             .get("instructions")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        // "Pilotage" must be named in its own right, not only inside a tool name.
         let lower = instructions.to_lowercase();
-        if !(lower.contains("pilotage") && instructions.contains(MANIFEST_TOOL)) {
+        let without_tool_names = [MANIFEST_TOOL, GET_GUIDE_TOOL, CATALOG_TOOL]
+            .iter()
+            .fold(lower.clone(), |text, name| text.replace(name, ""));
+        if !(without_tool_names.contains("pilotage") && lower.contains(MANIFEST_TOOL)) {
             self.push(
                 "3.4/welcome-text",
                 Severity::Error,
                 None,
                 Some("/instructions".into()),
-                "the initialize instructions must name Pilotage and direct the agent to call pilotage_manifest first (heuristic: the text contains \"Pilotage\" and \"pilotage_manifest\")".into(),
+                "the initialize instructions must name Pilotage and direct the agent to call pilotage_manifest first (heuristic: the text contains \"Pilotage\" or the extension identifier, and \"pilotage_manifest\")".into(),
                 "add instructions such as \"This server speaks Pilotage: call pilotage_manifest first.\"",
             );
         }
@@ -401,9 +405,9 @@ impl<'a> Linter<'a> {
                 .to_lowercase();
             let (ok, rule, remedy) = match access {
                 AccessTool::Manifest => (
-                    description.contains("first") || description.contains("start"),
+                    ["first", "start", "begin", "entry point"].iter().any(|word| description.contains(word)),
                     "3.4/entry-point-description",
-                    "say that this tool is the starting point: call it first (heuristic: \"first\" or \"start\")",
+                    "say that this tool is the starting point: call it first (heuristic: \"first\", \"start\", \"begin\" or \"entry point\")",
                 ),
                 AccessTool::GetGuide => (
                     description.contains("learn") && description.contains("guide"),
@@ -943,11 +947,13 @@ fn shape_samples(kind: ToolKind) -> Vec<(&'static str, Value)> {
         ToolKind::Validate => vec![
             (
                 "a valid result",
-                json!({"valid": true, "diagnostics": [], "plan": {"steps": [], "max_risk": "safe", "max_risk_hints": hints}}),
+                json!({"valid": true, "diagnostics": [], "catalog_version": "cv",
+                    "plan": {"steps": [], "max_risk": "safe", "max_risk_hints": hints}}),
             ),
             (
                 "diagnostics",
-                json!({"valid": false, "diagnostics": [{"severity": "error", "code": "c", "path": "/x", "message": "m"}]}),
+                json!({"valid": false, "catalog_version": "cv",
+                    "diagnostics": [{"severity": "error", "code": "c", "path": "/x", "message": "m"}]}),
             ),
         ],
         ToolKind::Execute => vec![

@@ -338,3 +338,24 @@ fn part_iii_section_9_is_linted_and_explained() {
     assert_eq!(actual, expected, "{text}");
     assert!(text.ends_with("7 error(s), 1 warning(s)\n"), "{text}");
 }
+
+#[test]
+fn signpost_heuristics_are_neither_too_loose_nor_too_strict() {
+    let tools = surface::tools();
+    let manifest = surface::manifest();
+    let mut initialize = surface::initialize();
+    // The tool name alone does not name Pilotage.
+    initialize["instructions"] = json!("Call pilotage_manifest first.");
+    assert_eq!(
+        rules(&findings(&tools, &manifest, Some(&initialize), false)),
+        ["3.4/welcome-text"]
+    );
+    // The extension identifier names it.
+    initialize["instructions"] = json!("Supports io.github.jafarsa0/pilotage; call pilotage_manifest first.");
+    assert!(findings(&tools, &manifest, Some(&initialize), false).is_empty());
+    // Other wordings of the entry point are accepted.
+    let mut tools = surface::tools();
+    tool_mut(&mut tools, "pilotage_manifest")["description"] =
+        json!("The entry point: begin here to learn this server's Languages.");
+    assert!(findings(&tools, &manifest, None, false).is_empty());
+}
