@@ -279,11 +279,19 @@ impl SchemaValidators {
 }
 
 /// Validates `instance` with the compiled `validator` of `def`, listing every violation.
+#[inline]
 pub fn validate_with(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
     // The common case first: a valid value costs one boolean pass, nothing collected.
     if validator.is_valid(instance) {
         return Ok(());
     }
+    collect_violations(def, validator, instance)
+}
+
+/// The slow path of [`validate_with`], kept out of line so the fast path stays small.
+#[cold]
+#[inline(never)]
+fn collect_violations(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
     let violations: Vec<Violation> = validator
         .iter_errors(instance)
         .map(|error| Violation {
