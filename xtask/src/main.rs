@@ -24,19 +24,14 @@ const USAGE: &str = "usage:
 /// cargo, so that this binary never links the generated types: regen must build even when
 /// they do not.
 fn pilotage(command: &str, args: &[String]) -> ExitCode {
+    // The user's current directory is kept, so relative FILE and --schema paths mean what
+    // they say; the manifest path finds the workspace from anywhere.
+    let manifest = xtask::codegen::workspace_root().join("Cargo.toml");
     let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "--quiet",
-            "--package",
-            "pilotage-codegen",
-            "--bin",
-            "pilotage",
-            "--",
-            command,
-        ])
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(manifest)
+        .args(["--package", "pilotage-codegen", "--bin", "pilotage", "--", command])
         .args(args)
-        .current_dir(xtask::codegen::workspace_root())
         .status();
     match status.map(|s| s.code()) {
         Ok(Some(code)) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
