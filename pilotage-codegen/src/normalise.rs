@@ -21,6 +21,16 @@ pub struct Normalisation {
     pub apply: fn(&mut Value) -> Vec<String>,
 }
 
+/// Appends `note` to the object's `description` (or makes it the description), so that what a
+/// normalisation changed is said in the generated doc comment.
+fn append_to_description(object: &mut Map<String, Value>, note: &str) {
+    let description = match object.get("description").and_then(Value::as_str) {
+        Some(text) => format!("{text} {note}"),
+        None => note.to_owned(),
+    };
+    object.insert("description".into(), Value::String(description));
+}
+
 /// Every normalisation, in the order they are applied.
 #[rustfmt::skip]
 pub const ALL: &[Normalisation] = &[
@@ -193,11 +203,7 @@ pub fn drop_defaults(schema: &mut Value) -> Vec<String> {
     walk_mut(schema, "", &mut |object, at| {
         if let Some(default) = object.remove("default") {
             let note = format!("Default when absent: `{default}`.");
-            let description = match object.get("description").and_then(Value::as_str) {
-                Some(text) => format!("{text} {note}"),
-                None => note,
-            };
-            object.insert("description".into(), Value::String(description));
+            append_to_description(object, &note);
             changed.push(at.to_owned());
         }
     });
@@ -404,11 +410,7 @@ pub fn mark_nullable_optional_members(schema: &mut Value) -> Vec<String> {
                 continue;
             }
             let Value::Object(property) = property else { continue };
-            let description = match property.get("description").and_then(Value::as_str) {
-                Some(text) => format!("{text} {NULLABLE_OPTIONAL_MARK}"),
-                None => NULLABLE_OPTIONAL_MARK.to_owned(),
-            };
-            property.insert("description".into(), Value::String(description));
+            append_to_description(property, NULLABLE_OPTIONAL_MARK);
             changed.push(format!("{at}/properties/{}", crate::error::escape_pointer_token(name)));
         }
     });
@@ -474,11 +476,7 @@ pub fn external_references_as_any(schema: &mut Value) -> Vec<String> {
         let note = format!(
             "Unresolved external reference `{reference}`: any JSON value (serde_json::Value) until that document is vendored."
         );
-        let description = match object.get("description").and_then(Value::as_str) {
-            Some(text) => format!("{text} {note}"),
-            None => note,
-        };
-        object.insert("description".into(), Value::String(description));
+        append_to_description(object, &note);
         changed.push(format!("{at} ({reference})"));
     });
     changed
@@ -551,11 +549,7 @@ pub fn patterns_left_to_validator(schema: &mut Value) -> Vec<String> {
             return;
         };
         let note = format!("Pattern (enforced by the validator): `{pattern}`.");
-        let description = match object.get("description").and_then(Value::as_str) {
-            Some(text) => format!("{text} {note}"),
-            None => note,
-        };
-        object.insert("description".into(), Value::String(description));
+        append_to_description(object, &note);
         changed.push(at.to_owned());
     });
     changed
