@@ -103,6 +103,16 @@ pub fn carrier_error(message: impl Into<String>) -> ErrorData {
     ErrorData::invalid_params(message.into(), None)
 }
 
+/// An [`ArgumentFault`](crate::ArgumentFault) on its Part III 7.1 channel: a carrier fault as
+/// the JSON-RPC `-32602` error, a request error as a tool result with `isError: true`.
+#[cfg(feature = "derive")]
+pub fn argument_fault(fault: crate::ArgumentFault) -> Result<CallToolResult, ErrorData> {
+    match fault {
+        crate::ArgumentFault::Carrier { message } => Err(carrier_error(message)),
+        crate::ArgumentFault::Request(error) => Ok(call_tool_result::<Value>(Err(error))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +134,17 @@ mod tests {
         assert_eq!(error.is_error, Some(true));
         assert_eq!(error.structured_content.unwrap()["error"]["kind"], "not_found");
         assert_eq!(carrier_error("Unknown tool: x").code.0, -32602);
+        #[cfg(feature = "derive")]
+        {
+            let carrier = argument_fault(crate::ArgumentFault::Carrier {
+                message: "missing run_id".into(),
+            });
+            assert_eq!(carrier.unwrap_err().code.0, -32602);
+            let request = argument_fault(crate::ArgumentFault::Request(RequestError::invalid_request(
+                "both runnables",
+            )));
+            assert_eq!(request.unwrap().is_error, Some(true));
+        }
     }
 
     #[test]
