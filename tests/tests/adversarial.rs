@@ -121,6 +121,17 @@ proptest! {
     }
 
     #[test]
+    fn the_linter_never_panics(tools in arbitrary_json(), manifest in arbitrary_json(), initialize in arbitrary_json()) {
+        let findings = pilotage_types::conformance::lint(pilotage_types::conformance::Surface {
+            tools: &tools, manifest: &manifest, initialize: Some(&initialize), stateless: true,
+        });
+        // A manifest that is not even an object is always an error finding.
+        if !manifest.is_object() {
+            prop_assert!(pilotage_types::conformance::has_errors(&findings));
+        }
+    }
+
+    #[test]
     fn normalisation_and_codegen_never_panic(schema in arbitrary_json()) {
         let mut copy = schema.clone();
         pilotage_codegen::normalise::apply_all(&mut copy);
