@@ -23,3 +23,10 @@ pub fn read_workspace_file(relative: &str) -> String {
     let path = workspace_root().join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
+
+/// Says, on the real stderr, that a check did not run. Written around the test harness's output
+/// capture (which only intercepts `print!`/`eprint!`), so it shows even when the test passes.
+pub fn report_skipped(what: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {what}");
+}

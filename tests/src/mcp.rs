@@ -37,10 +37,10 @@ pub fn schemas(check: &str) -> Option<Vec<(&'static str, SchemaValidators)>> {
                         path.display()
                     );
                 }
-                eprintln!(
-                    "SKIPPED: {check}: official MCP schema {} not found ({e}); set PILOTAGE_MCP_SCHEMAS=DIR to run this check",
+                crate::report_skipped(&format!(
+                    "{check}: official MCP schema {} not found ({e}); set PILOTAGE_MCP_SCHEMAS=DIR to run this check",
                     path.display()
-                );
+                ));
                 return None;
             }
         }

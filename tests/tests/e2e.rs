@@ -31,7 +31,7 @@ fn node_client_available() -> bool {
         std::env::var("CI").as_deref() != Ok("true"),
         "CI=true and the end-to-end client cannot run: {why}"
     );
-    eprintln!("SKIPPED: end-to-end test with the TypeScript MCP SDK: {why}");
+    pilotage_tests::report_skipped(&format!("end-to-end test with the TypeScript MCP SDK: {why}"));
     false
 }
 

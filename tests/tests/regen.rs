@@ -66,7 +66,9 @@ fn vendored_spec_files_equal_the_shared_spec() {
             std::env::var("CI").as_deref() != Ok("true"),
             "../shared/spec is missing under CI=true"
         );
-        eprintln!("SKIPPED: ../shared/spec not found (set PILOTAGE_SHARED_SPEC); vendored-spec equality NOT checked");
+        pilotage_tests::report_skipped(
+            "../shared/spec not found (set PILOTAGE_SHARED_SPEC); vendored-spec equality NOT checked",
+        );
         return;
     };
     let mut pairs = vec![
