@@ -10,6 +10,9 @@
 //!   where a present `null` reads as `None`; it gets a deserializer that keeps `Some(Null)`.
 //!   An optional member marked by [`crate::normalise::mark_nullable_optional_members`] becomes
 //!   `Option<Option<T>>` with the same deserializer, and the mark leaves its doc comment.
+//!
+//! The deserializers live in `pilotage_types::wire`: one implementation for every generated
+//! module.
 //! - **schema integers are integers**: JSON Schema counts `5.0` as an `integer`, serde's `u64`
 //!   does not; integer members get a deserializer that accepts integral floats, so `parse`
 //!   never rejects what the validator accepts (the value re-serialises as `5`).
@@ -19,63 +22,6 @@ use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Attribute, Field, Fields, Type};
 
 use crate::normalise::NULLABLE_OPTIONAL_MARK;
-
-/// The helper module the rewritten fields refer to, with only the helpers they use (the
-/// generated code must compile without warnings, dead code included).
-fn wire_module(uses: &Uses) -> syn::Item {
-    let present = uses.present.then(|| {
-        quote! {
-            /// Deserializes a member that is present, even as `null`, to `Some`.
-            pub(super) fn present<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::Deserialize<'de>,
-            {
-                <T as ::serde::Deserialize<'de>>::deserialize(deserializer).map(::std::option::Option::Some)
-            }
-        }
-    });
-    let integer = (uses.integer || uses.optional_integer).then(|| {
-        quote! {
-            /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
-            /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
-            pub(super) fn integer<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::de::DeserializeOwned,
-            {
-                let number = <::serde_json::Number as ::serde::Deserialize<'de>>::deserialize(deserializer)?;
-                let value = match number.as_f64() {
-                    ::std::option::Option::Some(float) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0 && float.abs() < 9.007_199_254_740_992e15 => {
-                        if float < 0.0 { ::serde_json::Value::from(float as i64) } else { ::serde_json::Value::from(float as u64) }
-                    }
-                    _ => ::serde_json::Value::Number(number),
-                };
-                T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        }
-    });
-    let optional_integer = uses.optional_integer.then(|| {
-        quote! {
-            /// [`integer`] for an optional member.
-            pub(super) fn optional_integer<'de, D, T>(deserializer: D) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::de::DeserializeOwned,
-            {
-                integer(deserializer).map(::std::option::Option::Some)
-            }
-        }
-    });
-    parse_quote! {
-        /// Serde helpers for members where presence or number form matters (generated).
-        mod wire {
-            #present
-            #integer
-            #optional_integer
-        }
-    }
-}
 
 /// Integer types typify emits for `"type": "integer"`.
 const INTEGER_TYPES: &[&str] = &[
@@ -105,14 +51,10 @@ fn integer_field(ty: &Type) -> Option<bool> {
 
 /// Applies every rewrite to `file` in place.
 pub fn apply(file: &mut syn::File) {
-    let mut rewriter = Rewriter { uses: Uses::default() };
-    rewriter.visit_file_mut(file);
+    Rewriter.visit_file_mut(file);
     // typify also copies a member's description onto the type it creates for the member; the
     // mark has done its work on the fields, so it leaves every other doc comment too.
     DocRewriter.visit_file_mut(file);
-    if rewriter.uses.present || rewriter.uses.integer || rewriter.uses.optional_integer {
-        file.items.push(wire_module(&rewriter.uses));
-    }
 }
 
 /// Rewrites every doc comment left: removes [`NULLABLE_OPTIONAL_MARK`], and marks code
@@ -168,17 +110,12 @@ impl VisitMut for DocRewriter {
     }
 }
 
-/// Which `wire` helpers the rewritten fields use.
-#[derive(Default)]
-struct Uses {
-    present: bool,
-    integer: bool,
-    optional_integer: bool,
-}
+/// The serde helpers of `pilotage_types::wire` the rewritten fields use.
+const PRESENT: &str = "::pilotage_types::wire::present";
+const INTEGER: &str = "::pilotage_types::wire::integer";
+const OPTIONAL_INTEGER: &str = "::pilotage_types::wire::optional_integer";
 
-struct Rewriter {
-    uses: Uses,
-}
+struct Rewriter;
 
 impl VisitMut for Rewriter {
     fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
@@ -241,54 +178,45 @@ fn take_nullable_mark(field: &mut Field) -> bool {
     found
 }
 
+/// `#[serde(...)]` with the given options, as an attribute.
+fn serde(options: proc_macro2::TokenStream) -> Attribute {
+    parse_quote!(#[serde(#options)])
+}
+
 impl Rewriter {
     fn rewrite_field(&mut self, field: &mut Field) {
         let skip = skip_serializing_if(field);
         let nullable = take_nullable_mark(field);
-        let present_attr: Attribute = parse_quote! {
-            #[serde(default, deserialize_with = "wire::present", skip_serializing_if = "::std::option::Option::is_none")]
-        };
         let renamed = rename_of(field);
+        let optional = skip.as_deref() == Some("::std::option::Option::is_none");
+        let present =
+            serde(quote!(default, deserialize_with = #PRESENT, skip_serializing_if = "::std::option::Option::is_none"));
         match skip.as_deref() {
             Some("::std::vec::Vec::is_empty" | "::serde_json::Map::is_empty") => {
                 let ty = &field.ty;
                 field.ty = parse_quote!(::std::option::Option<#ty>);
                 set_serde_attr(
                     field,
-                    parse_quote! {
-                        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-                    },
+                    serde(quote!(default, skip_serializing_if = "::std::option::Option::is_none")),
                     renamed,
                 );
             }
-            Some("::std::option::Option::is_none") if nullable => {
+            _ if optional && nullable => {
                 let ty = &field.ty;
                 field.ty = parse_quote!(::std::option::Option<#ty>);
-                set_serde_attr(field, present_attr, renamed);
-                self.uses.present = true;
+                set_serde_attr(field, present, renamed);
             }
-            Some("::std::option::Option::is_none") if is_option_of_json_value(&field.ty) => {
-                set_serde_attr(field, present_attr, renamed);
-                self.uses.present = true;
-            }
+            _ if optional && is_option_of_json_value(&field.ty) => set_serde_attr(field, present, renamed),
             _ => match integer_field(&field.ty) {
-                Some(true) => {
-                    set_serde_attr(
-                        field,
-                        parse_quote!(#[serde(deserialize_with = "wire::integer")]),
-                        renamed,
-                    );
-                    self.uses.integer = true;
-                }
+                Some(true) => set_serde_attr(field, serde(quote!(deserialize_with = #INTEGER)), renamed),
                 // Only optional members: a required nullable integer keeps typify's attribute.
-                Some(false) if skip.as_deref() == Some("::std::option::Option::is_none") => {
-                    set_serde_attr(
-                        field,
-                        parse_quote!(#[serde(default, deserialize_with = "wire::optional_integer", skip_serializing_if = "::std::option::Option::is_none")]),
-                        renamed,
-                    );
-                    self.uses.optional_integer = true;
-                }
+                Some(false) if optional => set_serde_attr(
+                    field,
+                    serde(
+                        quote!(default, deserialize_with = #OPTIONAL_INTEGER, skip_serializing_if = "::std::option::Option::is_none"),
+                    ),
+                    renamed,
+                ),
                 _ => {}
             },
         }
@@ -354,15 +282,15 @@ mod tests {
         );
         let out = rewrite(&source);
         assert!(out.contains("Option < :: std :: option :: Option < u8 > >"), "{out}");
-        assert!(out.contains("wire::present"), "{out}");
+        assert!(out.contains("::pilotage_types::wire::present"), "{out}");
         assert!(!out.contains(NULLABLE_OPTIONAL_MARK), "{out}");
-        assert!(out.contains("mod wire"), "{out}");
     }
 
     #[test]
-    fn untouched_file_gets_no_helper_module() {
-        let out = rewrite("pub struct S { pub a: String }");
-        assert!(!out.contains("mod wire"), "{out}");
+    fn members_without_presence_or_number_issues_are_untouched() {
+        let source = r#"pub struct S { #[serde(skip_serializing_if = "::std::option::Option::is_none")] pub a: ::std::option::Option<String>, pub b: String }"#;
+        let before: syn::File = syn::parse_str(source).unwrap();
+        assert_eq!(rewrite(source), quote!(#before).to_string());
     }
 
     #[test]
@@ -385,7 +313,13 @@ mod tests {
                 pub line: ::std::option::Option<::std::num::NonZeroU64>,
             }"#,
         );
-        assert!(out.contains("deserialize_with = \"wire::integer\""), "{out}");
-        assert!(out.contains("deserialize_with = \"wire::optional_integer\""), "{out}");
+        assert!(
+            out.contains("deserialize_with = \"::pilotage_types::wire::integer\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("deserialize_with = \"::pilotage_types::wire::optional_integer\""),
+            "{out}"
+        );
     }
 }

@@ -221,7 +221,7 @@ pub struct CatalogEntry {
     pub name: ::std::string::String,
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output_schema: ::std::option::Option<
@@ -381,7 +381,7 @@ pub struct ExecuteRequest {
     ///Validation context value bound per Part II 6.5.5.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub context: ::std::option::Option<::serde_json::Value>,
@@ -392,14 +392,14 @@ pub struct ExecuteRequest {
     ///Input value bound per Part II 6.5.5.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub input: ::std::option::Option<::serde_json::Value>,
     ///Inline program; shape is Language-defined.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub program: ::std::option::Option<::serde_json::Value>,
@@ -483,7 +483,7 @@ pub struct ExecuteResponse {
     pub outcome: Outcome,
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output: ::std::option::Option<::serde_json::Value>,
@@ -544,12 +544,12 @@ pub struct Guide {
     pub id: ::std::string::String,
     pub language: LanguageIdentifier,
     pub level: GuideLevel,
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub size_bytes: u64,
     pub title: ::std::string::String,
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub tokens_estimate: ::std::option::Option<u64>,
@@ -1355,9 +1355,9 @@ pub struct RiskHints {
 ///`TextPosition`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TextPosition {
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub column: ::std::num::NonZeroU64,
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub line: ::std::num::NonZeroU64,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1457,7 +1457,7 @@ pub struct TraceFetchResponse {
     pub outcome: Outcome,
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output: ::std::option::Option<::serde_json::Value>,
@@ -1531,20 +1531,20 @@ pub struct TraceStep {
     pub id: ::std::string::String,
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub input: ::std::option::Option<::serde_json::Value>,
     pub outcome: Outcome,
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub output: ::std::option::Option<::serde_json::Value>,
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub t_ms: ::std::option::Option<u64>,
@@ -1670,57 +1670,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Serde helpers for members where presence or number form matters (generated).
-mod wire {
-    /// Deserializes a member that is present, even as `null`, to `Some`.
-    pub(super) fn present<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::Deserialize<'de>,
-    {
-        <T as ::serde::Deserialize<'de>>::deserialize(deserializer)
-            .map(::std::option::Option::Some)
-    }
-    /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
-    /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
-    pub(super) fn integer<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<T, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::de::DeserializeOwned,
-    {
-        let number = <::serde_json::Number as ::serde::Deserialize<
-            'de,
-        >>::deserialize(deserializer)?;
-        let value = match number.as_f64() {
-            ::std::option::Option::Some(
-                float,
-            ) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0
-                && float.abs() < 9.007_199_254_740_992e15 => {
-                if float < 0.0 {
-                    ::serde_json::Value::from(float as i64)
-                } else {
-                    ::serde_json::Value::from(float as u64)
-                }
-            }
-            _ => ::serde_json::Value::Number(number),
-        };
-        T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
-    }
-    /// [`integer`] for an optional member.
-    pub(super) fn optional_integer<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::de::DeserializeOwned,
-    {
-        integer(deserializer).map(::std::option::Option::Some)
     }
 }
 ///The Pilotage version these types implement (`major.minor`). Read from the schema's `$id` (https://pilotagespec.org/schemas/1.1/pilotage.schema.json).

@@ -30,6 +30,8 @@ pub mod structural;
 pub mod tool;
 #[cfg(feature = "validate")]
 pub mod validate;
+#[doc(hidden)]
+pub mod wire;
 
 pub use constants::*;
 pub use generated::*;

@@ -123,7 +123,7 @@ pub struct McpProjectionInput {
 `repository_mutation`. Absent lists every tool.*/
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub effect: ::std::option::Option<::std::option::Option<ExecutionEffect>>,
@@ -158,20 +158,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Serde helpers for members where presence or number form matters (generated).
-mod wire {
-    /// Deserializes a member that is present, even as `null`, to `Some`.
-    pub(super) fn present<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::Deserialize<'de>,
-    {
-        <T as ::serde::Deserialize<'de>>::deserialize(deserializer)
-            .map(::std::option::Option::Some)
     }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in

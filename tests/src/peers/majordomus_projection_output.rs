@@ -254,7 +254,7 @@ pub struct McpEffectCount {
     ///The effect.
     pub effect: ExecutionEffect,
     ///How many tools have it.
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub tools: u32,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -324,7 +324,7 @@ not, the installed command of the same name is what a configuration names.*/
     ///What of the protocol is served.
     pub serving: McpServing,
     ///How many tools the registry projects, whatever the filter asked for.
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub tool_count: u32,
     ///The tools asked for, in registry order.
     pub tools: ::std::vec::Vec<McpToolEntry>,
@@ -349,10 +349,10 @@ assert_eq!(r.builtin + r.objects, 1796);
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct McpResourceSummary {
     ///Resources a builtin capability answers.
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub builtin: u32,
     ///Objects of this repository's layer, each one more resource.
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub objects: u32,
     ///The URI shape of an object's resource.
     pub template: ::std::string::String,
@@ -453,7 +453,7 @@ assert_eq!((t.id.as_str(), t.attached), ("stdio", 1));
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct McpTransportEntry {
     ///Sessions attached to this process over it right now.
-    #[serde(deserialize_with = "wire::integer")]
+    #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub attached: u32,
     ///`stdio` or `http`.
     pub id: ::std::string::String,
@@ -492,36 +492,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Serde helpers for members where presence or number form matters (generated).
-mod wire {
-    /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
-    /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
-    pub(super) fn integer<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<T, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::de::DeserializeOwned,
-    {
-        let number = <::serde_json::Number as ::serde::Deserialize<
-            'de,
-        >>::deserialize(deserializer)?;
-        let value = match number.as_f64() {
-            ::std::option::Option::Some(
-                float,
-            ) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0
-                && float.abs() < 9.007_199_254_740_992e15 => {
-                if float < 0.0 {
-                    ::serde_json::Value::from(float as i64)
-                } else {
-                    ::serde_json::Value::from(float as u64)
-                }
-            }
-            _ => ::serde_json::Value::Number(number),
-        };
-        T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in

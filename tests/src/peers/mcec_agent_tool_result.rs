@@ -35,7 +35,7 @@ pub struct Error {
     #[serde(
         rename = "lastObservation",
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub last_observation: ::std::option::Option<
@@ -47,7 +47,7 @@ pub struct Error {
     #[serde(
         rename = "partialResult",
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub partial_result: ::std::option::Option<
@@ -155,7 +155,7 @@ pub struct McecAgentToolResult {
     ///Tool-specific success payload (e.g. the PNG for capture, the UIA tree for query, the matched element for find). Shape is owned by each tool's epic, not by this contract. Present when ok is true; omitted or null when ok is false.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub result: ::std::option::Option<
@@ -167,7 +167,7 @@ pub struct McecAgentToolResult {
     #[serde(
         rename = "sessionId",
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub session_id: ::std::option::Option<::std::option::Option<::std::string::String>>,
@@ -214,20 +214,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Serde helpers for members where presence or number form matters (generated).
-mod wire {
-    /// Deserializes a member that is present, even as `null`, to `Some`.
-    pub(super) fn present<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::Deserialize<'de>,
-    {
-        <T as ::serde::Deserialize<'de>>::deserialize(deserializer)
-            .map(::std::option::Option::Some)
     }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in

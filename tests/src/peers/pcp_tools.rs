@@ -144,7 +144,7 @@ pub struct ContextBriefInput {
     pub focus: ::std::option::Option<ContextBriefInputFocus>,
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub token_budget: ::std::option::Option<i64>,
@@ -219,7 +219,7 @@ pub struct ContextBriefOutput {
     ///Unresolved external reference `profile.core.schema.json`: any JSON value (serde_json::Value) until that document is vendored. Unresolved external reference `profile.team.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub profile: ::std::option::Option<::serde_json::Value>,
@@ -883,7 +883,7 @@ pub struct EraseRequestOutput {
     ///For a real run: the receipt. Unresolved external reference `erasure.receipt.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
     #[serde(
         default,
-        deserialize_with = "wire::present",
+        deserialize_with = "::pilotage_types::wire::present",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub receipt: ::std::option::Option<::serde_json::Value>,
@@ -1071,7 +1071,7 @@ impl<'de> ::serde::Deserialize<'de> for ExportCreateInputEncryptToItem {
 pub struct ExportCreateOutput {
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub bytes: ::std::option::Option<u64>,
@@ -1084,7 +1084,7 @@ pub struct ExportCreateOutput {
     pub export_id: ExportCreateOutputExportId,
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub page_count: ::std::option::Option<u64>,
@@ -1670,7 +1670,7 @@ pub struct MemoryReadOutput {
     ///Proposed revisions of this page the caller may see (SPEC §5.4).
     #[serde(
         default,
-        deserialize_with = "wire::optional_integer",
+        deserialize_with = "::pilotage_types::wire::optional_integer",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub pending_revisions: ::std::option::Option<u64>,
@@ -3125,57 +3125,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Serde helpers for members where presence or number form matters (generated).
-mod wire {
-    /// Deserializes a member that is present, even as `null`, to `Some`.
-    pub(super) fn present<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::Deserialize<'de>,
-    {
-        <T as ::serde::Deserialize<'de>>::deserialize(deserializer)
-            .map(::std::option::Option::Some)
-    }
-    /// Deserializes a JSON Schema `integer`: any number with a zero fractional part
-    /// (`5.0` is an integer to the schema, so the type accepts it too, as `5`).
-    pub(super) fn integer<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<T, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::de::DeserializeOwned,
-    {
-        let number = <::serde_json::Number as ::serde::Deserialize<
-            'de,
-        >>::deserialize(deserializer)?;
-        let value = match number.as_f64() {
-            ::std::option::Option::Some(
-                float,
-            ) if !number.is_i64() && !number.is_u64() && float.fract() == 0.0
-                && float.abs() < 9.007_199_254_740_992e15 => {
-                if float < 0.0 {
-                    ::serde_json::Value::from(float as i64)
-                } else {
-                    ::serde_json::Value::from(float as u64)
-                }
-            }
-            _ => ::serde_json::Value::Number(number),
-        };
-        T::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
-    }
-    /// [`integer`] for an optional member.
-    pub(super) fn optional_integer<'de, D, T>(
-        deserializer: D,
-    ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-        T: ::serde::de::DeserializeOwned,
-    {
-        integer(deserializer).map(::std::option::Option::Some)
     }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
