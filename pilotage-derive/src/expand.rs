@@ -69,7 +69,16 @@ pub fn expand(container: &Container) -> TokenStream {
             };
             fn state() -> &'static ::pilotage_types::__private::LoopToolState {
                 static STATE: ::std::sync::OnceLock<::pilotage_types::__private::LoopToolState> = ::std::sync::OnceLock::new();
-                STATE.get_or_init(|| ::pilotage_types::__private::LoopToolState::new::<#ident>(SPEC))
+                STATE.get_or_init(|| {
+                    // The struct's schema, from schemars in this (the user's) crate.
+                    let raw = ::schemars::generate::SchemaSettings::draft2020_12()
+                        .with(|settings| settings.inline_subschemas = true)
+                        .for_deserialize()
+                        .into_generator()
+                        .into_root_schema_for::<#ident>()
+                        .to_value();
+                    ::pilotage_types::__private::LoopToolState::new(raw, SPEC)
+                })
             }
             #[automatically_derived]
             impl ::pilotage_types::PilotageTool for #ident {

@@ -128,14 +128,12 @@ impl std::fmt::Debug for LoopToolState {
 }
 
 impl LoopToolState {
-    /// Builds the definition of the loop tool `T` described by `spec`.
-    pub fn new<T: schemars::JsonSchema>(spec: LoopToolSpec) -> Self {
-        let raw = schemars::generate::SchemaSettings::draft2020_12()
-            .with(|settings| settings.inline_subschemas = true)
-            .for_deserialize()
-            .into_generator()
-            .into_root_schema_for::<T>()
-            .to_value();
+    /// Builds the definition of the loop tool described by `spec`.
+    ///
+    /// `raw` is the struct's schemars schema (draft 2020-12, subschemas inlined, for
+    /// deserialization), computed by the derive's expansion in the user's crate: this crate
+    /// does not depend on schemars, so downstream builds compile it in parallel with schemars.
+    pub fn new(raw: Value, spec: LoopToolSpec) -> Self {
         let input_schema = input_schema(raw, &spec);
         let definition = ToolDefinition {
             name: spec.name.to_owned(),
