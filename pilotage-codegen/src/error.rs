@@ -6,7 +6,7 @@ use std::fmt;
 /// A failure of the generation pipeline, located in the input schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodegenError {
-    /// The schema's display name (normally its path), as given in [`crate::Settings::source_name`].
+    /// The schema's display name (normally its path), as given in [`crate::TypesSettings::source_name`].
     pub file: String,
     /// JSON Pointer (RFC 6901) of the offending location; empty for the whole document.
     pub pointer: String,

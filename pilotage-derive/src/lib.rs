@@ -2,10 +2,10 @@
 //! into a loop tool whose MCP definition is conformant by construction. Use it through
 //! `pilotage_types::PilotageTool`, which re-exports it beside the trait.
 //!
-//! The pipeline, after serde_derive: [`ast`] parses the input into a typed tree that keeps
-//! spans (with [`attr`] reading `#[pilotage(...)]` and serde's renames), [`valid`] checks every
+//! The pipeline, after serde_derive: `ast` parses the input into a typed tree that keeps
+//! spans (with `attr` reading `#[pilotage(...)]` and serde's renames), `valid` checks every
 //! rule a struct can break and reports all violations at once, each on the offending token,
-//! and [`expand`] writes the `PilotageTool` impl.
+//! and `expand` writes the `PilotageTool` impl.
 
 mod ast;
 mod attr;

@@ -3,7 +3,7 @@
 //! [`SchemaValidators`] owns one schema document and compiles, on first use and once per
 //! process, one `jsonschema` validator per `$defs` entry; it is `Sync`, so one instance serves
 //! every thread. [`pilotage`] is the instance for the Pilotage schema, which backs
-//! [`SchemaDef::validate`](crate::SchemaDef::validate), [`parse`] and [`parse_slice`].
+//! [`SchemaDef::validate`], [`parse`] and [`parse_slice`].
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -1,5 +1,5 @@
 //! `cargo xtask regen`: the one generation function ([`generate_all`]) and the two ways of
-//! using it, writing ([`write_all`]) and comparing ([`check_all`]), in the manner of
+//! using it, writing ([`write_all_atomically`]) and comparing ([`drift`]), in the manner of
 //! rust-analyzer's `cargo xtask codegen`. `pilotage-tests` runs the check as a `#[test]`.
 //!
 //! Everything is generated in memory first; files are written only when all generation
