@@ -105,7 +105,16 @@ pub fn validate(args: &[String], out: &mut String, err: &mut String) -> Status {
 /// Reads and parses a JSON file; the error names the file and says what is wrong.
 pub fn read_json(path: &Path) -> Result<Value, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", path.display()))
+    serde_json::from_slice(&bytes).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "{}: nested deeper than 128 levels, which is not read ({e})",
+                path.display()
+            )
+        } else {
+            format!("{}: not JSON: {e}", path.display())
+        }
+    })
 }
 
 /// Unwraps a JSON-RPC response (`{"result": ...}`) to its result.
