@@ -238,9 +238,9 @@ impl<'a> Linter<'a> {
     fn shorthand_meta_keys(&mut self, meta: &Map<String, Value>, tool: Option<&str>, at: &str) {
         for key in meta.keys() {
             let lower = key.to_lowercase();
-            if key != META_KEY
-                && (lower == "pilotage" || (lower.contains("pilotage") && !lower.starts_with("io.github.jafarsa0/")))
-            {
+            // The shorthands Part III 2 forbids, and the dotted identifier of earlier documents
+            // (1.1, compatibility note); other vendors' keys are none of Pilotage's business.
+            if key != META_KEY && SHORTHAND_KEYS.contains(&lower.as_str()) {
                 self.push(
                     "2/shorthand-meta-key",
                     Severity::Error,
@@ -382,7 +382,7 @@ impl<'a> Linter<'a> {
                 AccessTool::Manifest => {
                     input.get("type") == Some(&json!("object")) && required_members(&input).is_empty()
                 }
-                _ => input == access.input_schema(),
+                _ => without_annotations(&input) == without_annotations(&access.input_schema()),
             };
             if !matches {
                 self.push(
@@ -886,6 +886,43 @@ impl<'a> Linter<'a> {
                 "make it an anyOf of every response shape and the request error (pilotage_types::ToolKind::output_schema, Part III 6)",
             );
         }
+    }
+}
+
+/// `_meta` keys that a sender must not use for Pilotage metadata (Part III 1.1, 2).
+const SHORTHAND_KEYS: &[&str] = &[
+    "pilotage",
+    "io.github.jafarsa0.pilotage",
+    "jafarsa0/pilotage",
+    "jafarsa0.pilotage",
+];
+
+/// `schema` without annotation keywords (`description`, `title`, `$comment`, `examples`,
+/// `$schema`) at any depth: an access tool's inputSchema may document its members and still be
+/// the one Part III 4.1/4.2 defines.
+fn without_annotations(schema: &Value) -> Value {
+    match schema {
+        Value::Object(object) => Value::Object(
+            object
+                .iter()
+                .filter(|(key, _)| {
+                    !matches!(
+                        key.as_str(),
+                        "description" | "title" | "$comment" | "examples" | "$schema"
+                    )
+                })
+                .map(|(key, value)| {
+                    let value = if matches!(key.as_str(), "enum" | "const" | "default") {
+                        value.clone()
+                    } else {
+                        without_annotations(value)
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_annotations).collect()),
+        other => other.clone(),
     }
 }
 

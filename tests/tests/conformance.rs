@@ -353,6 +353,23 @@ fn signpost_heuristics_are_neither_too_loose_nor_too_strict() {
     // The extension identifier names it.
     initialize["instructions"] = json!("Supports io.github.jafarsa0/pilotage; call pilotage_manifest first.");
     assert!(findings(&tools, &manifest, Some(&initialize), false).is_empty());
+    // Documented access-tool schemas are still the Part III schemas; other vendors' _meta keys are theirs.
+    let mut documented = surface::tools();
+    tool_mut(&mut documented, "pilotage_get_guide")["inputSchema"]["properties"]["language"]["description"] =
+        json!("A Language of the manifest.");
+    tool_mut(&mut documented, "run_workflow")["_meta"]["com.example/pilotage-stats"] = json!({"calls": 3});
+    assert!(
+        findings(&documented, &manifest, None, false).is_empty(),
+        "{}",
+        render_text(&findings(&documented, &manifest, None, false))
+    );
+    let mut dotted = surface::tools();
+    tool_mut(&mut dotted, "run_workflow")["_meta"]["io.github.jafarsa0.pilotage"] =
+        json!({"argument": "workflow", "language": "workflow/v1"});
+    assert_eq!(
+        rules(&findings(&dotted, &manifest, None, false)),
+        ["2/shorthand-meta-key"]
+    );
     // Other wordings of the entry point are accepted.
     let mut tools = surface::tools();
     tool_mut(&mut tools, "pilotage_manifest")["description"] =
