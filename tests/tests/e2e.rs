@@ -99,6 +99,20 @@ fn faults_are_routed_as_part_iii_7_says() {
     let engine = engine::Engine::default();
     let carrier = engine.call("validate_workflow", &serde_json::json!({})).unwrap_err();
     assert_eq!(carrier.code.0, -32602);
+    let below_minimum = engine.call(
+        "pilotage_catalog",
+        &serde_json::json!({"language": "workflow/v1", "verb": "list", "limit": 0}),
+    );
+    assert_eq!(
+        below_minimum.unwrap_err().code.0,
+        -32602,
+        "the access schemas are strict (Part III 7.1)"
+    );
+    let bad_verb = engine.call(
+        "pilotage_catalog",
+        &serde_json::json!({"language": "workflow/v1", "verb": "delete"}),
+    );
+    assert_eq!(bad_verb.unwrap_err().code.0, -32602);
     let unknown = engine.call("nope", &serde_json::json!({})).unwrap_err();
     assert_eq!(unknown.message, "Unknown tool: nope");
     let request = engine

@@ -254,18 +254,30 @@ fn parse<T: PilotageTool>(arguments: &Value) -> Result<Result<T, RequestError>, 
 
 /// The access tools' schemas are strict (Part III 7.1): a violation is a carrier fault.
 fn access(tool: AccessTool, arguments: &Value) -> Result<(), ErrorData> {
-    let faults = pilotage_types::structural::faults(&tool.input_schema(), arguments);
-    let verb_ok = tool != AccessTool::Catalog
-        || matches!(
-            arguments.get("verb").and_then(Value::as_str),
-            Some("list" | "get" | "changed_since") | None
-        );
-    if faults.is_empty() && verb_ok {
+    use std::sync::LazyLock;
+    // Full JSON Schema semantics here (enum of verb, minimum of limit): every violation of these
+    // strict schemas is carrier-level.
+    static VALIDATORS: LazyLock<Vec<(AccessTool, jsonschema::Validator)>> = LazyLock::new(|| {
+        AccessTool::ALL
+            .iter()
+            .map(|tool| {
+                (
+                    *tool,
+                    jsonschema::validator_for(&tool.input_schema()).expect("Part III's access schemas compile"),
+                )
+            })
+            .collect()
+    });
+    let (_, validator) = VALIDATORS
+        .iter()
+        .find(|(t, _)| *t == tool)
+        .expect("every access tool has a validator");
+    let messages: Vec<String> = validator
+        .iter_errors(arguments)
+        .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+        .collect();
+    if messages.is_empty() {
         return Ok(());
-    }
-    let mut messages: Vec<String> = faults.into_iter().map(|(at, m)| format!("{at}: {m}")).collect();
-    if !verb_ok {
-        messages.push("/verb: must be one of list, get, changed_since".into());
     }
     Err(mcp::carrier_error(format!(
         "invalid arguments for {}: {}",
