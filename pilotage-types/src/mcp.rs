@@ -21,6 +21,12 @@ pub fn tool(definition: &ToolDefinition) -> Tool {
         .expect("a ToolDefinition is an MCP Tool (checked against the MCP schemas by the tests)")
 }
 
+impl From<&ToolDefinition> for Tool {
+    fn from(definition: &ToolDefinition) -> Self {
+        tool(definition)
+    }
+}
+
 /// A complete, unpaginated `tools/list` result.
 pub fn tools_list<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> ListToolsResult {
     ListToolsResult::with_all_items(definitions.into_iter().map(tool).collect())
@@ -150,7 +156,7 @@ mod tests {
     #[test]
     fn tools_keep_every_member() {
         let definition = crate::AccessTool::Manifest.definition();
-        let converted = serde_json::to_value(tool(definition)).unwrap();
+        let converted = serde_json::to_value(Tool::from(definition)).unwrap();
         assert_eq!(converted["name"], "pilotage_manifest");
         assert_eq!(converted["annotations"]["readOnlyHint"], true);
         assert_eq!(converted["outputSchema"], definition.output_schema.clone().unwrap());
