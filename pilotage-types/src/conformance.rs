@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crate::escape_pointer_token;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -80,6 +81,8 @@ pub struct Surface<'a> {
 
 struct Linter<'a> {
     surface: Surface<'a>,
+    /// The manifest's Language entries (empty when it has none).
+    languages: &'a [Value],
     tools: BTreeMap<String, (usize, &'a Value)>,
     findings: Vec<Finding>,
 }
@@ -100,8 +103,14 @@ pub fn lint(surface: Surface<'_>) -> Vec<Finding> {
             tools.entry(name.to_owned()).or_insert((index, tool));
         }
     }
+    let languages = surface
+        .manifest
+        .get("languages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
     let mut linter = Linter {
         surface,
+        languages,
         tools,
         findings: Vec::new(),
     };
@@ -121,10 +130,6 @@ pub fn lint(surface: Surface<'_>) -> Vec<Finding> {
 /// Whether `findings` has any error.
 pub fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// The effective capability map of a Language: its own declaration, else the server's
@@ -206,7 +211,7 @@ impl<'a> Linter<'a> {
                             "3.2/initialize-meta-invalid",
                             Severity::Error,
                             None,
-                            Some(format!("/_meta/{}{}", escape(META_KEY), violation.instance_pointer)),
+                            Some(format!("/_meta/{}{}", escape_pointer_token(META_KEY), violation.instance_pointer)),
                             format!("the initialize _meta value is invalid: {}", violation.message),
                             "carry {\"manifest\": <valid manifest>} and/or {\"manifest_uri\": \"pilotage://manifest\"} (Part III 3.2)",
                         );
@@ -245,7 +250,7 @@ impl<'a> Linter<'a> {
                     "2/shorthand-meta-key",
                     Severity::Error,
                     tool,
-                    Some(format!("{at}/{}", escape(key))),
+                    Some(format!("{at}/{}", escape_pointer_token(key))),
                     format!("`_meta` key \"{key}\" is a shorthand; receivers must not read it as Pilotage metadata"),
                     "use the full key \"io.github.jafarsa0/pilotage\" only (Part III 2)",
                 );
@@ -278,11 +283,7 @@ impl<'a> Linter<'a> {
                 );
             }
         }
-        let languages: Vec<&Value> = manifest
-            .get("languages")
-            .and_then(Value::as_array)
-            .map(|l| l.iter().collect())
-            .unwrap_or_default();
+        let languages = self.languages;
         for (index, language) in languages.iter().enumerate() {
             let at = format!("/manifest/languages/{index}");
             let name = language.get("name").and_then(Value::as_str).unwrap_or("?");
@@ -345,11 +346,7 @@ impl<'a> Linter<'a> {
     // 4, 10.1-2: the fixed access tools.
     fn access_tools(&mut self) {
         let manifest = self.surface.manifest;
-        let languages: Vec<&Value> = manifest
-            .get("languages")
-            .and_then(Value::as_array)
-            .map(|l| l.iter().collect())
-            .unwrap_or_default();
+        let languages = self.languages;
         let any_catalog = languages.iter().any(|language| declared(manifest, language, "catalog"));
         for access in AccessTool::ALL {
             let name = access.name();
@@ -437,11 +434,7 @@ impl<'a> Linter<'a> {
     // 4.3 to 4.6, 5: loop tools.
     fn loop_tools(&mut self) {
         let manifest = self.surface.manifest;
-        let languages: Vec<&Value> = manifest
-            .get("languages")
-            .and_then(Value::as_array)
-            .map(|l| l.iter().collect())
-            .unwrap_or_default();
+        let languages = self.languages;
         let known_languages: BTreeSet<&str> = languages
             .iter()
             .filter_map(|l| l.get("name").and_then(Value::as_str))
@@ -505,7 +498,7 @@ impl<'a> Linter<'a> {
         }
         for (tool_name, (stage, users)) in uses {
             let (_, tool) = self.tools[&tool_name];
-            self.loop_tool(&tool_name, tool, stage, &users, &languages, &known_languages);
+            self.loop_tool(&tool_name, tool, stage, &users, languages, &known_languages);
         }
     }
 
@@ -515,7 +508,7 @@ impl<'a> Linter<'a> {
         tool: &Value,
         stage: &'static str,
         users: &[usize],
-        languages: &[&Value],
+        languages: &[Value],
         known: &BTreeSet<&str>,
     ) {
         let manifest = self.surface.manifest;
@@ -526,7 +519,7 @@ impl<'a> Linter<'a> {
             .cloned()
             .unwrap_or_default();
         let required = required_members(&schema);
-        let serves: Vec<&Value> = users.iter().map(|i| languages[*i]).collect();
+        let serves: Vec<&Value> = users.iter().map(|i| &languages[*i]).collect();
         let serve_names: Vec<&str> = serves
             .iter()
             .filter_map(|l| l.get("name").and_then(Value::as_str))
@@ -565,7 +558,7 @@ impl<'a> Linter<'a> {
                     "4.6/reserved-member-constrained",
                     Severity::Error,
                     Some(name),
-                    pointer(&format!("/inputSchema/properties/{}", escape(member))),
+                    pointer(&format!("/inputSchema/properties/{}", escape_pointer_token(member))),
                     format!(
                         "reserved member `{member}` is constrained beyond its JSON type ({})",
                         extra.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
@@ -600,7 +593,7 @@ impl<'a> Linter<'a> {
                             "5/program-declaration-invalid",
                             Severity::Error,
                             Some(name),
-                            pointer(&format!("/_meta/{}", escape(META_KEY))),
+                            pointer(&format!("/_meta/{}", escape_pointer_token(META_KEY))),
                             format!(
                                 "the program declaration is invalid: {}",
                                 errors
@@ -637,7 +630,7 @@ impl<'a> Linter<'a> {
                         "5/duplicate-program-argument",
                         Severity::Error,
                         Some(name),
-                        pointer(&format!("/_meta/{}", escape(META_KEY))),
+                        pointer(&format!("/_meta/{}", escape_pointer_token(META_KEY))),
                         format!("argument `{argument}` is declared for more than one Language"),
                         "give each Language its own program argument (Part III 4.3, 5)",
                     );
@@ -657,7 +650,7 @@ impl<'a> Linter<'a> {
                         "5/language-unknown",
                         Severity::Error,
                         Some(name),
-                        pointer(&format!("/_meta/{}", escape(META_KEY))),
+                        pointer(&format!("/_meta/{}", escape_pointer_token(META_KEY))),
                         format!("declared Language {language} is not in the manifest"),
                         "declare only Languages the manifest lists (Part III 5)",
                     );
@@ -673,7 +666,7 @@ impl<'a> Linter<'a> {
                         "4.3/shared-tool-without-languages",
                         Severity::Error,
                         Some(name),
-                        pointer(&format!("/_meta/{}", escape(META_KEY))),
+                        pointer(&format!("/_meta/{}", escape_pointer_token(META_KEY))),
                         format!("`{name}` serves {} but does not map a distinct program argument to each in languages[]", serve_names.join(", ")),
                         "share a loop tool only through distinct program arguments declared in languages[] (Part III 4.3, 5)",
                     );
@@ -930,7 +923,7 @@ fn find_closed(schema: &Value, at: String, out: &mut Vec<String>) {
     match schema {
         Value::Object(object) => {
             for (key, value) in object {
-                let child = format!("{at}/{}", escape(key));
+                let child = format!("{at}/{}", escape_pointer_token(key));
                 if matches!(key.as_str(), "additionalProperties" | "unevaluatedProperties")
                     && value == &Value::Bool(false)
                 {

@@ -12,5 +12,12 @@ pub const META_KEY: &str = EXTENSION_ID;
 /// The fixed name of the manifest access tool (Part III 3.1).
 pub const MANIFEST_TOOL: &str = "pilotage_manifest";
 
+/// Escapes one reference token for a JSON Pointer (RFC 6901 section 3): `~` as `~0`, `/` as
+/// `~1`. Every pointer the validators, the linter and the loop-tool runtime report is built
+/// with it.
+pub fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
 /// The recommended URI of the manifest resource (Part III 3.2).
 pub const MANIFEST_URI: &str = "pilotage://manifest";

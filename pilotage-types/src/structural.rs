@@ -9,6 +9,7 @@
 //! number with a zero fractional part). Any other keyword is ignored; the tests check that
 //! this checker and `jsonschema` agree on derived schemas.
 
+use crate::escape_pointer_token;
 use serde_json::Value;
 
 /// Every structural fault of `value` against `schema`: `(instance pointer, message)`.
@@ -43,10 +44,6 @@ fn json_type(value: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     }
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 fn check(schema: &Value, value: &Value, at: &mut String, out: &mut Vec<(String, String)>) {
@@ -97,7 +94,7 @@ fn check(schema: &Value, value: &Value, at: &mut String, out: &mut Vec<(String, 
                 if let Some(sub) = sub {
                     let len = at.len();
                     at.push('/');
-                    at.push_str(&escape(name));
+                    at.push_str(&escape_pointer_token(name));
                     check(sub, member, at, out);
                     at.truncate(len);
                 }

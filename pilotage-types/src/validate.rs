@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{LazyLock, OnceLock};
 
+use crate::escape_pointer_token;
 pub use jsonschema::Validator;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -229,7 +230,11 @@ impl SchemaValidators {
         let schema = if def == "." {
             self.document.clone()
         } else {
-            let container = if self.document.pointer(&format!("/$defs/{}", escape(def))).is_some() {
+            let container = if self
+                .document
+                .pointer(&format!("/$defs/{}", escape_pointer_token(def)))
+                .is_some()
+            {
                 "$defs"
             } else {
                 "definitions"
@@ -242,7 +247,10 @@ impl SchemaValidators {
                     }
                 }
             }
-            context.insert("$ref".into(), Value::String(format!("#/{container}/{}", escape(def))));
+            context.insert(
+                "$ref".into(),
+                Value::String(format!("#/{container}/{}", escape_pointer_token(def))),
+            );
             Value::Object(context)
         };
         let mut options = jsonschema::options();
@@ -325,10 +333,6 @@ fn bounded_message(mut message: String) -> String {
         message.push_str(&format!("... ({total} bytes in all)"));
     }
     message
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 static PILOTAGE: LazyLock<SchemaValidators> = LazyLock::new(|| {

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use pilotage_types::escape_pointer_token;
 use serde_json::{json, Map, Value};
 
 use super::catalog::{entries, RISKS};
@@ -33,17 +34,13 @@ fn distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// Every reference string (`$.` prefix) in `value`, with its JSON Pointer under `at`.
 fn references(value: &Value, at: String, out: &mut Vec<(String, String)>) {
     match value {
         Value::String(s) if s.starts_with("$.") => out.push((at, s.clone())),
         Value::Object(m) => m
             .iter()
-            .for_each(|(k, v)| references(v, format!("{at}/{}", escape(k)), out)),
+            .for_each(|(k, v)| references(v, format!("{at}/{}", escape_pointer_token(k)), out)),
         Value::Array(a) => a
             .iter()
             .enumerate()
