@@ -11,13 +11,16 @@ use serde_json::Value;
 /// Exit status of a command.
 pub type Status = u8;
 
-/// `validate [--schema PATH] <DEF> <FILE>...`: validates each JSON file against `$defs/<DEF>`
-/// of the Pilotage schema (or of the schema at PATH; `.` as DEF means its root). Prints one
+/// `validate [--schema PATH] [--compatible] <DEF> <FILE>...`: validates each JSON file against
+/// `$defs/<DEF>` of the Pilotage schema (or of the schema at PATH; `.` as DEF means its root);
+/// with `--compatible`, in the compatible reading (every open enum widened to any string, as a
+/// client reads a server: `pilotage_types::validate`). Prints one
 /// line per file, `<FILE>: valid` or `<FILE>: invalid` followed by one indented line per
 /// violation, `<instance pointer>: <message>`, to `out`; problems with the input to `err`.
 pub fn validate(args: &[String], out: &mut String, err: &mut String) -> Status {
-    const USAGE: &str = "usage: validate [--schema PATH] <DEF> <FILE>...";
+    const USAGE: &str = "usage: validate [--schema PATH] [--compatible] <DEF> <FILE>...";
     let mut schema_path: Option<&str> = None;
+    let mut compatible = false;
     let mut positional = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -29,6 +32,7 @@ pub fn validate(args: &[String], out: &mut String, err: &mut String) -> Status {
                     return 2;
                 }
             },
+            "--compatible" => compatible = true,
             "--help" | "-h" => {
                 let _ = writeln!(out, "{USAGE}");
                 return 0;
@@ -61,6 +65,11 @@ pub fn validate(args: &[String], out: &mut String, err: &mut String) -> Status {
                 return 2;
             }
         },
+    };
+    let validators = if compatible {
+        validators.compatible()
+    } else {
+        validators
     };
     if let Err(error) = validators.validator(def) {
         let _ = match &error {

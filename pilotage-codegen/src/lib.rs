@@ -6,12 +6,18 @@
 //!
 //! - [`normalise`]: the named rewrites that make typify 0.8 read a schema correctly;
 //! - [`typify_stage`]: typify itself, with its panics caught and located;
+//! - [`names`]: the name table, given to typify as `title`s of the copy;
 //! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
+//! - [`enums`]: string enums made open (`#[non_exhaustive]`, `Unknown(String)`);
+//! - [`api`]: the snapshot of the generated public API, and the classed difference of two;
 //! - [`render`]: header, constants, trait impls, formatting.
 
+pub mod api;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod enums;
 pub mod error;
+pub mod names;
 pub mod normalise;
 pub mod postpass;
 pub mod refs;
@@ -21,6 +27,7 @@ pub mod unions;
 pub mod walk;
 
 pub use error::CodegenError;
+pub use names::NameTable;
 pub use render::{ConstantSource, ConstantSpec, TypesSettings};
 
 use serde_json::Value;
@@ -32,6 +39,8 @@ pub struct GeneratedTypes {
     pub code: String,
     /// Things the maintainer should know that did not stop generation.
     pub warnings: Vec<String>,
+    /// The snapshot of the generated public API ([`api::snapshot`]).
+    pub api: String,
 }
 
 /// Parses `bytes` as a JSON Schema document, naming `file` in the error.
@@ -77,6 +86,11 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
             "the schema has no `$defs` and no root type to generate types from",
         ));
     }
+    let def_type_names: Vec<String> = defs.keys().map(|d| render::rust_type_name(d)).collect();
+    let named = match &settings.names {
+        Some(table) => names::apply(table, &original, &mut defs, &def_type_names)?,
+        None => Vec::new(),
+    };
     let mut wrapped = serde_json::json!({ "$defs": defs });
     let report = normalise::apply_all(&mut wrapped);
     let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
@@ -93,6 +107,23 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     let mut syntax: syn::File = syn::parse2(tokens)
         .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
     postpass::apply(&mut syntax);
-    let code = render::render(&original, bytes, syntax, &report, settings, &mut warnings)?;
-    Ok(GeneratedTypes { code, warnings })
+    let open = enums::open_string_enums(&mut syntax, &enums::ClosedValues::of_schema(&original))
+        .map_err(|message| CodegenError::new(file, "/$defs", message))?;
+    let rendered = render::render(
+        &original,
+        bytes,
+        syntax,
+        &render::Provenance {
+            normalised: &report,
+            named: &named,
+            open: &open,
+        },
+        settings,
+        &mut warnings,
+    )?;
+    Ok(GeneratedTypes {
+        code: rendered.code,
+        warnings,
+        api: rendered.api,
+    })
 }

@@ -51,10 +51,31 @@ fn integer_field(ty: &Type) -> Option<bool> {
 
 /// Applies every rewrite to `file` in place.
 pub fn apply(file: &mut syn::File) {
+    shared_conversion_error(file);
     Rewriter.visit_file_mut(file);
     // typify also copies a member's description onto the type it creates for the member; the
     // mark has done its work on the fields, so it leaves every other doc comment too.
     DocRewriter.visit_file_mut(file);
+}
+
+/// typify emits a `pub mod error` with its own `ConversionError` into every file; that module
+/// is typify's, not the crate's API. It is removed, and its uses (the `FromStr`/`TryFrom`
+/// impls of closed enums) name `pilotage_types::ConversionError` instead: one public type for
+/// every generated module.
+fn shared_conversion_error(file: &mut syn::File) {
+    struct Paths;
+    impl VisitMut for Paths {
+        fn visit_path_mut(&mut self, path: &mut syn::Path) {
+            let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if segments == ["self", "error", "ConversionError"] {
+                *path = parse_quote!(::pilotage_types::ConversionError);
+            }
+            syn::visit_mut::visit_path_mut(self, path);
+        }
+    }
+    file.items
+        .retain(|item| !matches!(item, syn::Item::Mod(module) if module.ident == "error"));
+    Paths.visit_file_mut(file);
 }
 
 /// Rewrites every doc comment left: removes [`NULLABLE_OPTIONAL_MARK`], and marks code
@@ -250,6 +271,15 @@ mod tests {
         let mut file: syn::File = syn::parse_str(source).unwrap();
         apply(&mut file);
         quote!(#file).to_string()
+    }
+
+    #[test]
+    fn typify_error_module_gives_way_to_the_shared_type() {
+        let out = rewrite(
+            "pub mod error { pub struct ConversionError; } impl ::std::str::FromStr for K { type Err = self::error::ConversionError; }",
+        );
+        assert!(!out.contains("mod error"), "{out}");
+        assert!(out.contains("type Err = :: pilotage_types :: ConversionError"), "{out}");
     }
 
     #[test]

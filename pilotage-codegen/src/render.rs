@@ -48,6 +48,26 @@ pub struct TypesSettings {
     /// validate against it: for schemas other than Pilotage's, generated outside
     /// `pilotage-types`.
     pub embed_schema: Option<String>,
+    /// The name table of this schema ([`crate::names`]), if any.
+    pub names: Option<crate::NameTable>,
+}
+
+/// What the earlier stages did, for the header and the API snapshot.
+pub struct Provenance<'a> {
+    /// The normalisations applied, with their pointers.
+    pub normalised: &'a Report,
+    /// The names the table gave: (pointer, name).
+    pub named: &'a crate::names::Applied,
+    /// The open enums and their values.
+    pub open: &'a crate::enums::OpenEnums,
+}
+
+/// A rendered types file and the snapshot of its public API.
+pub struct Rendered {
+    /// The complete file.
+    pub code: String,
+    /// [`crate::api::snapshot`] of it.
+    pub api: String,
 }
 
 /// Root keywords that make the document's root a type of its own.
@@ -185,10 +205,11 @@ pub fn render(
     schema: &Value,
     bytes: &[u8],
     mut syntax: syn::File,
-    report: &Report,
+    provenance: &Provenance<'_>,
     settings: &TypesSettings,
     warnings: &mut Vec<String>,
-) -> Result<String, CodegenError> {
+) -> Result<Rendered, CodegenError> {
+    let report = provenance.normalised;
     let file = settings.source_name.as_str();
     let root = root_type(schema);
     // (definition as the validators name it, Rust type name)
@@ -300,8 +321,30 @@ pub fn render(
             }
         }
     }
+    if let (Some(table), false) = (&settings.names, provenance.named.is_empty()) {
+        let _ = writeln!(
+            header,
+            "//\n// Names given by {} (typify reads them as `title`s of its copy):",
+            table.file
+        );
+        for (pointer, name) in provenance.named {
+            let _ = writeln!(header, "//   {name}: {pointer}");
+        }
+    }
+    if !provenance.open.is_empty() {
+        let names: Vec<&str> = provenance.open.keys().map(String::as_str).collect();
+        let _ = writeln!(
+            header,
+            "//\n// Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):\n//   {}",
+            names.join(", ")
+        );
+    }
     header.push('\n');
-    Ok(header + &prettyplease::unparse(&syntax))
+    let api = crate::api::snapshot(&syntax, provenance.open);
+    Ok(Rendered {
+        code: header + &prettyplease::unparse(&syntax),
+        api,
+    })
 }
 
 /// Pretty JSON with object keys sorted at every depth and a final newline, whatever

@@ -42,7 +42,7 @@ pub fn expand(container: &Container) -> TokenStream {
                 .map(|l| l.value.clone())
                 .or_else(|| default_language.clone())
                 .unwrap_or_default();
-            quote!(::pilotage_types::ProgramArgument { argument: #argument, language: #language })
+            quote!(::pilotage_types::__private::ProgramSpec { argument: #argument, language: #language })
         });
     let languages = default_language.iter();
     let members = container.fields.iter().map(|f| &f.name);

@@ -65,6 +65,29 @@
 //     /$defs/TraceFetchResponse
 //     /$defs/TraceStep
 //     /$defs/ValidateResponse
+//
+// Names given by xtask/names/pilotage.json (typify reads them as `title`s of its copy):
+//   CatalogChange: /$defs/CatalogChangedResult/properties/changes/items
+//   CatalogChangeKind: /$defs/CatalogChangedResult/properties/changes/items/properties/change
+//   ExecuteTraceLevel: /$defs/ExecuteRequest/properties/trace_level
+//   CatalogTool: /$defs/LanguageEntry/properties/catalog
+//   Execution: /$defs/LanguageEntry/properties/execution
+//   GuidesTool: /$defs/LanguageEntry/properties/guides
+//   Locator: /$defs/LanguageEntry/properties/locator
+//   PromotionAuthority: /$defs/LanguageEntry/properties/promotion_authority
+//   TraceLevel: /$defs/LanguageEntry/properties/trace
+//   TraceSubprogram: /$defs/LanguageEntry/properties/trace_subprogram
+//   BranchArm: /$defs/PlanStep/properties/arm
+//   Single: /$defs/ProgramDeclaration/anyOf/0
+//   Shared: /$defs/ProgramDeclaration/anyOf/1
+//   ProgramArgument: /$defs/ProgramDeclaration/anyOf/1/properties/languages/items
+//   RequestErrorBody: /$defs/RequestError/properties/error
+//   RequestErrorKind: /$defs/RequestError/properties/error/properties/kind
+//   TraceLevel: /$defs/Trace/properties/level
+//   TraceLevel: /$defs/TraceFetchRequest/properties/trace_level
+//
+// Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
+//   CatalogChangeKind, DiagnosticSeverity, ExecuteTraceLevel, Execution, GuideLevel, Locator, PromotionAuthority, RequestErrorKind, TraceLevel, TraceSubprogram
 
 #![allow(
     clippy::all,
@@ -76,6 +99,14 @@
     rustdoc::broken_intra_doc_links,
     rustdoc::invalid_html_tags
 )]
+///`BranchArm`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct BranchArm {
+    pub branch: ::std::string::String,
+    pub label: ::std::string::String,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 ///Map from capability identifier to true or a sub-feature object (Part II 4.2).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CapabilityDeclaration {
@@ -129,81 +160,101 @@ impl ::std::convert::From<CapabilitySettings> for CapabilityValue {
         Self::CapabilitySettings(value)
     }
 }
-///lookup changed_since response (Part II 6.3).
+///`CatalogChange`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct CatalogChangedResult {
-    pub catalog_version: ::std::string::String,
-    pub changes: ::std::vec::Vec<CatalogChangedResultChangesItem>,
-    #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-}
-///`CatalogChangedResultChangesItem`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct CatalogChangedResultChangesItem {
-    pub change: CatalogChangedResultChangesItemChange,
+pub struct CatalogChange {
+    pub change: CatalogChangeKind,
     pub id: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///`CatalogChangedResultChangesItemChange`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum CatalogChangedResultChangesItemChange {
-    #[serde(rename = "added")]
+///`CatalogChangeKind`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`CatalogChangeKind::Unknown`] and serializes back unchanged; [`CatalogChangeKind::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum CatalogChangeKind {
+    ///`added`
     Added,
-    #[serde(rename = "removed")]
+    ///`removed`
     Removed,
-    #[serde(rename = "modified")]
+    ///`modified`
     Modified,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for CatalogChangedResultChangesItemChange {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Added => f.write_str("added"),
-            Self::Removed => f.write_str("removed"),
-            Self::Modified => f.write_str("modified"),
+impl CatalogChangeKind {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Added, Self::Removed, Self::Modified];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Added => "added",
+            Self::Removed => "removed",
+            Self::Modified => "modified",
+            Self::Unknown(value) => value.as_str(),
         }
     }
+    ///Whether this version of the schema defines the value (`false` for [`CatalogChangeKind::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
 }
-impl ::std::str::FromStr for CatalogChangedResultChangesItemChange {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+impl ::std::convert::From<&str> for CatalogChangeKind {
+    fn from(value: &str) -> Self {
         match value {
-            "added" => Ok(Self::Added),
-            "removed" => Ok(Self::Removed),
-            "modified" => Ok(Self::Modified),
-            _ => Err("invalid value".into()),
+            "added" => Self::Added,
+            "removed" => Self::Removed,
+            "modified" => Self::Modified,
+            other => Self::Unknown(other.to_owned()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for CatalogChangedResultChangesItemChange {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::convert::From<::std::string::String> for CatalogChangeKind {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "added" => Self::Added,
+            "removed" => Self::Removed,
+            "modified" => Self::Modified,
+            _ => Self::Unknown(value),
+        }
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for CatalogChangedResultChangesItemChange {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::str::FromStr for CatalogChangeKind {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
+}
+impl ::std::fmt::Display for CatalogChangeKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for CatalogChangeKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CatalogChangeKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
+    }
+}
+///lookup changed_since response (Part II 6.3).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct CatalogChangedResult {
+    pub catalog_version: ::std::string::String,
+    pub changes: ::std::vec::Vec<CatalogChange>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///One environment-bound name (Part II 5.4). input_schema is required for callable kinds (normative in text; kind-dependence not expressible here).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -255,6 +306,57 @@ pub struct CatalogListResult {
     pub next_cursor: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///Bound to the fixed access-tool name in the MCP binding (Part III Section 4). Present iff catalog is declared.
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum CatalogTool {
+    #[serde(rename = "pilotage_catalog")]
+    PilotageCatalog,
+}
+impl ::std::fmt::Display for CatalogTool {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::PilotageCatalog => f.write_str("pilotage_catalog"),
+        }
+    }
+}
+impl ::std::str::FromStr for CatalogTool {
+    type Err = ::pilotage_types::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
+        match value {
+            "pilotage_catalog" => Ok(Self::PilotageCatalog),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for CatalogTool {
+    type Error = ::pilotage_types::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for CatalogTool {
+    type Error = ::pilotage_types::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
+        value.parse()
+    }
 }
 ///outputSchema union for pilotage_catalog (Part III Section 6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -321,58 +423,78 @@ impl ::std::convert::From<TextRange> for DiagnosticPath {
     }
 }
 ///`DiagnosticSeverity`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`DiagnosticSeverity::Unknown`] and serializes back unchanged; [`DiagnosticSeverity::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum DiagnosticSeverity {
-    #[serde(rename = "error")]
+    ///`error`
     Error,
-    #[serde(rename = "warning")]
+    ///`warning`
     Warning,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for DiagnosticSeverity {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Error => f.write_str("error"),
-            Self::Warning => f.write_str("warning"),
+impl DiagnosticSeverity {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Error, Self::Warning];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`DiagnosticSeverity::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for DiagnosticSeverity {
+    fn from(value: &str) -> Self {
+        match value {
+            "error" => Self::Error,
+            "warning" => Self::Warning,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for DiagnosticSeverity {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "error" => Self::Error,
+            "warning" => Self::Warning,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for DiagnosticSeverity {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "error" => Ok(Self::Error),
-            "warning" => Ok(Self::Warning),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for DiagnosticSeverity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for DiagnosticSeverity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for DiagnosticSeverity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for DiagnosticSeverity {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiagnosticSeverity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///execute request (Part II 6.5). Exactly one of program or program_ref (Part II 6.5.1). test_run is accepted only when execute.test_run is declared (normative in text). This def is a conformance validator for wire values; it is not a template for a loop tool's declared inputSchema, where Part III 4.6 forbids value enums and cross-member constraints on reserved members.
@@ -412,68 +534,9 @@ pub struct ExecuteRequest {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub test_run: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub trace_level: ::std::option::Option<ExecuteRequestTraceLevel>,
+    pub trace_level: ::std::option::Option<ExecuteTraceLevel>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-}
-///`ExecuteRequestTraceLevel`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum ExecuteRequestTraceLevel {
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "summary")]
-    Summary,
-    #[serde(rename = "full")]
-    Full,
-}
-impl ::std::fmt::Display for ExecuteRequestTraceLevel {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::None => f.write_str("none"),
-            Self::Summary => f.write_str("summary"),
-            Self::Full => f.write_str("full"),
-        }
-    }
-}
-impl ::std::str::FromStr for ExecuteRequestTraceLevel {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "none" => Ok(Self::None),
-            "summary" => Ok(Self::Summary),
-            "full" => Ok(Self::Full),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for ExecuteRequestTraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for ExecuteRequestTraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
 }
 ///execute response (Part II 6.5). diagnostics required when status is validation_error; trace required for started Runs at effective level summary/full; output only when ok is true.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -508,6 +571,166 @@ impl ::std::convert::From<ExecuteResponse> for ExecuteToolOutput {
 impl ::std::convert::From<RequestError> for ExecuteToolOutput {
     fn from(value: RequestError) -> Self {
         Self::RequestError(value)
+    }
+}
+///`ExecuteTraceLevel`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ExecuteTraceLevel::Unknown`] and serializes back unchanged; [`ExecuteTraceLevel::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum ExecuteTraceLevel {
+    ///`none`
+    None,
+    ///`summary`
+    Summary,
+    ///`full`
+    Full,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl ExecuteTraceLevel {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::None, Self::Summary, Self::Full];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::None => "none",
+            Self::Summary => "summary",
+            Self::Full => "full",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ExecuteTraceLevel::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ExecuteTraceLevel {
+    fn from(value: &str) -> Self {
+        match value {
+            "none" => Self::None,
+            "summary" => Self::Summary,
+            "full" => Self::Full,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ExecuteTraceLevel {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "none" => Self::None,
+            "summary" => Self::Summary,
+            "full" => Self::Full,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for ExecuteTraceLevel {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for ExecuteTraceLevel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for ExecuteTraceLevel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ExecuteTraceLevel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
+    }
+}
+///`Execution`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`Execution::Unknown`] and serializes back unchanged; [`Execution::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum Execution {
+    ///`immediate`
+    Immediate,
+    ///`deploy`
+    Deploy,
+    ///`both`
+    Both,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl Execution {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Immediate, Self::Deploy, Self::Both];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Immediate => "immediate",
+            Self::Deploy => "deploy",
+            Self::Both => "both",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`Execution::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for Execution {
+    fn from(value: &str) -> Self {
+        match value {
+            "immediate" => Self::Immediate,
+            "deploy" => Self::Deploy,
+            "both" => Self::Both,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for Execution {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "immediate" => Self::Immediate,
+            "deploy" => Self::Deploy,
+            "both" => Self::Both,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for Execution {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for Execution {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for Execution {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Execution {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///outputSchema union for pilotage_get_guide (Part III Section 6).
@@ -573,6 +796,86 @@ pub struct GuideIndexResult {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`GuideLevel`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`GuideLevel::Unknown`] and serializes back unchanged; [`GuideLevel::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum GuideLevel {
+    ///`core`
+    Core,
+    ///`reference`
+    Reference,
+    ///`examples`
+    Examples,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl GuideLevel {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Core, Self::Reference, Self::Examples];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Core => "core",
+            Self::Reference => "reference",
+            Self::Examples => "examples",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`GuideLevel::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for GuideLevel {
+    fn from(value: &str) -> Self {
+        match value {
+            "core" => Self::Core,
+            "reference" => Self::Reference,
+            "examples" => Self::Examples,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for GuideLevel {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "core" => Self::Core,
+            "reference" => Self::Reference,
+            "examples" => Self::Examples,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for GuideLevel {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for GuideLevel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for GuideLevel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GuideLevel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
+    }
+}
+///Bound to the fixed access-tool name in the MCP binding (Part III Section 4).
 #[derive(
     ::serde::Deserialize,
     ::serde::Serialize,
@@ -585,49 +888,41 @@ pub struct GuideIndexResult {
     PartialEq,
     PartialOrd
 )]
-pub enum GuideLevel {
-    #[serde(rename = "core")]
-    Core,
-    #[serde(rename = "reference")]
-    Reference,
-    #[serde(rename = "examples")]
-    Examples,
+pub enum GuidesTool {
+    #[serde(rename = "pilotage_get_guide")]
+    PilotageGetGuide,
 }
-impl ::std::fmt::Display for GuideLevel {
+impl ::std::fmt::Display for GuidesTool {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
         match *self {
-            Self::Core => f.write_str("core"),
-            Self::Reference => f.write_str("reference"),
-            Self::Examples => f.write_str("examples"),
+            Self::PilotageGetGuide => f.write_str("pilotage_get_guide"),
         }
     }
 }
-impl ::std::str::FromStr for GuideLevel {
-    type Err = self::error::ConversionError;
+impl ::std::str::FromStr for GuidesTool {
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         match value {
-            "core" => Ok(Self::Core),
-            "reference" => Ok(Self::Reference),
-            "examples" => Ok(Self::Examples),
+            "pilotage_get_guide" => Ok(Self::PilotageGetGuide),
             _ => Err("invalid value".into()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for GuideLevel {
-    type Error = self::error::ConversionError;
+impl ::std::convert::TryFrom<&str> for GuidesTool {
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for GuideLevel {
-    type Error = self::error::ConversionError;
+impl ::std::convert::TryFrom<::std::string::String> for GuidesTool {
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -648,7 +943,7 @@ pub struct LanguageEntry {
     pub capabilities: ::std::option::Option<CapabilityDeclaration>,
     ///Bound to the fixed access-tool name in the MCP binding (Part III Section 4). Present iff catalog is declared.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub catalog: ::std::option::Option<LanguageEntryCatalog>,
+    pub catalog: ::std::option::Option<CatalogTool>,
     ///Optional resource URI of the catalog (Part III Section 4).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalog_resource: ::std::option::Option<::std::string::String>,
@@ -658,410 +953,29 @@ pub struct LanguageEntry {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub execution: ::std::option::Option<LanguageEntryExecution>,
+    pub execution: ::std::option::Option<Execution>,
     ///Bound to the fixed access-tool name in the MCP binding (Part III Section 4).
-    pub guides: LanguageEntryGuides,
+    pub guides: GuidesTool,
     ///Optional resource URI of the guide index (Part III Section 4).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub guides_resource: ::std::option::Option<::std::string::String>,
-    pub locator: LanguageEntryLocator,
+    pub locator: Locator,
     #[serde(rename = "loop")]
     pub loop_: LoopObject,
     pub name: LanguageIdentifier,
     ///Default when absent: `"caller"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub promotion_authority: ::std::option::Option<LanguageEntryPromotionAuthority>,
+    pub promotion_authority: ::std::option::Option<PromotionAuthority>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub retention: ::std::option::Option<Retention>,
     pub title: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub trace: ::std::option::Option<LanguageEntryTrace>,
+    pub trace: ::std::option::Option<TraceLevel>,
     ///Default when absent: `"opaque"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub trace_subprogram: ::std::option::Option<LanguageEntryTraceSubprogram>,
+    pub trace_subprogram: ::std::option::Option<TraceSubprogram>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-}
-///Bound to the fixed access-tool name in the MCP binding (Part III Section 4). Present iff catalog is declared.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryCatalog {
-    #[serde(rename = "pilotage_catalog")]
-    PilotageCatalog,
-}
-impl ::std::fmt::Display for LanguageEntryCatalog {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::PilotageCatalog => f.write_str("pilotage_catalog"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryCatalog {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "pilotage_catalog" => Ok(Self::PilotageCatalog),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryCatalog {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryCatalog {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///`LanguageEntryExecution`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryExecution {
-    #[serde(rename = "immediate")]
-    Immediate,
-    #[serde(rename = "deploy")]
-    Deploy,
-    #[serde(rename = "both")]
-    Both,
-}
-impl ::std::fmt::Display for LanguageEntryExecution {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Immediate => f.write_str("immediate"),
-            Self::Deploy => f.write_str("deploy"),
-            Self::Both => f.write_str("both"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryExecution {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "immediate" => Ok(Self::Immediate),
-            "deploy" => Ok(Self::Deploy),
-            "both" => Ok(Self::Both),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryExecution {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryExecution {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///Bound to the fixed access-tool name in the MCP binding (Part III Section 4).
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryGuides {
-    #[serde(rename = "pilotage_get_guide")]
-    PilotageGetGuide,
-}
-impl ::std::fmt::Display for LanguageEntryGuides {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::PilotageGetGuide => f.write_str("pilotage_get_guide"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryGuides {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "pilotage_get_guide" => Ok(Self::PilotageGetGuide),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryGuides {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryGuides {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///`LanguageEntryLocator`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryLocator {
-    #[serde(rename = "json-pointer")]
-    JsonPointer,
-    #[serde(rename = "text-range")]
-    TextRange,
-}
-impl ::std::fmt::Display for LanguageEntryLocator {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::JsonPointer => f.write_str("json-pointer"),
-            Self::TextRange => f.write_str("text-range"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryLocator {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "json-pointer" => Ok(Self::JsonPointer),
-            "text-range" => Ok(Self::TextRange),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryLocator {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryLocator {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///Default when absent: `"caller"`.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryPromotionAuthority {
-    #[serde(rename = "caller")]
-    Caller,
-    #[serde(rename = "promoter")]
-    Promoter,
-}
-impl ::std::fmt::Display for LanguageEntryPromotionAuthority {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Caller => f.write_str("caller"),
-            Self::Promoter => f.write_str("promoter"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryPromotionAuthority {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "caller" => Ok(Self::Caller),
-            "promoter" => Ok(Self::Promoter),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryPromotionAuthority {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryPromotionAuthority {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///`LanguageEntryTrace`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryTrace {
-    #[serde(rename = "summary")]
-    Summary,
-    #[serde(rename = "full")]
-    Full,
-}
-impl ::std::fmt::Display for LanguageEntryTrace {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Summary => f.write_str("summary"),
-            Self::Full => f.write_str("full"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryTrace {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "summary" => Ok(Self::Summary),
-            "full" => Ok(Self::Full),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryTrace {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryTrace {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///Default when absent: `"opaque"`.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum LanguageEntryTraceSubprogram {
-    #[serde(rename = "opaque")]
-    Opaque,
-    #[serde(rename = "expanded")]
-    Expanded,
-}
-impl ::std::fmt::Display for LanguageEntryTraceSubprogram {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Opaque => f.write_str("opaque"),
-            Self::Expanded => f.write_str("expanded"),
-        }
-    }
-}
-impl ::std::str::FromStr for LanguageEntryTraceSubprogram {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "opaque" => Ok(Self::Opaque),
-            "expanded" => Ok(Self::Expanded),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for LanguageEntryTraceSubprogram {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for LanguageEntryTraceSubprogram {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
 }
 ///Language identifier, family/version (Part II 3.3). Pattern (enforced by the validator): `^[^/]+/[^/]+$`.
 #[derive(
@@ -1102,6 +1016,81 @@ impl ::std::str::FromStr for LanguageIdentifier {
     type Err = ::std::convert::Infallible;
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
+    }
+}
+///`Locator`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`Locator::Unknown`] and serializes back unchanged; [`Locator::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum Locator {
+    ///`json-pointer`
+    JsonPointer,
+    ///`text-range`
+    TextRange,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl Locator {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::JsonPointer, Self::TextRange];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::JsonPointer => "json-pointer",
+            Self::TextRange => "text-range",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`Locator::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for Locator {
+    fn from(value: &str) -> Self {
+        match value {
+            "json-pointer" => Self::JsonPointer,
+            "text-range" => Self::TextRange,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for Locator {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "json-pointer" => Self::JsonPointer,
+            "text-range" => Self::TextRange,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for Locator {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for Locator {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for Locator {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Locator {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Server-selected loop tool names (Part III 4.3). Names present must match the effective capability map (Part II 4.3 rule 7).
@@ -1165,7 +1154,7 @@ pub struct Plan {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PlanStep {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub arm: ::std::option::Option<PlanStepArm>,
+    pub arm: ::std::option::Option<BranchArm>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub calls: ::std::option::Option<::std::string::String>,
     pub id: ::std::string::String,
@@ -1176,11 +1165,11 @@ pub struct PlanStep {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///`PlanStepArm`
+///`ProgramArgument`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct PlanStepArm {
-    pub branch: ::std::string::String,
-    pub label: ::std::string::String,
+pub struct ProgramArgument {
+    pub argument: ::std::string::String,
+    pub language: LanguageIdentifier,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -1188,116 +1177,216 @@ pub struct PlanStepArm {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum ProgramDeclaration {
-    Variant0 {
+    Single {
         argument: ::std::string::String,
         language: LanguageIdentifier,
         #[serde(flatten)]
         extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     },
-    Variant1 {
-        languages: ::std::vec::Vec<ProgramDeclarationVariant1LanguagesItem>,
+    Shared {
+        languages: ::std::vec::Vec<ProgramArgument>,
         #[serde(flatten)]
         extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     },
 }
-///`ProgramDeclarationVariant1LanguagesItem`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct ProgramDeclarationVariant1LanguagesItem {
-    pub argument: ::std::string::String,
-    pub language: LanguageIdentifier,
-    #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+///Default when absent: `"caller"`.
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PromotionAuthority::Unknown`] and serializes back unchanged; [`PromotionAuthority::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum PromotionAuthority {
+    ///`caller`
+    Caller,
+    ///`promoter`
+    Promoter,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl PromotionAuthority {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Caller, Self::Promoter];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Caller => "caller",
+            Self::Promoter => "promoter",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PromotionAuthority::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PromotionAuthority {
+    fn from(value: &str) -> Self {
+        match value {
+            "caller" => Self::Caller,
+            "promoter" => Self::Promoter,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for PromotionAuthority {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "caller" => Self::Caller,
+            "promoter" => Self::Promoter,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for PromotionAuthority {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for PromotionAuthority {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for PromotionAuthority {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromotionAuthority {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
+    }
 }
 ///Request-error structuredContent (Part III 7.2). Operation-mandated siblings (for example catalog_version on catalog get errors) appear beside error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct RequestError {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalog_version: ::std::option::Option<::std::string::String>,
-    pub error: RequestErrorError,
+    pub error: RequestErrorBody,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///`RequestErrorError`
+///`RequestErrorBody`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct RequestErrorError {
-    pub kind: RequestErrorErrorKind,
+pub struct RequestErrorBody {
+    pub kind: RequestErrorKind,
     pub message: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///`RequestErrorErrorKind`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum RequestErrorErrorKind {
-    #[serde(rename = "not_found")]
+///`RequestErrorKind`
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`RequestErrorKind::Unknown`] and serializes back unchanged; [`RequestErrorKind::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum RequestErrorKind {
+    ///`not_found`
     NotFound,
-    #[serde(rename = "invalid_request")]
+    ///`invalid_request`
     InvalidRequest,
-    #[serde(rename = "unknown_baseline")]
+    ///`unknown_baseline`
     UnknownBaseline,
-    #[serde(rename = "idempotency_conflict")]
+    ///`idempotency_conflict`
     IdempotencyConflict,
-    #[serde(rename = "bounds_exceeded")]
+    ///`bounds_exceeded`
     BoundsExceeded,
-    #[serde(rename = "unsupported")]
+    ///`unsupported`
     Unsupported,
-    #[serde(rename = "internal")]
+    ///`internal`
     Internal,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for RequestErrorErrorKind {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::NotFound => f.write_str("not_found"),
-            Self::InvalidRequest => f.write_str("invalid_request"),
-            Self::UnknownBaseline => f.write_str("unknown_baseline"),
-            Self::IdempotencyConflict => f.write_str("idempotency_conflict"),
-            Self::BoundsExceeded => f.write_str("bounds_exceeded"),
-            Self::Unsupported => f.write_str("unsupported"),
-            Self::Internal => f.write_str("internal"),
+impl RequestErrorKind {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::NotFound,
+        Self::InvalidRequest,
+        Self::UnknownBaseline,
+        Self::IdempotencyConflict,
+        Self::BoundsExceeded,
+        Self::Unsupported,
+        Self::Internal,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::InvalidRequest => "invalid_request",
+            Self::UnknownBaseline => "unknown_baseline",
+            Self::IdempotencyConflict => "idempotency_conflict",
+            Self::BoundsExceeded => "bounds_exceeded",
+            Self::Unsupported => "unsupported",
+            Self::Internal => "internal",
+            Self::Unknown(value) => value.as_str(),
         }
     }
+    ///Whether this version of the schema defines the value (`false` for [`RequestErrorKind::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
 }
-impl ::std::str::FromStr for RequestErrorErrorKind {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+impl ::std::convert::From<&str> for RequestErrorKind {
+    fn from(value: &str) -> Self {
         match value {
-            "not_found" => Ok(Self::NotFound),
-            "invalid_request" => Ok(Self::InvalidRequest),
-            "unknown_baseline" => Ok(Self::UnknownBaseline),
-            "idempotency_conflict" => Ok(Self::IdempotencyConflict),
-            "bounds_exceeded" => Ok(Self::BoundsExceeded),
-            "unsupported" => Ok(Self::Unsupported),
-            "internal" => Ok(Self::Internal),
-            _ => Err("invalid value".into()),
+            "not_found" => Self::NotFound,
+            "invalid_request" => Self::InvalidRequest,
+            "unknown_baseline" => Self::UnknownBaseline,
+            "idempotency_conflict" => Self::IdempotencyConflict,
+            "bounds_exceeded" => Self::BoundsExceeded,
+            "unsupported" => Self::Unsupported,
+            "internal" => Self::Internal,
+            other => Self::Unknown(other.to_owned()),
         }
     }
 }
-impl ::std::convert::TryFrom<&str> for RequestErrorErrorKind {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::convert::From<::std::string::String> for RequestErrorKind {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "not_found" => Self::NotFound,
+            "invalid_request" => Self::InvalidRequest,
+            "unknown_baseline" => Self::UnknownBaseline,
+            "idempotency_conflict" => Self::IdempotencyConflict,
+            "bounds_exceeded" => Self::BoundsExceeded,
+            "unsupported" => Self::Unsupported,
+            "internal" => Self::Internal,
+            _ => Self::Unknown(value),
+        }
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for RequestErrorErrorKind {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::str::FromStr for RequestErrorKind {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for RequestErrorKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for RequestErrorKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestErrorKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Run retention (Part II 6.6): none, session, or an ISO 8601 duration.
@@ -1390,64 +1479,9 @@ pub struct TraceFetchRequest {
     pub question: ::std::option::Option<::std::string::String>,
     pub run_id: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub trace_level: ::std::option::Option<TraceFetchRequestTraceLevel>,
+    pub trace_level: ::std::option::Option<TraceLevel>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-}
-///`TraceFetchRequestTraceLevel`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum TraceFetchRequestTraceLevel {
-    #[serde(rename = "summary")]
-    Summary,
-    #[serde(rename = "full")]
-    Full,
-}
-impl ::std::fmt::Display for TraceFetchRequestTraceLevel {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Summary => f.write_str("summary"),
-            Self::Full => f.write_str("full"),
-        }
-    }
-}
-impl ::std::str::FromStr for TraceFetchRequestTraceLevel {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "summary" => Ok(Self::Summary),
-            "full" => Ok(Self::Full),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for TraceFetchRequestTraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for TraceFetchRequestTraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
 }
 ///trace fetch response (Part II 6.6). output present where retained; narration only where trace_fetch.narrate is declared.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1467,58 +1501,78 @@ pub struct TraceFetchResponse {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`TraceLevel`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`TraceLevel::Unknown`] and serializes back unchanged; [`TraceLevel::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum TraceLevel {
-    #[serde(rename = "summary")]
+    ///`summary`
     Summary,
-    #[serde(rename = "full")]
+    ///`full`
     Full,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for TraceLevel {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Summary => f.write_str("summary"),
-            Self::Full => f.write_str("full"),
+impl TraceLevel {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Summary, Self::Full];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Summary => "summary",
+            Self::Full => "full",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`TraceLevel::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for TraceLevel {
+    fn from(value: &str) -> Self {
+        match value {
+            "summary" => Self::Summary,
+            "full" => Self::Full,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for TraceLevel {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "summary" => Self::Summary,
+            "full" => Self::Full,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for TraceLevel {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "summary" => Ok(Self::Summary),
-            "full" => Ok(Self::Full),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for TraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for TraceLevel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for TraceLevel {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for TraceLevel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TraceLevel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///One executed step (Part II 5.8). input/output presence depends on the effective level and step class (normative in text). decisions is required for control-flow steps.
@@ -1550,6 +1604,81 @@ pub struct TraceStep {
     pub t_ms: ::std::option::Option<u64>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///Default when absent: `"opaque"`.
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`TraceSubprogram::Unknown`] and serializes back unchanged; [`TraceSubprogram::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
+pub enum TraceSubprogram {
+    ///`opaque`
+    Opaque,
+    ///`expanded`
+    Expanded,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
+}
+impl TraceSubprogram {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Opaque, Self::Expanded];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Opaque => "opaque",
+            Self::Expanded => "expanded",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`TraceSubprogram::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for TraceSubprogram {
+    fn from(value: &str) -> Self {
+        match value {
+            "opaque" => Self::Opaque,
+            "expanded" => Self::Expanded,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for TraceSubprogram {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "opaque" => Self::Opaque,
+            "expanded" => Self::Expanded,
+            _ => Self::Unknown(value),
+        }
+    }
+}
+impl ::std::str::FromStr for TraceSubprogram {
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
+    }
+}
+impl ::std::fmt::Display for TraceSubprogram {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::serde::Serialize for TraceSubprogram {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TraceSubprogram {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
+    }
 }
 ///outputSchema union for a trace fetch loop tool (Part III Section 6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1638,38 +1767,6 @@ impl ::std::str::FromStr for VersionString {
     type Err = ::std::convert::Infallible;
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         Ok(Self(value.to_string()))
-    }
-}
-/// Error types.
-pub mod error {
-    /// Error from a `TryFrom` or `FromStr` implementation.
-    pub struct ConversionError(::std::borrow::Cow<'static, str>);
-    impl ::std::error::Error for ConversionError {}
-    impl ::std::fmt::Display for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Display::fmt(&self.0, f)
-        }
-    }
-    impl ::std::fmt::Debug for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Debug::fmt(&self.0, f)
-        }
-    }
-    impl From<&'static str> for ConversionError {
-        fn from(value: &'static str) -> Self {
-            Self(value.into())
-        }
-    }
-    impl From<String> for ConversionError {
-        fn from(value: String) -> Self {
-            Self(value.into())
-        }
     }
 }
 ///The Pilotage version these types implement (`major.minor`). Read from the schema's `$id` (https://pilotagespec.org/schemas/1.1/pilotage.schema.json).

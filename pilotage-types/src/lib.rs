@@ -38,9 +38,10 @@ pub use generated::*;
 pub use names::{is_reserved_name, names_stage, Stage};
 pub use output_schema::{Flavour, ToolKind};
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
+pub use wire::ConversionError;
 
 #[cfg(feature = "derive")]
-pub use loop_tool::{ArgumentFault, PilotageTool, ProgramArgument};
+pub use loop_tool::{ArgumentFault, PilotageTool};
 /// `#[derive(PilotageTool)]`: see [`PilotageTool`] and the crate docs.
 #[cfg(feature = "derive")]
 pub use pilotage_derive::PilotageTool;
@@ -49,11 +50,13 @@ pub use pilotage_derive::PilotageTool;
 #[cfg(feature = "derive")]
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::loop_tool::{LoopToolSpec, LoopToolState};
+    pub use crate::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
     pub use serde_json;
 }
 #[cfg(feature = "validate")]
-pub use validate::{parse, parse_slice, ParseError, ValidationErrors, Violation};
+pub use validate::{
+    parse, parse_compatible, parse_slice, parse_slice_compatible, ParseError, ValidationErrors, Violation,
+};
 
 /// A type generated from one `$defs` entry of the Pilotage schema.
 pub trait SchemaDef: Sized {
@@ -86,5 +89,26 @@ pub trait SchemaDef: Sized {
     #[cfg(feature = "validate")]
     fn is_valid(value: &serde_json::Value) -> bool {
         Self::validator().is_valid(value)
+    }
+
+    /// Validates `value` in the compatible reading: this type's definition with every open
+    /// enum widened to any string, every other rule kept (see [`validate`](crate::validate)
+    /// for which reading to use where). A later minor version's new enum value passes; a
+    /// missing required member, a wrong type or a broken pattern still fails.
+    #[cfg(feature = "validate")]
+    fn validate_compatible(value: &serde_json::Value) -> Result<(), ValidationErrors> {
+        validate::validate_with(Self::DEF, Self::compatible_validator(), value)
+    }
+
+    /// Whether `value` is valid in the compatible reading ([`Self::validate_compatible`]).
+    #[cfg(feature = "validate")]
+    fn is_valid_compatible(value: &serde_json::Value) -> bool {
+        Self::compatible_validator().is_valid(value)
+    }
+
+    /// The compiled validator of this type's definition in the compatible reading.
+    #[cfg(feature = "validate")]
+    fn compatible_validator() -> &'static validate::Validator {
+        validate::generated_def_validator(Self::validators().compatible(), Self::DEF)
     }
 }

@@ -57,9 +57,12 @@ impl std::fmt::Display for ArgumentFault {
 
 impl std::error::Error for ArgumentFault {}
 
-/// One program-bearing argument and the Language whose programs it carries (Part III 5).
+/// One program-bearing argument and the Language whose programs it carries (Part III 5), as
+/// the derive knows it at compile time. On the wire (the `_meta` declaration) the same
+/// concept is the generated [`crate::ProgramArgument`].
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProgramArgument {
+pub struct ProgramSpec {
     /// The serialised argument name.
     pub argument: &'static str,
     /// The Language identifier.
@@ -76,7 +79,7 @@ pub struct LoopToolSpec {
     /// The author's description (explicit, else the doc comment); may be empty.
     pub description: &'static str,
     /// Program-bearing arguments (validate, execute); empty for trace tools.
-    pub programs: &'static [ProgramArgument],
+    pub programs: &'static [ProgramSpec],
     /// The Languages served (for trace tools, which have no program argument).
     pub languages: &'static [&'static str],
     pub catalog: bool,

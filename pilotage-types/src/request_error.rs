@@ -1,15 +1,42 @@
-//! Constructors for the request-error shape of Part III 7.2 (`{"error": {"kind", "message"}}`).
+//! The request-error shape of Part III 7.2 (`{"error": {"kind", "message"}}`): constructors
+//! for servers, and the client's reading of a kind (Part III 7.2: a kind a Client does not
+//! recognise is treated as `internal`).
 
-use crate::{RequestError, RequestErrorError, RequestErrorErrorKind};
+use crate::{RequestError, RequestErrorBody, RequestErrorKind};
+
+impl RequestErrorKind {
+    /// The kind a Client acts on (Part III 7.2): the kind itself when this version defines
+    /// it, [`RequestErrorKind::Internal`] for a kind added by a later minor version. The raw
+    /// kind stays available in the value itself.
+    ///
+    /// ```
+    /// use pilotage_types::RequestErrorKind;
+    /// let later: RequestErrorKind = serde_json::from_value(serde_json::json!("rate_limited")).unwrap();
+    /// assert!(!later.is_known());
+    /// assert_eq!(later.as_str(), "rate_limited");
+    /// assert_eq!(later.effective(), RequestErrorKind::Internal);
+    /// assert_eq!(RequestErrorKind::NotFound.effective(), RequestErrorKind::NotFound);
+    /// ```
+    pub fn effective(&self) -> RequestErrorKind {
+        if self.is_known() {
+            self.clone()
+        } else {
+            RequestErrorKind::Internal
+        }
+    }
+}
 
 impl RequestError {
     /// A request error of `kind` with a server-authored `message` (Part III 7.2; clients
     /// branch on `kind`, never on `message`).
-    pub fn new(kind: RequestErrorErrorKind, message: impl Into<String>) -> Self {
+    ///
+    /// A Server emits only the kinds of this version (Part III 7.2, 10.1): a kind this version
+    /// does not define ([`RequestErrorKind::Unknown`]) is sent as `internal`.
+    pub fn new(kind: RequestErrorKind, message: impl Into<String>) -> Self {
         Self {
             catalog_version: None,
-            error: RequestErrorError {
-                kind,
+            error: RequestErrorBody {
+                kind: kind.effective(),
                 message: message.into(),
                 extra: Default::default(),
             },
@@ -19,22 +46,32 @@ impl RequestError {
 
     /// `invalid_request` (Part III 4.3, 4.4, 7.1: both-or-neither runnable, bad `mode`, ...).
     pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorErrorKind::InvalidRequest, message)
+        Self::new(RequestErrorKind::InvalidRequest, message)
     }
 
     /// `unsupported` (Part III 7.1: unsupported `test_run`, `store: true` without retention, ...).
     pub fn unsupported(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorErrorKind::Unsupported, message)
+        Self::new(RequestErrorKind::Unsupported, message)
     }
 
     /// `not_found` (for example an unknown or expired run, Part III 9.5).
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorErrorKind::NotFound, message)
+        Self::new(RequestErrorKind::NotFound, message)
+    }
+
+    /// `internal` (Part III 7.2: a fault of the server).
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(RequestErrorKind::Internal, message)
     }
 
     /// The same error with the operation-mandated `catalog_version` sibling (Part III 7.2).
     pub fn with_catalog_version(mut self, catalog_version: impl Into<String>) -> Self {
         self.catalog_version = Some(catalog_version.into());
         self
+    }
+
+    /// The kind a Client acts on: [`RequestErrorKind::effective`] of `error.kind`.
+    pub fn effective_kind(&self) -> RequestErrorKind {
+        self.error.kind.effective()
     }
 }

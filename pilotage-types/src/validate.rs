@@ -16,8 +16,9 @@ use serde_json::Value;
 
 use crate::SchemaDef;
 
-/// The Pilotage schema, embedded byte for byte.
-pub const PILOTAGE_SCHEMA_JSON: &str = include_str!("../../schemas/pilotage.schema.json");
+/// The Pilotage schema, embedded byte for byte (regen keeps `schema/pilotage.schema.json`
+/// in this crate identical to the vendored `schemas/pilotage.schema.json`).
+pub const PILOTAGE_SCHEMA_JSON: &str = include_str!("../schema/pilotage.schema.json");
 
 /// One violation of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +181,10 @@ impl jsonschema::Retrieve for PermissiveStubs {
 /// types them with (`serde_json::Value`); [`SchemaValidators::unresolved_references`] lists them.
 pub struct SchemaValidators {
     document: Value,
+    /// The compatible reading of `document`, built on first use (`None` inside it).
+    compatible: OnceLock<Box<SchemaValidators>>,
+    /// Whether this is the compatible reading of another instance.
+    widened: bool,
     unresolved: Vec<String>,
     root: OnceLock<Result<Validator, SchemaError>>,
     defs: BTreeMap<String, OnceLock<Result<Validator, SchemaError>>>,
@@ -205,10 +210,33 @@ impl SchemaValidators {
         let unresolved = external_references(&document);
         Self {
             document,
+            compatible: OnceLock::new(),
+            widened: false,
             unresolved,
             root: OnceLock::new(),
             defs,
         }
+    }
+
+    /// The compatible reading of this schema: every open enum widened to any string
+    /// ([`widen_open_enums`]), every other rule kept; built on first use. The compatible
+    /// reading of a compatible reading is itself.
+    pub fn compatible(&self) -> &SchemaValidators {
+        if self.widened {
+            return self;
+        }
+        self.compatible.get_or_init(|| {
+            let mut document = self.document.clone();
+            widen_open_enums(&mut document);
+            let mut widened = SchemaValidators::new(document);
+            widened.widened = true;
+            Box::new(widened)
+        })
+    }
+
+    /// Whether this is a compatible reading ([`Self::compatible`]).
+    pub fn is_compatible_reading(&self) -> bool {
+        self.widened
     }
 
     /// The references to other documents, each validated as accepting any value.
@@ -394,7 +422,84 @@ impl std::error::Error for ParseError {
     }
 }
 
-/// Validates `value` against `T`'s definition, then deserializes it.
+/// Keywords whose value is one subschema.
+const SINGLE_SUBSCHEMA: &[&str] = &[
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "propertyNames",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+];
+/// Keywords whose value is an object of subschemas.
+const MAP_OF_SUBSCHEMAS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+/// Keywords whose value is an array of subschemas.
+const ARRAY_OF_SUBSCHEMAS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+
+/// Whether `schema` only fixes one string with `const` (annotations aside).
+fn is_string_const_branch(schema: &Value) -> bool {
+    let Value::Object(object) = schema else { return false };
+    object.get("const").is_some_and(Value::is_string)
+        && object.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "const" | "type" | "title" | "description" | "$comment" | "examples" | "deprecated"
+            )
+        })
+        && object.get("type").is_none_or(|t| t == "string")
+}
+
+/// Rewrites `schema` into its compatible reading: every *open enum* accepts any string, every
+/// other rule stays. An open enum is what the generated types make open
+/// (`pilotage-codegen/src/enums.rs`): an `enum` whose values are all strings, and an
+/// `anyOf`/`oneOf` whose every branch is a string `const`. A lone `const` (a binding-fixed
+/// value such as `"pilotage_get_guide"`) stays closed. Returns how many were widened.
+pub fn widen_open_enums(schema: &mut Value) -> usize {
+    let Value::Object(object) = schema else { return 0 };
+    let mut widened = 0;
+    let enum_of_strings = matches!(object.get("enum"), Some(Value::Array(values)) if !values.is_empty() && values.iter().all(Value::is_string));
+    if enum_of_strings {
+        object.remove("enum");
+        object.insert("type".into(), Value::String("string".into()));
+        widened += 1;
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let consts = matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(is_string_const_branch));
+        if consts {
+            object.remove(keyword);
+            object.insert("type".into(), Value::String("string".into()));
+            widened += 1;
+        }
+    }
+    for (key, child) in object.iter_mut() {
+        let key = key.as_str();
+        match child {
+            Value::Array(items) if ARRAY_OF_SUBSCHEMAS.contains(&key) => {
+                widened += items.iter_mut().map(widen_open_enums).sum::<usize>();
+            }
+            Value::Object(members) if MAP_OF_SUBSCHEMAS.contains(&key) => {
+                widened += members.values_mut().map(widen_open_enums).sum::<usize>();
+            }
+            child @ Value::Object(_) if SINGLE_SUBSCHEMA.contains(&key) => widened += widen_open_enums(child),
+            _ => {}
+        }
+    }
+    widened
+}
+
+/// Validates `value` against `T`'s definition, then deserializes it (the pinned reading: see
+/// the [module docs](self)).
 pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
     T::validate(value).map_err(ParseError::Invalid)?;
     T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
@@ -404,4 +509,19 @@ pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseE
 pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
     parse(&value)
+}
+
+/// [`parse`] in the compatible reading: validates `value` against `T`'s definition with every
+/// open enum widened to any string ([`SchemaDef::validate_compatible`]), then deserializes it;
+/// a value a later minor version added becomes the enum's `Unknown(String)`. For reading
+/// what another party sent (a client reading a server).
+pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
+    T::validate_compatible(value).map_err(ParseError::Invalid)?;
+    T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
+}
+
+/// [`parse_slice`] in the compatible reading ([`parse_compatible`]).
+pub fn parse_slice_compatible<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
+    parse_compatible(&value)
 }

@@ -51,6 +51,68 @@ where
     integer(deserializer).map(Some)
 }
 
+/// Deserializes an open string enum of the generated types (see
+/// `pilotage-codegen/src/enums.rs`): any string is accepted, a known value without
+/// allocating (`From<&str>`), an unknown one kept as received (`From<String>`).
+pub struct OpenEnumVisitor<T>(std::marker::PhantomData<T>);
+
+impl<T> OpenEnumVisitor<T> {
+    /// The visitor, for `deserializer.deserialize_str(...)`.
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OpenEnumVisitor<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> serde::de::Visitor<'_> for OpenEnumVisitor<T>
+where
+    T: for<'a> From<&'a str> + From<String>,
+{
+    type Value = T;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<T, E> {
+        Ok(T::from(value))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, value: String) -> Result<T, E> {
+        Ok(T::from(value))
+    }
+}
+
+/// The error of `FromStr` / `TryFrom<&str>` on a closed generated enum (a binding-fixed
+/// constant such as [`crate::GuidesTool`]): the string is not its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConversionError(std::borrow::Cow<'static, str>);
+
+impl std::fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConversionError {}
+
+impl From<&'static str> for ConversionError {
+    fn from(value: &'static str) -> Self {
+        Self(value.into())
+    }
+}
+
+impl From<String> for ConversionError {
+    fn from(value: String) -> Self {
+        Self(value.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;

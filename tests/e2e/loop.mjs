@@ -75,7 +75,8 @@ check("tools/list has the six tools", tools.map((t) => t.name).sort().join(",") 
 
 // discover
 const manifest = await call("pilotage_manifest", {});
-check("manifest: Pilotage 1.1 with workflow/v1", manifest.pilotage === "1.1" && manifest.languages[0].name === "workflow/v1");
+const declared = client.getServerCapabilities()?.extensions?.["io.github.jafarsa0/pilotage"]?.version;
+check("manifest: the declared Pilotage version with workflow/v1", typeof declared === "string" && manifest.pilotage === declared && manifest.languages[0].name === "workflow/v1");
 const language = manifest.languages[0];
 
 // learn

@@ -44,7 +44,7 @@ pub struct TraceRun {
 /// The manifest of Part III 9.1.
 pub fn manifest() -> Value {
     json!({
-        "pilotage": "1.1",
+        "pilotage": pilotage_types::PILOTAGE_VERSION,
         "languages": [{
             "name": "workflow/v1",
             "title": "Workflow documents",
@@ -76,7 +76,7 @@ pub fn tools() -> Value {
 pub fn initialize() -> Value {
     json!({
         "protocolVersion": "2025-11-25",
-        "capabilities": {"tools": {}, "extensions": {"io.github.jafarsa0/pilotage": {"version": "1.1"}}},
+        "capabilities": {"tools": {}, "extensions": {"io.github.jafarsa0/pilotage": {"version": pilotage_types::PILOTAGE_VERSION}}},
         "serverInfo": {"name": "example", "version": "1"},
         "instructions": "This server speaks Pilotage: call pilotage_manifest first to learn its program Languages.",
         "_meta": {"io.github.jafarsa0/pilotage": {"manifest": manifest()}}

@@ -4,7 +4,7 @@
 
 use pilotage_tests::mcp;
 use pilotage_tests::part_iii::vendored_blocks;
-use pilotage_types::{ArgumentFault, PilotageTool, RequestErrorErrorKind, Stage, ToolKind};
+use pilotage_types::{ArgumentFault, PilotageTool, RequestErrorKind, Stage, ToolKind};
 use serde_json::{json, Map, Value};
 
 /// A Rust enum for trace_level: the schema still says only `{"type": "string"}`.
@@ -309,7 +309,7 @@ fn carrier<T: PilotageTool + std::fmt::Debug>(arguments: Value) {
     }
 }
 
-fn request<T: PilotageTool + std::fmt::Debug>(arguments: Value, kind: RequestErrorErrorKind) {
+fn request<T: PilotageTool + std::fmt::Debug>(arguments: Value, kind: RequestErrorKind) {
     match T::from_arguments(&arguments) {
         Err(ArgumentFault::Request(error)) => {
             assert_eq!(error.error.kind, kind, "{arguments}: {}", error.error.message)
@@ -341,7 +341,7 @@ impl std::fmt::Debug for RunBoth {
 
 #[test]
 fn faults_are_routed_to_their_channel() {
-    use RequestErrorErrorKind::{InvalidRequest, Unsupported};
+    use RequestErrorKind::{InvalidRequest, Unsupported};
     // Structural: not an object, a schema-required member missing, a wrong JSON type.
     carrier::<RunWorkflow>(json!([1]));
     carrier::<ValidateWorkflow>(json!({}));

@@ -190,5 +190,12 @@ fn the_same_def_name_in_two_schemas_lives_in_two_modules() {
     );
     // Variants carry the descriptions of their `const` branches as docs.
     let code = pilotage_tests::read_workspace_file("tests/src/peers/majordomus_projection_input.rs");
-    assert!(code.contains("///Nothing changes. Every query and every resource of this executable.\n    #[serde(rename = \"read\")]\n    Read,"));
+    assert!(
+        code.contains("///Nothing changes. Every query and every resource of this executable.\n    Read,"),
+        "the variant keeps the description of its `const` branch"
+    );
+    // An open enum: a later version's value is kept, not rejected.
+    let later: mpi::ExecutionEffect = serde_json::from_value(json!("teleport")).unwrap();
+    assert!(!later.is_known());
+    assert_eq!(serde_json::to_value(&later).unwrap(), json!("teleport"));
 }

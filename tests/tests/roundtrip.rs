@@ -61,7 +61,7 @@ fn structured_content_of_9_3_to_9_5_round_trips() {
         TraceToolOutput::RequestError(_)
     ));
     let typed: RequestError = assert_round_trip(&error);
-    assert_eq!(typed.error.kind, RequestErrorErrorKind::NotFound);
+    assert_eq!(typed.error.kind, RequestErrorKind::NotFound);
 }
 
 #[test]
@@ -172,13 +172,21 @@ fn every_alternative_shape_round_trips() {
 
 #[test]
 fn constants_come_from_the_schema() {
-    assert_eq!(PILOTAGE_VERSION, "1.1");
-    assert_eq!(GET_GUIDE_TOOL, "pilotage_get_guide");
-    assert_eq!(CATALOG_TOOL, "pilotage_catalog");
-    assert_eq!(REQUEST_ERROR_KINDS.len(), 7);
-    assert!(REQUEST_ERROR_KINDS.contains(&"idempotency_conflict"));
+    let schema: Value = serde_json::from_str(pilotage_types::validate::PILOTAGE_SCHEMA_JSON).unwrap();
+    let id = schema["$id"].as_str().unwrap();
+    assert!(
+        id.contains(&format!("/{PILOTAGE_VERSION}/")),
+        "{id} names version {PILOTAGE_VERSION}"
+    );
+    assert_eq!(GET_GUIDE_TOOL, "pilotage_get_guide", "Part III 4 binds this name");
+    assert_eq!(CATALOG_TOOL, "pilotage_catalog", "Part III 4 binds this name");
+    let kinds = &schema["$defs"]["RequestError"]["properties"]["error"]["properties"]["kind"]["enum"];
+    assert_eq!(serde_json::to_value(REQUEST_ERROR_KINDS).unwrap(), *kinds);
+    // The open enum knows exactly the schema's kinds, in the schema's order.
+    let known: Vec<&str> = RequestErrorKind::KNOWN.iter().map(RequestErrorKind::as_str).collect();
+    assert_eq!(known, REQUEST_ERROR_KINDS);
     assert_eq!(<Manifest as SchemaDef>::DEF, "Manifest");
-    assert_eq!(DEFS.len(), 40);
+    assert_eq!(DEFS.len(), schema["$defs"].as_object().unwrap().len());
     // The bound access-tool names are in the type: no other string deserialises.
     assert!(
         serde_json::from_value::<LanguageEntry>(json!({"name": "a/b", "title": "t", "guides": "other",

@@ -127,7 +127,10 @@ fn parse_and_validate_agree_for_every_definition() {
         VersionString,
     );
     let names: Vec<&str> = seen.iter().map(|(def, _, _)| *def).collect();
-    assert_eq!(names, DEFS, "the test must cover every $defs entry");
+    assert_eq!(
+        names, DEFS,
+        "the test must cover every $defs entry: after a spec bump, add each new definition's type to the list above"
+    );
     for (def, accepted, rejected) in seen {
         assert!(rejected > 0, "{def}: no invalid value in the corpus");
         // Request-only shapes have no seed of their own; every other definition has valid values.
@@ -135,7 +138,10 @@ fn parse_and_validate_agree_for_every_definition() {
             def,
             "ExecuteRequest" | "TraceFetchRequest" | "ProgramDeclaration" | "InitializeMetaValue"
         ) {
-            assert!(accepted > 0, "{def}: no valid value in the corpus");
+            assert!(
+                accepted > 0,
+                "{def}: no valid value in the corpus: after a spec bump, add a seed of the new shape to tests/src/corpus.rs"
+            );
         }
     }
 }

@@ -16,6 +16,17 @@ use pilotage_codegen::{ConstantSource, ConstantSpec, TypesSettings};
 /// The vendored Pilotage schema, relative to the workspace root.
 pub const PILOTAGE_SCHEMA: &str = "schemas/pilotage.schema.json";
 
+/// The name table of the Pilotage types (`pilotage-codegen/src/names.rs`), relative to the
+/// workspace root.
+pub const PILOTAGE_NAMES: &str = "xtask/names/pilotage.json";
+
+/// The copy of the schema that `pilotage-types` compiles in (its validators embed it), so
+/// that the packaged crate is complete: byte-identical to the schema regen read.
+pub const TYPES_SCHEMA_COPY: &str = "pilotage-types/schema/pilotage.schema.json";
+
+/// The snapshot of the generated public API (`pilotage_codegen::api`).
+pub const API_SNAPSHOT: &str = "pilotage-types/generated-api.txt";
+
 /// One generated file: where it goes (workspace-relative) and its complete contents.
 #[derive(Debug)]
 pub struct GeneratedFile {
@@ -35,7 +46,7 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-fn pilotage_settings(source_name: &str) -> TypesSettings {
+fn pilotage_settings(source_name: &str, names: pilotage_codegen::NameTable) -> TypesSettings {
     let constant = |name: &str, source: ConstantSource, doc: &str| ConstantSpec {
         name: name.to_owned(),
         source,
@@ -67,6 +78,7 @@ fn pilotage_settings(source_name: &str) -> TypesSettings {
             ),
         ],
         embed_schema: None,
+        names: Some(names),
     }
 }
 
@@ -109,6 +121,7 @@ fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
             schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
             constants: Vec::new(),
             embed_schema: Some(format!("../../../{}", peer.schema)),
+            names: None,
         };
         let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
         for warning in &generated.warnings {
@@ -132,15 +145,35 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
     let schema_path = root.join(schema);
     let source_name = display_path(root, &schema_path);
     let bytes = fs::read(&schema_path).map_err(|e| RegenError(format!("{source_name}: cannot read: {e}")))?;
-    let generated = pilotage_codegen::generate_types(&bytes, &pilotage_settings(&source_name))
+    let names_bytes =
+        fs::read(root.join(PILOTAGE_NAMES)).map_err(|e| RegenError(format!("{PILOTAGE_NAMES}: cannot read: {e}")))?;
+    let names =
+        pilotage_codegen::NameTable::parse(&names_bytes, PILOTAGE_NAMES).map_err(|e| RegenError(e.to_string()))?;
+    let generated = pilotage_codegen::generate_types(&bytes, &pilotage_settings(&source_name, names))
         .map_err(|e| RegenError(e.to_string()))?;
+    let schema_copy = String::from_utf8(bytes.clone())
+        .map_err(|_| RegenError(format!("{source_name}: not UTF-8, so not a JSON document")))?;
     for warning in &generated.warnings {
         eprintln!("warning: {warning}");
     }
-    let mut files = vec![GeneratedFile {
-        path: PathBuf::from("pilotage-types/src/generated.rs"),
-        contents: generated.code,
-    }];
+    let mut files = vec![
+        GeneratedFile {
+            path: PathBuf::from("pilotage-types/src/generated.rs"),
+            contents: generated.code,
+        },
+        GeneratedFile {
+            path: PathBuf::from(TYPES_SCHEMA_COPY),
+            contents: schema_copy,
+        },
+        GeneratedFile {
+            path: PathBuf::from(API_SNAPSHOT),
+            contents: format!(
+                "# The public API of pilotage-types' generated types: written by `cargo xtask regen` from {source_name}\n# (sha256 {}); do not edit. One item a line: `<kind> <path>[: <detail>]`.\n{}",
+                pilotage_codegen::render::sha256_hex(&bytes),
+                generated.api
+            ),
+        },
+    ];
     files.extend(output_schema_files(&bytes, &source_name)?);
     files.extend(peer_files(root)?);
     Ok(files)
@@ -264,6 +297,39 @@ fn short_diff(old: &str, new: &str, path: &Path) -> String {
     }
 }
 
+/// The API change of the generated types, from the checked-in snapshot to the one regen
+/// would write: one line per item, classed additive or breaking, then a summary line.
+/// Empty when nothing changed.
+pub fn api_change_report(root: &Path, files: &[GeneratedFile]) -> Vec<String> {
+    let Some(new) = files.iter().find(|f| f.path == Path::new(API_SNAPSHOT)) else {
+        return Vec::new();
+    };
+    let old = fs::read_to_string(root.join(API_SNAPSHOT)).unwrap_or_default();
+    let strip = |text: &str| {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let changes = pilotage_codegen::api::diff(&strip(&old), &strip(&new.contents));
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<String> = changes.iter().map(|c| format!("  {c}")).collect();
+    lines.push(format!("regen: {}", pilotage_codegen::api::summary(&changes)));
+    lines
+}
+
+fn report_api_change(root: &Path, files: &[GeneratedFile]) {
+    let lines = api_change_report(root, files);
+    if !lines.is_empty() {
+        println!("regen: the public API of the generated types changes ({API_SNAPSHOT}):");
+        for line in lines {
+            println!("{line}");
+        }
+    }
+}
+
 struct Options {
     check: bool,
     schema: PathBuf,
@@ -310,6 +376,7 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     };
     let drifted = drift(&root, &files);
+    report_api_change(&root, &files);
     if options.check {
         if drifted.is_empty() {
             println!("regen --check: {} generated file(s) up to date", files.len());

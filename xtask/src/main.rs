@@ -1,7 +1,7 @@
 //! `cargo xtask`: the workspace's automation. Subcommands:
 //!
 //! - `regen [--check] [--schema PATH]`: write (or compare) every generated file;
-//! - `validate [--schema PATH] <DEF> <FILE>...`: validate JSON files against a `$defs` entry;
+//! - `validate [--schema PATH] [--compatible] <DEF> <FILE>...`: validate JSON files against a `$defs` entry;
 //! - `lint --tools FILE ...`: check a server surface against Part III (also `pilotage lint`).
 //!
 //! Exit status: 0 success, 1 a failed check or invalid input data, 2 a usage error.
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   cargo xtask regen [--check] [--schema PATH]
       write every generated file (with --check: write nothing, exit 1 on drift)
-  cargo xtask validate [--schema PATH] <DEF> <FILE>...
+  cargo xtask validate [--schema PATH] [--compatible] <DEF> <FILE>...
       validate JSON files against $defs/<DEF> of the Pilotage schema (or of PATH; `.` = its root)
   cargo xtask lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]
       check a Pilotage server surface against Part III

@@ -26,6 +26,13 @@ fn scratch_root(name: &str) -> PathBuf {
         root.join("pilotage-types/src/generated.rs"),
     )
     .unwrap();
+    // The name table regen reads.
+    fs::create_dir_all(root.join("xtask/names")).unwrap();
+    fs::copy(
+        workspace().join("xtask/names/pilotage.json"),
+        root.join("xtask/names/pilotage.json"),
+    )
+    .unwrap();
     // The peer schemas regen also reads.
     fs::create_dir_all(root.join("schemas/peers")).unwrap();
     for entry in fs::read_dir(workspace().join("schemas/peers")).unwrap() {

@@ -55,7 +55,7 @@ pub fn changes_since(baseline: &str) -> Result<Value, RequestError> {
             {"id": "cap_delete_user", "change": "added"}
         ])),
         other => Err(RequestError::new(
-            pilotage_types::RequestErrorErrorKind::UnknownBaseline,
+            pilotage_types::RequestErrorKind::UnknownBaseline,
             format!("unknown catalog_version {other}: list the catalog again"),
         )
         .with_catalog_version(CATALOG_VERSION)),

@@ -9,6 +9,9 @@
 //     /$defs/ExecutionEffect/oneOf/2
 // - mark_nullable_optional_members:
 //     /$defs/McpProjectionInput/properties/effect
+//
+// Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
+//   ExecutionEffect
 
 #![allow(
     clippy::all,
@@ -27,24 +30,15 @@ already carries. A projection reads this to decide whether to ask before running
 something — the Cockpit's confirmation is derived from it — instead of naming
 capabilities it must treat carefully, which is a list that goes stale the day after it
 is written.*/
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ExecutionEffect::Unknown`] and serializes back unchanged; [`ExecutionEffect::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ExecutionEffect {
     ///Nothing changes. Every query and every resource of this executable.
-    #[serde(rename = "read")]
     Read,
     ///This process's own memory changes, and nothing outside it.
-    #[serde(rename = "process_state")]
     ProcessState,
     /**The repository changes.
 
@@ -63,45 +57,76 @@ handler that writes the repository says so with
 `ExecutionPolicy::stoppable`.
 
 [ADR 0040]: https://github.com/korczis/prismatic-majordomus/blob/master/.ai/repo/adrs/0040-development-semantics-are-capabilities-of-one-runtime.md*/
-    #[serde(rename = "repository_mutation")]
     RepositoryMutation,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ExecutionEffect {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Read => f.write_str("read"),
-            Self::ProcessState => f.write_str("process_state"),
-            Self::RepositoryMutation => f.write_str("repository_mutation"),
+impl ExecutionEffect {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Read,
+        Self::ProcessState,
+        Self::RepositoryMutation,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Read => "read",
+            Self::ProcessState => "process_state",
+            Self::RepositoryMutation => "repository_mutation",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ExecutionEffect::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ExecutionEffect {
+    fn from(value: &str) -> Self {
+        match value {
+            "read" => Self::Read,
+            "process_state" => Self::ProcessState,
+            "repository_mutation" => Self::RepositoryMutation,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ExecutionEffect {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "read" => Self::Read,
+            "process_state" => Self::ProcessState,
+            "repository_mutation" => Self::RepositoryMutation,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ExecutionEffect {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "read" => Ok(Self::Read),
-            "process_state" => Ok(Self::ProcessState),
-            "repository_mutation" => Ok(Self::RepositoryMutation),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ExecutionEffect {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ExecutionEffect {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ExecutionEffect {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ExecutionEffect {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ExecutionEffect {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 /**The input of `mcp.projection`: which tools to list. Everything else in the answer is
@@ -127,38 +152,6 @@ pub struct McpProjectionInput {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub effect: ::std::option::Option<::std::option::Option<ExecutionEffect>>,
-}
-/// Error types.
-pub mod error {
-    /// Error from a `TryFrom` or `FromStr` implementation.
-    pub struct ConversionError(::std::borrow::Cow<'static, str>);
-    impl ::std::error::Error for ConversionError {}
-    impl ::std::fmt::Display for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Display::fmt(&self.0, f)
-        }
-    }
-    impl ::std::fmt::Debug for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Debug::fmt(&self.0, f)
-        }
-    }
-    impl From<&'static str> for ConversionError {
-        fn from(value: &'static str) -> Self {
-            Self(value.into())
-        }
-    }
-    impl From<String> for ConversionError {
-        fn from(value: String) -> Self {
-            Self(value.into())
-        }
-    }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.

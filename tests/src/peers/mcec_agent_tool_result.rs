@@ -10,6 +10,9 @@
 //     /$defs/McecAgentToolResult/properties/sessionId
 //     /$defs/error/properties/lastObservation
 //     /$defs/error/properties/partialResult
+//
+// Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
+//   ErrorCategory
 
 #![allow(
     clippy::all,
@@ -57,90 +60,129 @@ pub struct Error {
     >,
 }
 ///Coarse failure class from the closed taxonomy. Agents may branch exhaustively on this set.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ErrorCategory::Unknown`] and serializes back unchanged; [`ErrorCategory::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ErrorCategory {
-    #[serde(rename = "timeout")]
+    ///`timeout`
     Timeout,
-    #[serde(rename = "ambiguous-selector")]
+    ///`ambiguous-selector`
     AmbiguousSelector,
-    #[serde(rename = "stale-element")]
+    ///`stale-element`
     StaleElement,
-    #[serde(rename = "no-target")]
+    ///`no-target`
     NoTarget,
-    #[serde(rename = "invalid-argument")]
+    ///`invalid-argument`
     InvalidArgument,
-    #[serde(rename = "capture-blank")]
+    ///`capture-blank`
     CaptureBlank,
-    #[serde(rename = "focus")]
+    ///`focus`
     Focus,
-    #[serde(rename = "elevation")]
+    ///`elevation`
     Elevation,
-    #[serde(rename = "foreground")]
+    ///`foreground`
     Foreground,
-    #[serde(rename = "internal")]
+    ///`internal`
     Internal,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ErrorCategory {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Timeout => f.write_str("timeout"),
-            Self::AmbiguousSelector => f.write_str("ambiguous-selector"),
-            Self::StaleElement => f.write_str("stale-element"),
-            Self::NoTarget => f.write_str("no-target"),
-            Self::InvalidArgument => f.write_str("invalid-argument"),
-            Self::CaptureBlank => f.write_str("capture-blank"),
-            Self::Focus => f.write_str("focus"),
-            Self::Elevation => f.write_str("elevation"),
-            Self::Foreground => f.write_str("foreground"),
-            Self::Internal => f.write_str("internal"),
+impl ErrorCategory {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Timeout,
+        Self::AmbiguousSelector,
+        Self::StaleElement,
+        Self::NoTarget,
+        Self::InvalidArgument,
+        Self::CaptureBlank,
+        Self::Focus,
+        Self::Elevation,
+        Self::Foreground,
+        Self::Internal,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Timeout => "timeout",
+            Self::AmbiguousSelector => "ambiguous-selector",
+            Self::StaleElement => "stale-element",
+            Self::NoTarget => "no-target",
+            Self::InvalidArgument => "invalid-argument",
+            Self::CaptureBlank => "capture-blank",
+            Self::Focus => "focus",
+            Self::Elevation => "elevation",
+            Self::Foreground => "foreground",
+            Self::Internal => "internal",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ErrorCategory::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ErrorCategory {
+    fn from(value: &str) -> Self {
+        match value {
+            "timeout" => Self::Timeout,
+            "ambiguous-selector" => Self::AmbiguousSelector,
+            "stale-element" => Self::StaleElement,
+            "no-target" => Self::NoTarget,
+            "invalid-argument" => Self::InvalidArgument,
+            "capture-blank" => Self::CaptureBlank,
+            "focus" => Self::Focus,
+            "elevation" => Self::Elevation,
+            "foreground" => Self::Foreground,
+            "internal" => Self::Internal,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ErrorCategory {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "timeout" => Self::Timeout,
+            "ambiguous-selector" => Self::AmbiguousSelector,
+            "stale-element" => Self::StaleElement,
+            "no-target" => Self::NoTarget,
+            "invalid-argument" => Self::InvalidArgument,
+            "capture-blank" => Self::CaptureBlank,
+            "focus" => Self::Focus,
+            "elevation" => Self::Elevation,
+            "foreground" => Self::Foreground,
+            "internal" => Self::Internal,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ErrorCategory {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "timeout" => Ok(Self::Timeout),
-            "ambiguous-selector" => Ok(Self::AmbiguousSelector),
-            "stale-element" => Ok(Self::StaleElement),
-            "no-target" => Ok(Self::NoTarget),
-            "invalid-argument" => Ok(Self::InvalidArgument),
-            "capture-blank" => Ok(Self::CaptureBlank),
-            "focus" => Ok(Self::Focus),
-            "elevation" => Ok(Self::Elevation),
-            "foreground" => Ok(Self::Foreground),
-            "internal" => Ok(Self::Internal),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ErrorCategory {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ErrorCategory {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ErrorCategory {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ErrorCategory {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorCategory {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///The structured result envelope returned by every MCEC 3.0 agent tool (capture, query, find, wait-for, invoke, send_command, session lifecycle). One envelope, one error vocabulary, so an agent can branch on success/failure uniformly. See agent-tool-result-contract.md for prose.
@@ -183,38 +225,6 @@ pub struct Warning {
     pub code: ::std::string::String,
     ///Human-readable explanation of the warning.
     pub detail: ::std::string::String,
-}
-/// Error types.
-pub mod error {
-    /// Error from a `TryFrom` or `FromStr` implementation.
-    pub struct ConversionError(::std::borrow::Cow<'static, str>);
-    impl ::std::error::Error for ConversionError {}
-    impl ::std::fmt::Display for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Display::fmt(&self.0, f)
-        }
-    }
-    impl ::std::fmt::Debug for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Debug::fmt(&self.0, f)
-        }
-    }
-    impl From<&'static str> for ConversionError {
-        fn from(value: &'static str) -> Self {
-            Self(value.into())
-        }
-    }
-    impl From<String> for ConversionError {
-        fn from(value: String) -> Self {
-            Self(value.into())
-        }
-    }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.

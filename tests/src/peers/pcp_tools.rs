@@ -77,6 +77,9 @@
 //     /$defs/review_list_output/properties/items/items
 //     /$defs/review_resolve_input
 //     /$defs/review_resolve_output
+//
+// Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
+//   ContextBriefOutputKind, ContextBriefOutputMemoryItemLifecycle, ContextBriefOutputMemoryItemReviewState, ContextBriefOutputMemoryItemSensitivity, ContextBriefOutputMemoryItemType, ContextBriefOutputPartitionsItemAccessItem, ContextBriefOutputProfileType, ErrorErrorCode, ExportCreateOutputCoverage, ExportCreateOutputStatus, MemoryListInputIncludeReviewItem, MemoryListInputType, MemorySearchInputIncludeReviewItem, MemorySearchInputType, MemorySearchOutputResultsItemLifecycle, MemorySearchOutputResultsItemReviewState, MemorySearchOutputResultsItemSensitivity, MemorySearchOutputResultsItemType, MemoryWriteOutputReviewState, PageSummaryLifecycle, PageSummaryReviewState, PageSummarySensitivity, PageSummaryType, PartitionListOutputPartitionsItemAccessItem, ProfileGetOutputProfileType, ReviewListInputState, ReviewListOutputItemsItemState, ReviewResolveOutputState
 
 #![allow(
     clippy::all,
@@ -167,10 +170,10 @@ impl ::std::convert::From<ContextBriefInputFocus> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for ContextBriefInputFocus {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 2000usize {
             return Err("longer than 2000 characters".into());
         }
@@ -178,18 +181,18 @@ impl ::std::str::FromStr for ContextBriefInputFocus {
     }
 }
 impl ::std::convert::TryFrom<&str> for ContextBriefInputFocus {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for ContextBriefInputFocus {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -200,7 +203,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextBriefInputFocus {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -230,62 +233,83 @@ pub struct ContextBriefOutput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ContextBriefOutputKind`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputKind::Unknown`] and serializes back unchanged; [`ContextBriefOutputKind::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputKind {
-    #[serde(rename = "personal")]
+    ///`personal`
     Personal,
-    #[serde(rename = "work")]
+    ///`work`
     Work,
-    #[serde(rename = "team")]
+    ///`team`
     Team,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputKind {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Personal => f.write_str("personal"),
-            Self::Work => f.write_str("work"),
-            Self::Team => f.write_str("team"),
+impl ContextBriefOutputKind {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Personal, Self::Work, Self::Team];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Personal => "personal",
+            Self::Work => "work",
+            Self::Team => "team",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputKind::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputKind {
+    fn from(value: &str) -> Self {
+        match value {
+            "personal" => Self::Personal,
+            "work" => Self::Work,
+            "team" => Self::Team,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ContextBriefOutputKind {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "personal" => Self::Personal,
+            "work" => Self::Work,
+            "team" => Self::Team,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputKind {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "personal" => Ok(Self::Personal),
-            "work" => Ok(Self::Work),
-            "team" => Ok(Self::Team),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputKind {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ContextBriefOutputKind {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputKind {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputKind {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputMemoryItem`
@@ -316,243 +340,335 @@ pub struct ContextBriefOutputMemoryItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ContextBriefOutputMemoryItemLifecycle`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputMemoryItemLifecycle::Unknown`] and serializes back unchanged; [`ContextBriefOutputMemoryItemLifecycle::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputMemoryItemLifecycle {
-    #[serde(rename = "active")]
+    ///`active`
     Active,
-    #[serde(rename = "validated")]
+    ///`validated`
     Validated,
-    #[serde(rename = "stale")]
+    ///`stale`
     Stale,
-    #[serde(rename = "archived")]
+    ///`archived`
     Archived,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputMemoryItemLifecycle {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Active => f.write_str("active"),
-            Self::Validated => f.write_str("validated"),
-            Self::Stale => f.write_str("stale"),
-            Self::Archived => f.write_str("archived"),
+impl ContextBriefOutputMemoryItemLifecycle {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Active,
+        Self::Validated,
+        Self::Stale,
+        Self::Archived,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Active => "active",
+            Self::Validated => "validated",
+            Self::Stale => "stale",
+            Self::Archived => "archived",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputMemoryItemLifecycle::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputMemoryItemLifecycle {
+    fn from(value: &str) -> Self {
+        match value {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for ContextBriefOutputMemoryItemLifecycle {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputMemoryItemLifecycle {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "active" => Ok(Self::Active),
-            "validated" => Ok(Self::Validated),
-            "stale" => Ok(Self::Stale),
-            "archived" => Ok(Self::Archived),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputMemoryItemLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputMemoryItemLifecycle {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for ContextBriefOutputMemoryItemLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputMemoryItemLifecycle {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputMemoryItemLifecycle {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputMemoryItemReviewState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputMemoryItemReviewState::Unknown`] and serializes back unchanged; [`ContextBriefOutputMemoryItemReviewState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputMemoryItemReviewState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "approved")]
+    ///`approved`
     Approved,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputMemoryItemReviewState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Approved => f.write_str("approved"),
-            Self::Rejected => f.write_str("rejected"),
+impl ContextBriefOutputMemoryItemReviewState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Approved, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputMemoryItemReviewState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputMemoryItemReviewState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for ContextBriefOutputMemoryItemReviewState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputMemoryItemReviewState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "approved" => Ok(Self::Approved),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputMemoryItemReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputMemoryItemReviewState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for ContextBriefOutputMemoryItemReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputMemoryItemReviewState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputMemoryItemReviewState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputMemoryItemSensitivity`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputMemoryItemSensitivity::Unknown`] and serializes back unchanged; [`ContextBriefOutputMemoryItemSensitivity::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputMemoryItemSensitivity {
-    #[serde(rename = "normal")]
+    ///`normal`
     Normal,
-    #[serde(rename = "sensitive")]
+    ///`sensitive`
     Sensitive,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputMemoryItemSensitivity {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Normal => f.write_str("normal"),
-            Self::Sensitive => f.write_str("sensitive"),
+impl ContextBriefOutputMemoryItemSensitivity {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Normal, Self::Sensitive];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Normal => "normal",
+            Self::Sensitive => "sensitive",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputMemoryItemSensitivity::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputMemoryItemSensitivity {
+    fn from(value: &str) -> Self {
+        match value {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for ContextBriefOutputMemoryItemSensitivity {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputMemoryItemSensitivity {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "normal" => Ok(Self::Normal),
-            "sensitive" => Ok(Self::Sensitive),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputMemoryItemSensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputMemoryItemSensitivity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for ContextBriefOutputMemoryItemSensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputMemoryItemSensitivity {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputMemoryItemSensitivity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputMemoryItemType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputMemoryItemType::Unknown`] and serializes back unchanged; [`ContextBriefOutputMemoryItemType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputMemoryItemType {
-    #[serde(rename = "episodic")]
+    ///`episodic`
     Episodic,
-    #[serde(rename = "semantic")]
+    ///`semantic`
     Semantic,
-    #[serde(rename = "procedural")]
+    ///`procedural`
     Procedural,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputMemoryItemType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Episodic => f.write_str("episodic"),
-            Self::Semantic => f.write_str("semantic"),
-            Self::Procedural => f.write_str("procedural"),
+impl ContextBriefOutputMemoryItemType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Episodic,
+        Self::Semantic,
+        Self::Procedural,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Procedural => "procedural",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputMemoryItemType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputMemoryItemType {
+    fn from(value: &str) -> Self {
+        match value {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ContextBriefOutputMemoryItemType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputMemoryItemType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "episodic" => Ok(Self::Episodic),
-            "semantic" => Ok(Self::Semantic),
-            "procedural" => Ok(Self::Procedural),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputMemoryItemType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputMemoryItemType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for ContextBriefOutputMemoryItemType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputMemoryItemType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputMemoryItemType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputPartitionsItem`
@@ -570,126 +686,174 @@ pub struct ContextBriefOutputPartitionsItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ContextBriefOutputPartitionsItemAccessItem`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputPartitionsItemAccessItem::Unknown`] and serializes back unchanged; [`ContextBriefOutputPartitionsItemAccessItem::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputPartitionsItemAccessItem {
-    #[serde(rename = "read")]
+    ///`read`
     Read,
-    #[serde(rename = "propose")]
+    ///`propose`
     Propose,
-    #[serde(rename = "write")]
+    ///`write`
     Write,
-    #[serde(rename = "review")]
+    ///`review`
     Review,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputPartitionsItemAccessItem {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Read => f.write_str("read"),
-            Self::Propose => f.write_str("propose"),
-            Self::Write => f.write_str("write"),
-            Self::Review => f.write_str("review"),
+impl ContextBriefOutputPartitionsItemAccessItem {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Read,
+        Self::Propose,
+        Self::Write,
+        Self::Review,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Read => "read",
+            Self::Propose => "propose",
+            Self::Write => "write",
+            Self::Review => "review",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputPartitionsItemAccessItem::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputPartitionsItemAccessItem {
+    fn from(value: &str) -> Self {
+        match value {
+            "read" => Self::Read,
+            "propose" => Self::Propose,
+            "write" => Self::Write,
+            "review" => Self::Review,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for ContextBriefOutputPartitionsItemAccessItem {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "read" => Self::Read,
+            "propose" => Self::Propose,
+            "write" => Self::Write,
+            "review" => Self::Review,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputPartitionsItemAccessItem {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "read" => Ok(Self::Read),
-            "propose" => Ok(Self::Propose),
-            "write" => Ok(Self::Write),
-            "review" => Ok(Self::Review),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputPartitionsItemAccessItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputPartitionsItemAccessItem {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for ContextBriefOutputPartitionsItemAccessItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputPartitionsItemAccessItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputPartitionsItemAccessItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ContextBriefOutputProfileType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ContextBriefOutputProfileType::Unknown`] and serializes back unchanged; [`ContextBriefOutputProfileType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ContextBriefOutputProfileType {
-    #[serde(rename = "core")]
+    ///`core`
     Core,
-    #[serde(rename = "team")]
+    ///`team`
     Team,
-    #[serde(rename = "none")]
+    ///`none`
     None,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ContextBriefOutputProfileType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Core => f.write_str("core"),
-            Self::Team => f.write_str("team"),
-            Self::None => f.write_str("none"),
+impl ContextBriefOutputProfileType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Core, Self::Team, Self::None];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Core => "core",
+            Self::Team => "team",
+            Self::None => "none",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ContextBriefOutputProfileType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ContextBriefOutputProfileType {
+    fn from(value: &str) -> Self {
+        match value {
+            "core" => Self::Core,
+            "team" => Self::Team,
+            "none" => Self::None,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ContextBriefOutputProfileType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "core" => Self::Core,
+            "team" => Self::Team,
+            "none" => Self::None,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ContextBriefOutputProfileType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "core" => Ok(Self::Core),
-            "team" => Ok(Self::Team),
-            "none" => Ok(Self::None),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ContextBriefOutputProfileType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ContextBriefOutputProfileType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ContextBriefOutputProfileType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ContextBriefOutputProfileType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputProfileType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Opaque pagination cursor from a previous result.
@@ -708,10 +872,10 @@ impl ::std::convert::From<Cursor> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for Cursor {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 512usize {
             return Err("longer than 512 characters".into());
         }
@@ -719,18 +883,18 @@ impl ::std::str::FromStr for Cursor {
     }
 }
 impl ::std::convert::TryFrom<&str> for Cursor {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for Cursor {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -741,7 +905,7 @@ impl<'de> ::serde::Deserialize<'de> for Cursor {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -781,10 +945,10 @@ impl ::std::convert::From<EraseRequestInputIdsItem> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for EraseRequestInputIdsItem {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 128usize {
             return Err("longer than 128 characters".into());
         }
@@ -792,18 +956,18 @@ impl ::std::str::FromStr for EraseRequestInputIdsItem {
     }
 }
 impl ::std::convert::TryFrom<&str> for EraseRequestInputIdsItem {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for EraseRequestInputIdsItem {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -814,7 +978,7 @@ impl<'de> ::serde::Deserialize<'de> for EraseRequestInputIdsItem {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -835,10 +999,10 @@ impl ::std::convert::From<EraseRequestInputSubject> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for EraseRequestInputSubject {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 500usize {
             return Err("longer than 500 characters".into());
         }
@@ -849,18 +1013,18 @@ impl ::std::str::FromStr for EraseRequestInputSubject {
     }
 }
 impl ::std::convert::TryFrom<&str> for EraseRequestInputSubject {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for EraseRequestInputSubject {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -871,7 +1035,7 @@ impl<'de> ::serde::Deserialize<'de> for EraseRequestInputSubject {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -916,86 +1080,123 @@ pub struct ErrorError {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ErrorErrorCode`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ErrorErrorCode::Unknown`] and serializes back unchanged; [`ErrorErrorCode::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ErrorErrorCode {
-    #[serde(rename = "invalid_input")]
+    ///`invalid_input`
     InvalidInput,
-    #[serde(rename = "not_found")]
+    ///`not_found`
     NotFound,
-    #[serde(rename = "forbidden")]
+    ///`forbidden`
     Forbidden,
-    #[serde(rename = "conflict")]
+    ///`conflict`
     Conflict,
-    #[serde(rename = "too_large")]
+    ///`too_large`
     TooLarge,
-    #[serde(rename = "rate_limited")]
+    ///`rate_limited`
     RateLimited,
-    #[serde(rename = "locked")]
+    ///`locked`
     Locked,
-    #[serde(rename = "unsupported")]
+    ///`unsupported`
     Unsupported,
-    #[serde(rename = "internal")]
+    ///`internal`
     Internal,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ErrorErrorCode {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::InvalidInput => f.write_str("invalid_input"),
-            Self::NotFound => f.write_str("not_found"),
-            Self::Forbidden => f.write_str("forbidden"),
-            Self::Conflict => f.write_str("conflict"),
-            Self::TooLarge => f.write_str("too_large"),
-            Self::RateLimited => f.write_str("rate_limited"),
-            Self::Locked => f.write_str("locked"),
-            Self::Unsupported => f.write_str("unsupported"),
-            Self::Internal => f.write_str("internal"),
+impl ErrorErrorCode {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::InvalidInput,
+        Self::NotFound,
+        Self::Forbidden,
+        Self::Conflict,
+        Self::TooLarge,
+        Self::RateLimited,
+        Self::Locked,
+        Self::Unsupported,
+        Self::Internal,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::InvalidInput => "invalid_input",
+            Self::NotFound => "not_found",
+            Self::Forbidden => "forbidden",
+            Self::Conflict => "conflict",
+            Self::TooLarge => "too_large",
+            Self::RateLimited => "rate_limited",
+            Self::Locked => "locked",
+            Self::Unsupported => "unsupported",
+            Self::Internal => "internal",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ErrorErrorCode::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ErrorErrorCode {
+    fn from(value: &str) -> Self {
+        match value {
+            "invalid_input" => Self::InvalidInput,
+            "not_found" => Self::NotFound,
+            "forbidden" => Self::Forbidden,
+            "conflict" => Self::Conflict,
+            "too_large" => Self::TooLarge,
+            "rate_limited" => Self::RateLimited,
+            "locked" => Self::Locked,
+            "unsupported" => Self::Unsupported,
+            "internal" => Self::Internal,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ErrorErrorCode {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "invalid_input" => Self::InvalidInput,
+            "not_found" => Self::NotFound,
+            "forbidden" => Self::Forbidden,
+            "conflict" => Self::Conflict,
+            "too_large" => Self::TooLarge,
+            "rate_limited" => Self::RateLimited,
+            "locked" => Self::Locked,
+            "unsupported" => Self::Unsupported,
+            "internal" => Self::Internal,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ErrorErrorCode {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "invalid_input" => Ok(Self::InvalidInput),
-            "not_found" => Ok(Self::NotFound),
-            "forbidden" => Ok(Self::Forbidden),
-            "conflict" => Ok(Self::Conflict),
-            "too_large" => Ok(Self::TooLarge),
-            "rate_limited" => Ok(Self::RateLimited),
-            "locked" => Ok(Self::Locked),
-            "unsupported" => Ok(Self::Unsupported),
-            "internal" => Ok(Self::Internal),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ErrorErrorCode {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ErrorErrorCode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ErrorErrorCode {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ErrorErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ErrorErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Optional tool (SPEC §8.1). Bundles what the token can read into an archive.
@@ -1028,10 +1229,10 @@ impl ::std::convert::From<ExportCreateInputEncryptToItem> for ::std::string::Str
     }
 }
 impl ::std::str::FromStr for ExportCreateInputEncryptToItem {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 1000usize {
             return Err("longer than 1000 characters".into());
         }
@@ -1039,18 +1240,18 @@ impl ::std::str::FromStr for ExportCreateInputEncryptToItem {
     }
 }
 impl ::std::convert::TryFrom<&str> for ExportCreateInputEncryptToItem {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for ExportCreateInputEncryptToItem {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1061,7 +1262,7 @@ impl<'de> ::serde::Deserialize<'de> for ExportCreateInputEncryptToItem {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -1096,58 +1297,78 @@ pub struct ExportCreateOutput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ExportCreateOutputCoverage`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ExportCreateOutputCoverage::Unknown`] and serializes back unchanged; [`ExportCreateOutputCoverage::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ExportCreateOutputCoverage {
-    #[serde(rename = "full")]
+    ///`full`
     Full,
-    #[serde(rename = "partial")]
+    ///`partial`
     Partial,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ExportCreateOutputCoverage {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Full => f.write_str("full"),
-            Self::Partial => f.write_str("partial"),
+impl ExportCreateOutputCoverage {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Full, Self::Partial];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Full => "full",
+            Self::Partial => "partial",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ExportCreateOutputCoverage::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ExportCreateOutputCoverage {
+    fn from(value: &str) -> Self {
+        match value {
+            "full" => Self::Full,
+            "partial" => Self::Partial,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ExportCreateOutputCoverage {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "full" => Self::Full,
+            "partial" => Self::Partial,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ExportCreateOutputCoverage {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "full" => Ok(Self::Full),
-            "partial" => Ok(Self::Partial),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ExportCreateOutputCoverage {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ExportCreateOutputCoverage {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ExportCreateOutputCoverage {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ExportCreateOutputCoverage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputCoverage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ExportCreateOutputExportId`
@@ -1166,10 +1387,10 @@ impl ::std::convert::From<ExportCreateOutputExportId> for ::std::string::String 
     }
 }
 impl ::std::str::FromStr for ExportCreateOutputExportId {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 128usize {
             return Err("longer than 128 characters".into());
         }
@@ -1177,18 +1398,18 @@ impl ::std::str::FromStr for ExportCreateOutputExportId {
     }
 }
 impl ::std::convert::TryFrom<&str> for ExportCreateOutputExportId {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for ExportCreateOutputExportId {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1199,68 +1420,89 @@ impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputExportId {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
 }
 ///`ExportCreateOutputStatus`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ExportCreateOutputStatus::Unknown`] and serializes back unchanged; [`ExportCreateOutputStatus::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ExportCreateOutputStatus {
-    #[serde(rename = "pending")]
+    ///`pending`
     Pending,
-    #[serde(rename = "ready")]
+    ///`ready`
     Ready,
-    #[serde(rename = "failed")]
+    ///`failed`
     Failed,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ExportCreateOutputStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Pending => f.write_str("pending"),
-            Self::Ready => f.write_str("ready"),
-            Self::Failed => f.write_str("failed"),
+impl ExportCreateOutputStatus {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Pending, Self::Ready, Self::Failed];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Pending => "pending",
+            Self::Ready => "ready",
+            Self::Failed => "failed",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ExportCreateOutputStatus::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ExportCreateOutputStatus {
+    fn from(value: &str) -> Self {
+        match value {
+            "pending" => Self::Pending,
+            "ready" => Self::Ready,
+            "failed" => Self::Failed,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ExportCreateOutputStatus {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "pending" => Self::Pending,
+            "ready" => Self::Ready,
+            "failed" => Self::Failed,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ExportCreateOutputStatus {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "pending" => Ok(Self::Pending),
-            "ready" => Ok(Self::Ready),
-            "failed" => Ok(Self::Failed),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ExportCreateOutputStatus {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ExportCreateOutputStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ExportCreateOutputStatus {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ExportCreateOutputStatus {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Frontmatter supplied by a client. title is required; server-stamped keys, including all of review, are ignored (SPEC §5.2.3).
@@ -1340,59 +1582,78 @@ pub struct MemoryListInput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MemoryListInputIncludeReviewItem`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemoryListInputIncludeReviewItem::Unknown`] and serializes back unchanged; [`MemoryListInputIncludeReviewItem::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemoryListInputIncludeReviewItem {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemoryListInputIncludeReviewItem {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Rejected => f.write_str("rejected"),
+impl MemoryListInputIncludeReviewItem {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemoryListInputIncludeReviewItem::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemoryListInputIncludeReviewItem {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemoryListInputIncludeReviewItem {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemoryListInputIncludeReviewItem {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemoryListInputIncludeReviewItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemoryListInputIncludeReviewItem {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemoryListInputIncludeReviewItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemoryListInputIncludeReviewItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemoryListInputIncludeReviewItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Only pages whose path starts with this string.
@@ -1411,10 +1672,10 @@ impl ::std::convert::From<MemoryListInputPrefix> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for MemoryListInputPrefix {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 255usize {
             return Err("longer than 255 characters".into());
         }
@@ -1422,18 +1683,18 @@ impl ::std::str::FromStr for MemoryListInputPrefix {
     }
 }
 impl ::std::convert::TryFrom<&str> for MemoryListInputPrefix {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for MemoryListInputPrefix {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1444,68 +1705,93 @@ impl<'de> ::serde::Deserialize<'de> for MemoryListInputPrefix {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
 }
 ///`MemoryListInputType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemoryListInputType::Unknown`] and serializes back unchanged; [`MemoryListInputType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemoryListInputType {
-    #[serde(rename = "episodic")]
+    ///`episodic`
     Episodic,
-    #[serde(rename = "semantic")]
+    ///`semantic`
     Semantic,
-    #[serde(rename = "procedural")]
+    ///`procedural`
     Procedural,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemoryListInputType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Episodic => f.write_str("episodic"),
-            Self::Semantic => f.write_str("semantic"),
-            Self::Procedural => f.write_str("procedural"),
+impl MemoryListInputType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Episodic,
+        Self::Semantic,
+        Self::Procedural,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Procedural => "procedural",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemoryListInputType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemoryListInputType {
+    fn from(value: &str) -> Self {
+        match value {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemoryListInputType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemoryListInputType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "episodic" => Ok(Self::Episodic),
-            "semantic" => Ok(Self::Semantic),
-            "procedural" => Ok(Self::Procedural),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemoryListInputType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemoryListInputType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for MemoryListInputType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemoryListInputType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemoryListInputType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemoryListOutput`
@@ -1546,10 +1832,10 @@ impl ::std::convert::From<MemoryProposeInputNote> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for MemoryProposeInputNote {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 2000usize {
             return Err("longer than 2000 characters".into());
         }
@@ -1557,18 +1843,18 @@ impl ::std::str::FromStr for MemoryProposeInputNote {
     }
 }
 impl ::std::convert::TryFrom<&str> for MemoryProposeInputNote {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for MemoryProposeInputNote {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1579,7 +1865,7 @@ impl<'de> ::serde::Deserialize<'de> for MemoryProposeInputNote {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -1620,10 +1906,10 @@ impl ::std::fmt::Display for MemoryProposeOutputReviewState {
     }
 }
 impl ::std::str::FromStr for MemoryProposeOutputReviewState {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         match value {
             "proposed" => Ok(Self::Proposed),
             _ => Err("invalid value".into()),
@@ -1631,18 +1917,18 @@ impl ::std::str::FromStr for MemoryProposeOutputReviewState {
     }
 }
 impl ::std::convert::TryFrom<&str> for MemoryProposeOutputReviewState {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for MemoryProposeOutputReviewState {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1710,59 +1996,78 @@ pub struct MemorySearchInput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MemorySearchInputIncludeReviewItem`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchInputIncludeReviewItem::Unknown`] and serializes back unchanged; [`MemorySearchInputIncludeReviewItem::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchInputIncludeReviewItem {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchInputIncludeReviewItem {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Rejected => f.write_str("rejected"),
+impl MemorySearchInputIncludeReviewItem {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchInputIncludeReviewItem::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchInputIncludeReviewItem {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemorySearchInputIncludeReviewItem {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchInputIncludeReviewItem {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchInputIncludeReviewItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchInputIncludeReviewItem {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemorySearchInputIncludeReviewItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchInputIncludeReviewItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchInputIncludeReviewItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemorySearchInputQuery`
@@ -1781,10 +2086,10 @@ impl ::std::convert::From<MemorySearchInputQuery> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for MemorySearchInputQuery {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 2000usize {
             return Err("longer than 2000 characters".into());
         }
@@ -1795,18 +2100,18 @@ impl ::std::str::FromStr for MemorySearchInputQuery {
     }
 }
 impl ::std::convert::TryFrom<&str> for MemorySearchInputQuery {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for MemorySearchInputQuery {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -1817,68 +2122,93 @@ impl<'de> ::serde::Deserialize<'de> for MemorySearchInputQuery {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
 }
 ///`MemorySearchInputType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchInputType::Unknown`] and serializes back unchanged; [`MemorySearchInputType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchInputType {
-    #[serde(rename = "episodic")]
+    ///`episodic`
     Episodic,
-    #[serde(rename = "semantic")]
+    ///`semantic`
     Semantic,
-    #[serde(rename = "procedural")]
+    ///`procedural`
     Procedural,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchInputType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Episodic => f.write_str("episodic"),
-            Self::Semantic => f.write_str("semantic"),
-            Self::Procedural => f.write_str("procedural"),
+impl MemorySearchInputType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Episodic,
+        Self::Semantic,
+        Self::Procedural,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Procedural => "procedural",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchInputType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchInputType {
+    fn from(value: &str) -> Self {
+        match value {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemorySearchInputType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchInputType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "episodic" => Ok(Self::Episodic),
-            "semantic" => Ok(Self::Semantic),
-            "procedural" => Ok(Self::Procedural),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchInputType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchInputType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for MemorySearchInputType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchInputType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchInputType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemorySearchOutput`
@@ -1923,243 +2253,335 @@ pub struct MemorySearchOutputResultsItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MemorySearchOutputResultsItemLifecycle`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchOutputResultsItemLifecycle::Unknown`] and serializes back unchanged; [`MemorySearchOutputResultsItemLifecycle::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchOutputResultsItemLifecycle {
-    #[serde(rename = "active")]
+    ///`active`
     Active,
-    #[serde(rename = "validated")]
+    ///`validated`
     Validated,
-    #[serde(rename = "stale")]
+    ///`stale`
     Stale,
-    #[serde(rename = "archived")]
+    ///`archived`
     Archived,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchOutputResultsItemLifecycle {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Active => f.write_str("active"),
-            Self::Validated => f.write_str("validated"),
-            Self::Stale => f.write_str("stale"),
-            Self::Archived => f.write_str("archived"),
+impl MemorySearchOutputResultsItemLifecycle {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Active,
+        Self::Validated,
+        Self::Stale,
+        Self::Archived,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Active => "active",
+            Self::Validated => "validated",
+            Self::Stale => "stale",
+            Self::Archived => "archived",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchOutputResultsItemLifecycle::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchOutputResultsItemLifecycle {
+    fn from(value: &str) -> Self {
+        match value {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for MemorySearchOutputResultsItemLifecycle {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchOutputResultsItemLifecycle {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "active" => Ok(Self::Active),
-            "validated" => Ok(Self::Validated),
-            "stale" => Ok(Self::Stale),
-            "archived" => Ok(Self::Archived),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchOutputResultsItemLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchOutputResultsItemLifecycle {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemorySearchOutputResultsItemLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchOutputResultsItemLifecycle {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchOutputResultsItemLifecycle {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemorySearchOutputResultsItemReviewState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchOutputResultsItemReviewState::Unknown`] and serializes back unchanged; [`MemorySearchOutputResultsItemReviewState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchOutputResultsItemReviewState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "approved")]
+    ///`approved`
     Approved,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchOutputResultsItemReviewState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Approved => f.write_str("approved"),
-            Self::Rejected => f.write_str("rejected"),
+impl MemorySearchOutputResultsItemReviewState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Approved, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchOutputResultsItemReviewState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchOutputResultsItemReviewState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for MemorySearchOutputResultsItemReviewState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchOutputResultsItemReviewState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "approved" => Ok(Self::Approved),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchOutputResultsItemReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchOutputResultsItemReviewState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemorySearchOutputResultsItemReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchOutputResultsItemReviewState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchOutputResultsItemReviewState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemorySearchOutputResultsItemSensitivity`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchOutputResultsItemSensitivity::Unknown`] and serializes back unchanged; [`MemorySearchOutputResultsItemSensitivity::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchOutputResultsItemSensitivity {
-    #[serde(rename = "normal")]
+    ///`normal`
     Normal,
-    #[serde(rename = "sensitive")]
+    ///`sensitive`
     Sensitive,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchOutputResultsItemSensitivity {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Normal => f.write_str("normal"),
-            Self::Sensitive => f.write_str("sensitive"),
+impl MemorySearchOutputResultsItemSensitivity {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Normal, Self::Sensitive];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Normal => "normal",
+            Self::Sensitive => "sensitive",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchOutputResultsItemSensitivity::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchOutputResultsItemSensitivity {
+    fn from(value: &str) -> Self {
+        match value {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for MemorySearchOutputResultsItemSensitivity {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchOutputResultsItemSensitivity {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "normal" => Ok(Self::Normal),
-            "sensitive" => Ok(Self::Sensitive),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchOutputResultsItemSensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchOutputResultsItemSensitivity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemorySearchOutputResultsItemSensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchOutputResultsItemSensitivity {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchOutputResultsItemSensitivity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemorySearchOutputResultsItemType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemorySearchOutputResultsItemType::Unknown`] and serializes back unchanged; [`MemorySearchOutputResultsItemType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemorySearchOutputResultsItemType {
-    #[serde(rename = "episodic")]
+    ///`episodic`
     Episodic,
-    #[serde(rename = "semantic")]
+    ///`semantic`
     Semantic,
-    #[serde(rename = "procedural")]
+    ///`procedural`
     Procedural,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemorySearchOutputResultsItemType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Episodic => f.write_str("episodic"),
-            Self::Semantic => f.write_str("semantic"),
-            Self::Procedural => f.write_str("procedural"),
+impl MemorySearchOutputResultsItemType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Episodic,
+        Self::Semantic,
+        Self::Procedural,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Procedural => "procedural",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemorySearchOutputResultsItemType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemorySearchOutputResultsItemType {
+    fn from(value: &str) -> Self {
+        match value {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemorySearchOutputResultsItemType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemorySearchOutputResultsItemType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "episodic" => Ok(Self::Episodic),
-            "semantic" => Ok(Self::Semantic),
-            "procedural" => Ok(Self::Procedural),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemorySearchOutputResultsItemType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemorySearchOutputResultsItemType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for MemorySearchOutputResultsItemType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemorySearchOutputResultsItemType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemorySearchOutputResultsItemType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`MemoryWriteInput`
@@ -2195,58 +2617,78 @@ pub struct MemoryWriteOutput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`MemoryWriteOutputReviewState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`MemoryWriteOutputReviewState::Unknown`] and serializes back unchanged; [`MemoryWriteOutputReviewState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum MemoryWriteOutputReviewState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "approved")]
+    ///`approved`
     Approved,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for MemoryWriteOutputReviewState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Approved => f.write_str("approved"),
+impl MemoryWriteOutputReviewState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Approved];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Approved => "approved",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`MemoryWriteOutputReviewState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for MemoryWriteOutputReviewState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for MemoryWriteOutputReviewState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for MemoryWriteOutputReviewState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "approved" => Ok(Self::Approved),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for MemoryWriteOutputReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for MemoryWriteOutputReviewState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for MemoryWriteOutputReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for MemoryWriteOutputReviewState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MemoryWriteOutputReviewState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`PageSummary`
@@ -2275,239 +2717,332 @@ pub struct PageSummary {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`PageSummaryLifecycle`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PageSummaryLifecycle::Unknown`] and serializes back unchanged; [`PageSummaryLifecycle::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum PageSummaryLifecycle {
-    #[serde(rename = "active")]
+    ///`active`
     Active,
-    #[serde(rename = "validated")]
+    ///`validated`
     Validated,
-    #[serde(rename = "stale")]
+    ///`stale`
     Stale,
-    #[serde(rename = "archived")]
+    ///`archived`
     Archived,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for PageSummaryLifecycle {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Active => f.write_str("active"),
-            Self::Validated => f.write_str("validated"),
-            Self::Stale => f.write_str("stale"),
-            Self::Archived => f.write_str("archived"),
+impl PageSummaryLifecycle {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Active,
+        Self::Validated,
+        Self::Stale,
+        Self::Archived,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Active => "active",
+            Self::Validated => "validated",
+            Self::Stale => "stale",
+            Self::Archived => "archived",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PageSummaryLifecycle::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PageSummaryLifecycle {
+    fn from(value: &str) -> Self {
+        match value {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for PageSummaryLifecycle {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "active" => Self::Active,
+            "validated" => Self::Validated,
+            "stale" => Self::Stale,
+            "archived" => Self::Archived,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for PageSummaryLifecycle {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "active" => Ok(Self::Active),
-            "validated" => Ok(Self::Validated),
-            "stale" => Ok(Self::Stale),
-            "archived" => Ok(Self::Archived),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for PageSummaryLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for PageSummaryLifecycle {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for PageSummaryLifecycle {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for PageSummaryLifecycle {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PageSummaryLifecycle {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`PageSummaryReviewState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PageSummaryReviewState::Unknown`] and serializes back unchanged; [`PageSummaryReviewState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum PageSummaryReviewState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "approved")]
+    ///`approved`
     Approved,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for PageSummaryReviewState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Approved => f.write_str("approved"),
-            Self::Rejected => f.write_str("rejected"),
+impl PageSummaryReviewState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Approved, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PageSummaryReviewState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PageSummaryReviewState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for PageSummaryReviewState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for PageSummaryReviewState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "approved" => Ok(Self::Approved),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for PageSummaryReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for PageSummaryReviewState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for PageSummaryReviewState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for PageSummaryReviewState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PageSummaryReviewState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`PageSummarySensitivity`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PageSummarySensitivity::Unknown`] and serializes back unchanged; [`PageSummarySensitivity::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum PageSummarySensitivity {
-    #[serde(rename = "normal")]
+    ///`normal`
     Normal,
-    #[serde(rename = "sensitive")]
+    ///`sensitive`
     Sensitive,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for PageSummarySensitivity {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Normal => f.write_str("normal"),
-            Self::Sensitive => f.write_str("sensitive"),
+impl PageSummarySensitivity {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Normal, Self::Sensitive];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Normal => "normal",
+            Self::Sensitive => "sensitive",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PageSummarySensitivity::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PageSummarySensitivity {
+    fn from(value: &str) -> Self {
+        match value {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for PageSummarySensitivity {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "normal" => Self::Normal,
+            "sensitive" => Self::Sensitive,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for PageSummarySensitivity {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "normal" => Ok(Self::Normal),
-            "sensitive" => Ok(Self::Sensitive),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for PageSummarySensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for PageSummarySensitivity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for PageSummarySensitivity {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for PageSummarySensitivity {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PageSummarySensitivity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`PageSummaryType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PageSummaryType::Unknown`] and serializes back unchanged; [`PageSummaryType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum PageSummaryType {
-    #[serde(rename = "episodic")]
+    ///`episodic`
     Episodic,
-    #[serde(rename = "semantic")]
+    ///`semantic`
     Semantic,
-    #[serde(rename = "procedural")]
+    ///`procedural`
     Procedural,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for PageSummaryType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Episodic => f.write_str("episodic"),
-            Self::Semantic => f.write_str("semantic"),
-            Self::Procedural => f.write_str("procedural"),
+impl PageSummaryType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Episodic,
+        Self::Semantic,
+        Self::Procedural,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Episodic => "episodic",
+            Self::Semantic => "semantic",
+            Self::Procedural => "procedural",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PageSummaryType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PageSummaryType {
+    fn from(value: &str) -> Self {
+        match value {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for PageSummaryType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "episodic" => Self::Episodic,
+            "semantic" => Self::Semantic,
+            "procedural" => Self::Procedural,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for PageSummaryType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "episodic" => Ok(Self::Episodic),
-            "semantic" => Ok(Self::Semantic),
-            "procedural" => Ok(Self::Procedural),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for PageSummaryType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for PageSummaryType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for PageSummaryType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for PageSummaryType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PageSummaryType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`PartitionListInput`
@@ -2558,67 +3093,94 @@ pub struct PartitionListOutputPartitionsItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`PartitionListOutputPartitionsItemAccessItem`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`PartitionListOutputPartitionsItemAccessItem::Unknown`] and serializes back unchanged; [`PartitionListOutputPartitionsItemAccessItem::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum PartitionListOutputPartitionsItemAccessItem {
-    #[serde(rename = "read")]
+    ///`read`
     Read,
-    #[serde(rename = "propose")]
+    ///`propose`
     Propose,
-    #[serde(rename = "write")]
+    ///`write`
     Write,
-    #[serde(rename = "review")]
+    ///`review`
     Review,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for PartitionListOutputPartitionsItemAccessItem {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Read => f.write_str("read"),
-            Self::Propose => f.write_str("propose"),
-            Self::Write => f.write_str("write"),
-            Self::Review => f.write_str("review"),
+impl PartitionListOutputPartitionsItemAccessItem {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[
+        Self::Read,
+        Self::Propose,
+        Self::Write,
+        Self::Review,
+    ];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Read => "read",
+            Self::Propose => "propose",
+            Self::Write => "write",
+            Self::Review => "review",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`PartitionListOutputPartitionsItemAccessItem::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for PartitionListOutputPartitionsItemAccessItem {
+    fn from(value: &str) -> Self {
+        match value {
+            "read" => Self::Read,
+            "propose" => Self::Propose,
+            "write" => Self::Write,
+            "review" => Self::Review,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String>
+for PartitionListOutputPartitionsItemAccessItem {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "read" => Self::Read,
+            "propose" => Self::Propose,
+            "write" => Self::Write,
+            "review" => Self::Review,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for PartitionListOutputPartitionsItemAccessItem {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "read" => Ok(Self::Read),
-            "propose" => Ok(Self::Propose),
-            "write" => Ok(Self::Write),
-            "review" => Ok(Self::Review),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for PartitionListOutputPartitionsItemAccessItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for PartitionListOutputPartitionsItemAccessItem {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String>
-for PartitionListOutputPartitionsItemAccessItem {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for PartitionListOutputPartitionsItemAccessItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PartitionListOutputPartitionsItemAccessItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Unresolved external reference `memory.page.schema.json#/$defs/partition_name`: any JSON value (serde_json::Value) until that document is vendored.
@@ -2709,62 +3271,83 @@ pub struct ProfileGetOutput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ProfileGetOutputProfileType`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ProfileGetOutputProfileType::Unknown`] and serializes back unchanged; [`ProfileGetOutputProfileType::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ProfileGetOutputProfileType {
-    #[serde(rename = "core")]
+    ///`core`
     Core,
-    #[serde(rename = "team")]
+    ///`team`
     Team,
-    #[serde(rename = "none")]
+    ///`none`
     None,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ProfileGetOutputProfileType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Core => f.write_str("core"),
-            Self::Team => f.write_str("team"),
-            Self::None => f.write_str("none"),
+impl ProfileGetOutputProfileType {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Core, Self::Team, Self::None];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Core => "core",
+            Self::Team => "team",
+            Self::None => "none",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ProfileGetOutputProfileType::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ProfileGetOutputProfileType {
+    fn from(value: &str) -> Self {
+        match value {
+            "core" => Self::Core,
+            "team" => Self::Team,
+            "none" => Self::None,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ProfileGetOutputProfileType {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "core" => Self::Core,
+            "team" => Self::Team,
+            "none" => Self::None,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ProfileGetOutputProfileType {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "core" => Ok(Self::Core),
-            "team" => Ok(Self::Team),
-            "none" => Ok(Self::None),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ProfileGetOutputProfileType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ProfileGetOutputProfileType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ProfileGetOutputProfileType {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ProfileGetOutputProfileType {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProfileGetOutputProfileType {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ProfileUpdateInput`
@@ -2805,58 +3388,78 @@ pub struct ReviewListInput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Default when absent: `"proposed"`.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ReviewListInputState::Unknown`] and serializes back unchanged; [`ReviewListInputState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ReviewListInputState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ReviewListInputState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Rejected => f.write_str("rejected"),
+impl ReviewListInputState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ReviewListInputState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ReviewListInputState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ReviewListInputState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ReviewListInputState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ReviewListInputState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ReviewListInputState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ReviewListInputState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ReviewListInputState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReviewListInputState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ReviewListOutput`
@@ -2885,58 +3488,78 @@ pub struct ReviewListOutputItemsItem {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ReviewListOutputItemsItemState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ReviewListOutputItemsItemState::Unknown`] and serializes back unchanged; [`ReviewListOutputItemsItemState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ReviewListOutputItemsItemState {
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ReviewListOutputItemsItemState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Proposed => f.write_str("proposed"),
-            Self::Rejected => f.write_str("rejected"),
+impl ReviewListOutputItemsItemState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Proposed, Self::Rejected];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Rejected => "rejected",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ReviewListOutputItemsItemState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ReviewListOutputItemsItemState {
+    fn from(value: &str) -> Self {
+        match value {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ReviewListOutputItemsItemState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "proposed" => Self::Proposed,
+            "rejected" => Self::Rejected,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ReviewListOutputItemsItemState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "proposed" => Ok(Self::Proposed),
-            "rejected" => Ok(Self::Rejected),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ReviewListOutputItemsItemState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ReviewListOutputItemsItemState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ReviewListOutputItemsItemState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ReviewListOutputItemsItemState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReviewListOutputItemsItemState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///`ReviewResolveInput`
@@ -2967,10 +3590,10 @@ impl ::std::convert::From<ReviewResolveInputNote> for ::std::string::String {
     }
 }
 impl ::std::str::FromStr for ReviewResolveInputNote {
-    type Err = self::error::ConversionError;
+    type Err = ::pilotage_types::ConversionError;
     fn from_str(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         if value.chars().count() > 2000usize {
             return Err("longer than 2000 characters".into());
         }
@@ -2978,18 +3601,18 @@ impl ::std::str::FromStr for ReviewResolveInputNote {
     }
 }
 impl ::std::convert::TryFrom<&str> for ReviewResolveInputNote {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for ReviewResolveInputNote {
-    type Error = self::error::ConversionError;
+    type Error = ::pilotage_types::ConversionError;
     fn try_from(
         value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+    ) -> ::std::result::Result<Self, ::pilotage_types::ConversionError> {
         value.parse()
     }
 }
@@ -3000,7 +3623,7 @@ impl<'de> ::serde::Deserialize<'de> for ReviewResolveInputNote {
     {
         ::std::string::String::deserialize(deserializer)?
             .parse()
-            .map_err(|e: self::error::ConversionError| {
+            .map_err(|e: ::pilotage_types::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
             })
     }
@@ -3017,62 +3640,83 @@ pub struct ReviewResolveOutput {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///`ReviewResolveOutputState`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
+/**
+
+Open for later minor versions of the schema: a value this version does not define deserializes into [`ReviewResolveOutputState::Unknown`] and serializes back unchanged; [`ReviewResolveOutputState::is_known`] tells which it is.*/
+#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+#[non_exhaustive]
 pub enum ReviewResolveOutputState {
-    #[serde(rename = "approved")]
+    ///`approved`
     Approved,
-    #[serde(rename = "rejected")]
+    ///`rejected`
     Rejected,
-    #[serde(rename = "proposed")]
+    ///`proposed`
     Proposed,
+    /// A value this version of the schema does not define, kept exactly as received.
+    Unknown(::std::string::String),
 }
-impl ::std::fmt::Display for ReviewResolveOutputState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::Approved => f.write_str("approved"),
-            Self::Rejected => f.write_str("rejected"),
-            Self::Proposed => f.write_str("proposed"),
+impl ReviewResolveOutputState {
+    /// Every value this version of the schema defines, in the schema's order.
+    pub const KNOWN: &'static [Self] = &[Self::Approved, Self::Rejected, Self::Proposed];
+    /// The value on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Proposed => "proposed",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+    ///Whether this version of the schema defines the value (`false` for [`ReviewResolveOutputState::Unknown`]).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Self::Unknown(_))
+    }
+}
+impl ::std::convert::From<&str> for ReviewResolveOutputState {
+    fn from(value: &str) -> Self {
+        match value {
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            "proposed" => Self::Proposed,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+}
+impl ::std::convert::From<::std::string::String> for ReviewResolveOutputState {
+    fn from(value: ::std::string::String) -> Self {
+        match value.as_str() {
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            "proposed" => Self::Proposed,
+            _ => Self::Unknown(value),
         }
     }
 }
 impl ::std::str::FromStr for ReviewResolveOutputState {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "approved" => Ok(Self::Approved),
-            "rejected" => Ok(Self::Rejected),
-            "proposed" => Ok(Self::Proposed),
-            _ => Err("invalid value".into()),
-        }
+    type Err = ::std::convert::Infallible;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        Ok(Self::from(value))
     }
 }
-impl ::std::convert::TryFrom<&str> for ReviewResolveOutputState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::std::fmt::Display for ReviewResolveOutputState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
-impl ::std::convert::TryFrom<::std::string::String> for ReviewResolveOutputState {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
+impl ::serde::Serialize for ReviewResolveOutputState {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReviewResolveOutputState {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        deserializer
+            .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
 ///Unresolved external reference `memory.page.schema.json#/$defs/utc_datetime`: any JSON value (serde_json::Value) until that document is vendored.
@@ -3093,38 +3737,6 @@ impl ::std::convert::From<UtcDatetime> for ::serde_json::Value {
 impl ::std::convert::From<::serde_json::Value> for UtcDatetime {
     fn from(value: ::serde_json::Value) -> Self {
         Self(value)
-    }
-}
-/// Error types.
-pub mod error {
-    /// Error from a `TryFrom` or `FromStr` implementation.
-    pub struct ConversionError(::std::borrow::Cow<'static, str>);
-    impl ::std::error::Error for ConversionError {}
-    impl ::std::fmt::Display for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Display::fmt(&self.0, f)
-        }
-    }
-    impl ::std::fmt::Debug for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> Result<(), ::std::fmt::Error> {
-            ::std::fmt::Debug::fmt(&self.0, f)
-        }
-    }
-    impl From<&'static str> for ConversionError {
-        fn from(value: &'static str) -> Self {
-            Self(value.into())
-        }
-    }
-    impl From<String> for ConversionError {
-        fn from(value: String) -> Self {
-            Self(value.into())
-        }
     }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
