@@ -32,15 +32,44 @@ pub fn snapshot(file: &syn::File, open: &BTreeMap<String, Vec<String>>) -> Strin
         match item {
             Item::Struct(item) if is_public(&item.vis) => struct_lines(item, &mut lines),
             Item::Enum(item) if is_public(&item.vis) => enum_lines(item, open, &mut lines),
-            Item::Const(item) if is_public(&item.vis) => {
-                lines.push(format!("const {}: {}", item.ident, compact(&item.expr)));
-            }
+            Item::Const(item) if is_public(&item.vis) => const_lines(item, &mut lines),
             _ => {}
         }
     }
     let mut text = lines.join("\n");
     text.push('\n');
     text
+}
+
+/// A constant: its value, or for a list of strings one `element` line per string (so that a
+/// bump that adds a request-error kind says so, rather than printing both lists).
+fn const_lines(item: &syn::ItemConst, lines: &mut Vec<String>) {
+    let name = &item.ident;
+    let elements = match item.expr.as_ref() {
+        syn::Expr::Reference(reference) => match reference.expr.as_ref() {
+            syn::Expr::Array(array) => array
+                .elems
+                .iter()
+                .map(|e| match e {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s), ..
+                    }) => Some(s.value()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match elements {
+        Some(elements) => {
+            lines.push(format!("const {name}: list"));
+            for element in elements {
+                lines.push(format!("element {name} {element:?}"));
+            }
+        }
+        None => lines.push(format!("const {name}: {}", compact(&item.expr))),
+    }
 }
 
 fn is_public(vis: &syn::Visibility) -> bool {
@@ -213,6 +242,7 @@ fn owner(key: &str) -> Option<&str> {
         "member" => path.split_once('.').map(|(t, _)| t),
         "value" => path.split_once(' ').map(|(t, _)| t),
         "variant" => path.split_once("::").map(|(t, _)| t),
+        "element" => path.split_once(' ').map(|(t, _)| t),
         _ => None,
     }
 }
@@ -267,6 +297,7 @@ pub fn diff(old: &str, new: &str) -> Vec<ApiChange> {
                         Impact::Breaking,
                         format!("new variant {path}: {detail} of exhaustive enum"),
                     ),
+                    "element" => push(Impact::Additive, format!("new element {path} of constant list")),
                     _ => push(Impact::Additive, format!("new {key}: {detail}")),
                 }
             }
@@ -335,6 +366,7 @@ mod tests {
         #[serde(untagged)] pub enum Path { Text(::std::string::String), Range(Range) }
         pub struct Gone { pub a: u8 }
         pub const VERSION: &str = "1.1";
+        pub const KINDS: &[&str] = &["a", "b"];
     "#;
 
     #[test]
@@ -362,6 +394,7 @@ mod tests {
             #[serde(untagged)] pub enum Path { Text(::std::string::String), Range(Range), Other(u8) }
             pub struct Annotation { pub text: ::std::string::String }
             pub const VERSION: &str = "1.2";
+            pub const KINDS: &[&str] = &["a", "c"];
         "#;
         let changes = diff(&snap(V1), &snap(v2));
         let text: Vec<String> = changes.iter().map(ToString::to_string).collect();
@@ -373,6 +406,8 @@ mod tests {
             (Impact::Breaking, "new variant Path::Other: (u8) of exhaustive enum"),
             (Impact::Breaking, "removed type Gone (struct, 1 items)"),
             (Impact::Additive, "constant VERSION changed value: \"1.1\" -> \"1.2\""),
+            (Impact::Additive, "new element KINDS \"c\" of constant list"),
+            (Impact::Breaking, "removed element KINDS \"b\""),
         ];
         for (impact, description) in expect {
             assert!(
@@ -385,7 +420,7 @@ mod tests {
         assert_eq!(changes.len(), expect.len(), "{text:#?}");
         assert_eq!(changes[0].impact, Impact::Breaking, "breaking first");
         assert!(
-            summary(&changes).contains("4 additive, 3 breaking"),
+            summary(&changes).contains("5 additive, 4 breaking"),
             "{}",
             summary(&changes)
         );

@@ -304,7 +304,11 @@ pub fn api_change_report(root: &Path, files: &[GeneratedFile]) -> Vec<String> {
     let Some(new) = files.iter().find(|f| f.path == Path::new(API_SNAPSHOT)) else {
         return Vec::new();
     };
-    let old = fs::read_to_string(root.join(API_SNAPSHOT)).unwrap_or_default();
+    let Ok(old) = fs::read_to_string(root.join(API_SNAPSHOT)) else {
+        return vec![format!(
+            "  (no snapshot at {API_SNAPSHOT} yet: this run writes the first one)"
+        )];
+    };
     let strip = |text: &str| {
         text.lines()
             .filter(|l| !l.starts_with('#'))

@@ -26,6 +26,12 @@ fn scratch_root(name: &str) -> PathBuf {
         root.join("pilotage-types/src/generated.rs"),
     )
     .unwrap();
+    // The API snapshot regen compares with.
+    fs::copy(
+        workspace().join("pilotage-types/generated-api.txt"),
+        root.join("pilotage-types/generated-api.txt"),
+    )
+    .unwrap();
     // The name table regen reads.
     fs::create_dir_all(root.join("xtask/names")).unwrap();
     fs::copy(
@@ -131,6 +137,89 @@ fn an_extra_def_is_drift_until_regen_adds_its_type() {
         .file_name()
         .to_string_lossy()
         .contains(".tmp")));
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_spec_bump_names_each_api_change_and_classes_it() {
+    let root = scratch_root("bump");
+    let path = root.join("bump.schema.json");
+    let mut schema: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root.join("schemas/pilotage.schema.json")).unwrap()).unwrap();
+    let defs = &mut schema["$defs"];
+    // Additive: a new definition, a new optional member, new values of open enums.
+    defs["Annotation"] =
+        serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+    defs["Diagnostic"]["properties"]["source"] = serde_json::json!({"type": "string"});
+    defs["RequestError"]["properties"]["error"]["properties"]["kind"]["enum"]
+        .as_array_mut()
+        .unwrap()
+        .push("rate_limited".into());
+    defs["LanguageEntry"]["properties"]["locator"]["enum"]
+        .as_array_mut()
+        .unwrap()
+        .push("byte-offset".into());
+    // Breaking: a member that became required, a removed member.
+    defs["Decision"]["properties"]["note"] = serde_json::json!({"type": "string"});
+    defs["Decision"]["required"].as_array_mut().unwrap().push("note".into());
+    defs["Guide"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("tokens_estimate");
+    fs::write(&path, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+
+    let check = regen(&root, &["--check", "--schema", "bump.schema.json"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let report = String::from_utf8_lossy(&check.stdout).into_owned();
+    for line in [
+        "additive new type Annotation (struct, 2 items)",
+        "additive new optional member Diagnostic.source: String",
+        "additive new value RequestErrorKind \"rate_limited\" of open enum",
+        "additive new value Locator \"byte-offset\" of open enum",
+        "breaking new required member Decision.note: String",
+        "breaking removed member Guide.tokens_estimate",
+        "additive new element DEFS \"Annotation\" of constant list",
+        "additive new element REQUEST_ERROR_KINDS \"rate_limited\" of constant list",
+        "regen: 8 API change(s) of the generated types: 6 additive, 2 breaking (breaking for downstream code)",
+    ] {
+        assert!(report.contains(line), "`{line}` missing from:\n{report}");
+    }
+    // Writing prints the same report, then nothing once written.
+    let write = regen(&root, &["--schema", "bump.schema.json"]);
+    assert!(write.status.success(), "{}", stderr(&write));
+    assert!(String::from_utf8_lossy(&write.stdout).contains("6 additive, 2 breaking"));
+    let again = regen(&root, &["--schema", "bump.schema.json"]);
+    assert!(!String::from_utf8_lossy(&again.stdout).contains("API change"));
+    // The copy pilotage-types compiles in is the schema regen read, byte for byte.
+    assert_eq!(
+        fs::read(root.join("pilotage-types/schema/pilotage.schema.json")).unwrap(),
+        fs::read(&path).unwrap()
+    );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_stale_name_table_entry_is_an_error_naming_it() {
+    let root = scratch_root("stale-name");
+    let mut schema: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root.join("schemas/pilotage.schema.json")).unwrap()).unwrap();
+    schema["$defs"]["PlanStep"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("arm");
+    fs::write(
+        root.join("stale.schema.json"),
+        serde_json::to_string_pretty(&schema).unwrap(),
+    )
+    .unwrap();
+    let before = generated(&root);
+    let output = regen(&root, &["--schema", "stale.schema.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(message.contains("xtask/names/pilotage.json"), "{message}");
+    assert!(message.contains("/$defs/PlanStep/properties/arm"), "{message}");
+    assert!(message.contains("stale entry"), "{message}");
+    assert_eq!(generated(&root), before, "nothing written");
     fs::remove_dir_all(&root).unwrap();
 }
 
