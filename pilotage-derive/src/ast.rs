@@ -21,6 +21,8 @@ pub struct Field<'a> {
     pub ty: &'a Type,
     /// The argument name on the wire (serde `rename`/`rename_all` applied).
     pub name: String,
+    /// The field's Rust name (`r#` stripped), before any serde renaming.
+    pub rust_name: String,
     pub attrs: FieldAttrs,
     /// `Some` when the field is `#[serde(flatten)]`.
     pub flatten: Option<Span>,
@@ -162,6 +164,7 @@ impl<'a> Container<'a> {
             }
             let raw = ident.to_string();
             let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_owned();
+            let raw_name = raw.clone();
             let name = field_serde.rename.clone().unwrap_or_else(|| {
                 serde
                     .rename_all
@@ -172,6 +175,7 @@ impl<'a> Container<'a> {
             fields.push(Field {
                 ident,
                 ty: &field.ty,
+                rust_name: raw_name,
                 name,
                 attrs: attr::field(&field.attrs, &mut errors),
                 flatten: field_serde.flatten,

@@ -61,6 +61,27 @@ fn value_type_span(field: &Field) -> Span {
         .map_or_else(|| type_span(field), syn::spanned::Spanned::span)
 }
 
+/// `name` without underscores and hyphens, lower-cased: the spelling a renaming rule keeps.
+fn folded(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Part III 4.4 rule 1: the reserved name this field stands for, when its wire name is a
+/// respelling of it (`programRef`, `ProgramRef`, `program-ref`, or a field `program_ref`
+/// renamed to anything else).
+fn renamed_away_from_reserved(field: &Field) -> Option<&'static str> {
+    if reserved_kind(&field.name).is_some() {
+        return None;
+    }
+    RESERVED
+        .iter()
+        .map(|(reserved, _)| *reserved)
+        .find(|reserved| field.rust_name == *reserved || folded(&field.name) == folded(reserved))
+}
+
 /// Checks `container`; `Err` holds every violation.
 pub fn check(container: &Container) -> syn::Result<()> {
     let mut errors = Errors::default();
@@ -91,11 +112,27 @@ pub fn check(container: &Container) -> syn::Result<()> {
         }
     }
 
-    let find = |name: &str| container.fields.iter().find(|f| f.name == name);
+    // A field renamed away from its reserved name is reported once (below) and otherwise
+    // taken as that reserved member, so the one error does not cascade.
+    let find = |name: &str| {
+        container
+            .fields
+            .iter()
+            .find(|f| f.name == name || renamed_away_from_reserved(f) == Some(name))
+    };
     let programs: Vec<&Field> = container.fields.iter().filter(|f| f.attrs.program.is_some()).collect();
     let shared = programs.len() > 1;
 
     for field in &container.fields {
+        if let Some(reserved) = renamed_away_from_reserved(field) {
+            errors.push_at(
+                field.ident.span(),
+                format!(
+                    "this field is the reserved argument `{reserved}` but is serialised as `{}` (serde rename or rename_all): a loop tool that supports it MUST use the reserved name (Part III 4.4 rule 1); add `#[serde(rename = \"{reserved}\")]`",
+                    field.name
+                ),
+            );
+        }
         if let Some(span) = field.flatten {
             errors.push_at(span, "`#[serde(flatten)]` is not supported on a loop tool: every argument must be a named member of the inputSchema");
         }

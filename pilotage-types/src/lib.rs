@@ -25,6 +25,7 @@ pub mod mcp;
 mod names;
 pub mod output_schema;
 mod request_error;
+mod responses;
 #[cfg(feature = "derive")]
 pub mod structural;
 pub mod tool;
@@ -37,6 +38,7 @@ pub use constants::*;
 pub use generated::*;
 pub use names::{is_reserved_name, names_stage, Stage};
 pub use output_schema::{Flavour, ToolKind};
+pub use responses::VALIDATION_ERROR_STATUS;
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
 pub use wire::ConversionError;
 

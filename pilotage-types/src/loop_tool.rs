@@ -44,6 +44,13 @@ pub enum ArgumentFault {
     },
     /// A value or eligibility fault: a request error (`isError: true`, Part III 7.2).
     Request(RequestError),
+    /// A fault of the program itself, or of the validation context: never a request error
+    /// (Part III 4.6 "invalid program content MUST be reported through diagnostics", 4.4 rule
+    /// 10 "supplying unsupported context is not an invalid_request"). A validate tool answers
+    /// `valid: false` with these diagnostics; an execute tool answers an outcome with status
+    /// `validation_error` and these diagnostics. Paths point into the program (or, for
+    /// `context_binding`, into the context).
+    Program(Vec<crate::Diagnostic>),
 }
 
 impl std::fmt::Display for ArgumentFault {
@@ -51,6 +58,13 @@ impl std::fmt::Display for ArgumentFault {
         match self {
             Self::Carrier { message } => write!(f, "invalid params: {message}"),
             Self::Request(error) => write!(f, "request error ({}): {}", error.error.kind, error.error.message),
+            Self::Program(diagnostics) => {
+                write!(f, "program fault:")?;
+                for d in diagnostics {
+                    write!(f, " [{}] {}", d.code, d.message)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -151,7 +165,10 @@ impl LoopToolState {
     }
 
     /// Part III 7.1 routing: the permissive inputSchema first (structural → carrier), then
-    /// the value and eligibility rules (→ request error), then deserialisation (→ request error).
+    /// the value and eligibility rules (→ request error), then deserialisation: a program that
+    /// does not fit its Rust type, and context the tool does not take, are program faults
+    /// (→ diagnostics, Part III 4.6 and 4.4 rule 10); any other member that does not fit is a
+    /// request error.
     pub fn from_arguments<T: DeserializeOwned>(&self, arguments: &Value) -> Result<T, ArgumentFault> {
         let Value::Object(members) = arguments else {
             return Err(ArgumentFault::Carrier {
@@ -181,9 +198,83 @@ impl LoopToolState {
             .filter(|(name, _)| self.spec.members.contains(&name.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        T::deserialize(Value::Object(known))
-            .map_err(|e| ArgumentFault::Request(RequestError::invalid_request(format!("invalid arguments: {e}"))))
+        let mut diagnostics = Vec::new();
+        if self.spec.stage != Stage::Trace
+            && present(members, "context").is_some()
+            && !self.spec.members.contains(&"context")
+        {
+            diagnostics.push(error_diagnostic(
+                "context_binding",
+                String::new(),
+                format!(
+                    "{} takes no validation context; the supplied `context` was not bound (Part III 4.4 rule 10)",
+                    self.spec.name
+                ),
+            ));
+        }
+        match serde_path_to_error::deserialize::<_, T>(Value::Object(known)) {
+            Ok(request) if diagnostics.is_empty() => Ok(request),
+            Ok(_) => Err(ArgumentFault::Program(diagnostics)),
+            Err(error) => {
+                let mut segments = error.path().iter();
+                let program = match segments.next() {
+                    Some(serde_path_to_error::Segment::Map { key })
+                        if self.spec.programs.iter().any(|p| p.argument == key) =>
+                    {
+                        Some(key.clone())
+                    }
+                    _ => None,
+                };
+                match program {
+                    Some(argument) => {
+                        diagnostics.push(error_diagnostic(
+                            "invalid_program",
+                            pointer_of(segments),
+                            format!(
+                                "the program in `{argument}` does not fit its Language's shape: {}",
+                                error.inner()
+                            ),
+                        ));
+                        Err(ArgumentFault::Program(diagnostics))
+                    }
+                    None => Err(ArgumentFault::Request(RequestError::invalid_request(format!(
+                        "invalid arguments: {error}"
+                    )))),
+                }
+            }
+        }
     }
+}
+
+/// An error-severity diagnostic at `path` (a JSON Pointer).
+fn error_diagnostic(code: &str, path: String, message: String) -> crate::Diagnostic {
+    crate::Diagnostic {
+        severity: crate::DiagnosticSeverity::Error,
+        code: code.to_owned(),
+        path: crate::DiagnosticPath::String(path),
+        range: None,
+        message,
+        hint: None,
+        extra: Map::new(),
+    }
+}
+
+/// The JSON Pointer of a deserialisation path (below the program argument).
+fn pointer_of<'a>(segments: impl Iterator<Item = &'a serde_path_to_error::Segment>) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in segments {
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&crate::escape_pointer_token(key));
+            }
+            Segment::Enum { .. } => {}
+            Segment::Unknown => break,
+        }
+    }
+    pointer
 }
 
 fn present<'a>(members: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {

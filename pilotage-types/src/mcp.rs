@@ -110,12 +110,25 @@ pub fn carrier_error(message: impl Into<String>) -> ErrorData {
 }
 
 /// An [`ArgumentFault`](crate::ArgumentFault) on its Part III 7.1 channel: a carrier fault as
-/// the JSON-RPC `-32602` error, a request error as a tool result with `isError: true`.
+/// the JSON-RPC `-32602` error, a request error as a tool result with `isError: true`, a
+/// program fault as a response with `isError: false` (4.6): `valid: false` on a validate tool,
+/// a `validation_error` outcome on an execute tool, whose `run_id` comes from `run_id`.
 #[cfg(feature = "derive")]
-pub fn argument_fault(fault: crate::ArgumentFault) -> Result<CallToolResult, ErrorData> {
+pub fn argument_fault(
+    fault: crate::ArgumentFault,
+    stage: crate::Stage,
+    run_id: impl FnOnce() -> String,
+) -> Result<CallToolResult, ErrorData> {
     match fault {
         crate::ArgumentFault::Carrier { message } => Err(carrier_error(message)),
         crate::ArgumentFault::Request(error) => Ok(call_tool_result::<Value>(Err(error))),
+        crate::ArgumentFault::Program(diagnostics) => Ok(call_tool_result::<Value>(Ok(match stage {
+            crate::Stage::Execute => {
+                serde_json::to_value(crate::ExecuteResponse::validation_error(run_id(), diagnostics))
+            }
+            _ => serde_json::to_value(crate::ValidateResponse::invalid(diagnostics)),
+        }
+        .expect("a generated response serializes")))),
     }
 }
 
@@ -140,16 +153,48 @@ mod tests {
         assert_eq!(error.is_error, Some(true));
         assert_eq!(error.structured_content.unwrap()["error"]["kind"], "not_found");
         assert_eq!(carrier_error("Unknown tool: x").code.0, -32602);
-        #[cfg(feature = "derive")]
+        #[cfg(all(feature = "derive", feature = "validate"))]
         {
-            let carrier = argument_fault(crate::ArgumentFault::Carrier {
-                message: "missing run_id".into(),
-            });
+            use crate::Stage;
+            let run_id = || "run-1".to_owned();
+            let carrier = argument_fault(
+                crate::ArgumentFault::Carrier {
+                    message: "missing run_id".into(),
+                },
+                Stage::Trace,
+                run_id,
+            );
             assert_eq!(carrier.unwrap_err().code.0, -32602);
-            let request = argument_fault(crate::ArgumentFault::Request(RequestError::invalid_request(
-                "both runnables",
-            )));
+            let request = argument_fault(
+                crate::ArgumentFault::Request(RequestError::invalid_request("both runnables")),
+                Stage::Execute,
+                run_id,
+            );
             assert_eq!(request.unwrap().is_error, Some(true));
+            let diagnostic: crate::Diagnostic = serde_json::from_value(
+                json!({"severity": "error", "code": "invalid_program", "path": "/steps", "message": "m"}),
+            )
+            .unwrap();
+            let validate = argument_fault(
+                crate::ArgumentFault::Program(vec![diagnostic.clone()]),
+                Stage::Validate,
+                run_id,
+            )
+            .unwrap();
+            assert_eq!(validate.is_error, Some(false));
+            let content = validate.structured_content.unwrap();
+            assert_eq!(content["valid"], false);
+            assert!(<crate::ValidateResponse as crate::SchemaDef>::is_valid(&content));
+            let execute =
+                argument_fault(crate::ArgumentFault::Program(vec![diagnostic]), Stage::Execute, run_id).unwrap();
+            assert_eq!(execute.is_error, Some(false));
+            let content = execute.structured_content.unwrap();
+            assert_eq!(content["outcome"]["status"], "validation_error");
+            assert_eq!(content["run_id"], "run-1");
+            assert!(
+                <crate::ExecuteResponse as crate::SchemaDef>::is_valid(&content),
+                "{content}"
+            );
         }
     }
 

@@ -11,9 +11,9 @@ impl RequestErrorKind {
     ///
     /// ```
     /// use pilotage_types::RequestErrorKind;
-    /// let later: RequestErrorKind = serde_json::from_value(serde_json::json!("rate_limited")).unwrap();
+    /// let later: RequestErrorKind = serde_json::from_value(serde_json::json!("x_later_minor_kind")).unwrap();
     /// assert!(!later.is_known());
-    /// assert_eq!(later.as_str(), "rate_limited");
+    /// assert_eq!(later.as_str(), "x_later_minor_kind");
     /// assert_eq!(later.effective(), RequestErrorKind::Internal);
     /// assert_eq!(RequestErrorKind::NotFound.effective(), RequestErrorKind::NotFound);
     /// ```

@@ -370,3 +370,88 @@ fn faults_are_routed_to_their_channel() {
     assert_eq!(both.test_run, Some(true));
     assert!(RunWorkflow::from_arguments(&json!({"program_ref": "promoted-1", "trace_level": "none"})).is_ok());
 }
+
+/// A Language whose programs have a Rust type of their own.
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+pub struct TypedProgram {
+    pub steps: Vec<TypedStep>,
+}
+
+/// One step of a [`TypedProgram`].
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+pub struct TypedStep {
+    pub id: String,
+}
+
+/// Check a typed program.
+#[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool, Debug)]
+#[pilotage(stage = "validate", name = "check_typed", language = "typed/v1")]
+pub struct ValidateTyped {
+    #[pilotage(program)]
+    pub program: TypedProgram,
+}
+
+/// Execute a typed program.
+#[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool, Debug)]
+#[pilotage(stage = "execute", name = "run_typed", language = "typed/v1")]
+pub struct RunTyped {
+    #[pilotage(program)]
+    pub program: Option<TypedProgram>,
+    pub trace_level: Option<String>,
+    pub context: Option<Value>,
+}
+
+/// The program faults of `T::from_arguments(arguments)`, as (code, path) pairs.
+fn program_faults<T: PilotageTool + std::fmt::Debug>(arguments: Value) -> Vec<(String, String)> {
+    match T::from_arguments(&arguments) {
+        Err(ArgumentFault::Program(diagnostics)) => diagnostics
+            .into_iter()
+            .map(|d| {
+                assert_eq!(d.severity, pilotage_types::DiagnosticSeverity::Error);
+                let pilotage_types::DiagnosticPath::String(path) = d.path else {
+                    panic!("a JSON Pointer path")
+                };
+                (d.code, path)
+            })
+            .collect(),
+        other => panic!("{arguments} must be a program fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn program_content_and_unsupported_context_are_diagnostics_not_request_errors() {
+    // Part III 4.6: invalid program content is reported through diagnostics, at its path.
+    assert_eq!(
+        program_faults::<ValidateTyped>(json!({"program": {"steps": [{"id": "a"}, {"id": 5}]}})),
+        [("invalid_program".to_owned(), "/steps/1/id".to_owned())]
+    );
+    assert_eq!(
+        program_faults::<RunTyped>(json!({"program": {"steps": "none"}, "trace_level": "none"})),
+        [("invalid_program".to_owned(), "/steps".to_owned())]
+    );
+    // Part III 4.4 rule 10: context a tool does not take reaches validation as context_binding.
+    assert_eq!(
+        program_faults::<ValidateTyped>(json!({"program": {"steps": []}, "context": {"user": "u"}})),
+        [("context_binding".to_owned(), String::new())]
+    );
+    assert_eq!(
+        program_faults::<ValidateTyped>(json!({"program": {"steps": [{}]}, "context": 1})),
+        [
+            ("context_binding".to_owned(), String::new()),
+            ("invalid_program".to_owned(), "/steps/0".to_owned())
+        ]
+    );
+    // A tool that takes context gets it; a well-typed program passes.
+    let run = RunTyped::from_arguments(&json!({"program": {"steps": [{"id": "a"}]}, "context": {"k": 1}})).unwrap();
+    assert_eq!(run.program.unwrap().steps[0].id, "a");
+    assert_eq!(run.context, Some(json!({"k": 1})));
+    // Every earlier channel keeps its routing: structural faults stay carrier faults, value
+    // faults of other members stay request errors.
+    carrier::<ValidateTyped>(json!({"program": "not an object"}));
+    carrier::<ValidateTyped>(json!({}));
+    request::<RunTyped>(json!({"trace_level": "full"}), RequestErrorKind::InvalidRequest);
+    request::<RunTyped>(
+        json!({"program": {"steps": []}, "trace_level": "loud"}),
+        RequestErrorKind::InvalidRequest,
+    );
+}

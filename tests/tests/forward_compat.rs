@@ -8,13 +8,13 @@ use serde_json::{json, Value};
 
 /// A 1.2-style request error: a kind 1.1 does not define.
 fn later_request_error() -> Value {
-    json!({"error": {"kind": "rate_limited", "message": "slow down", "retry_after_ms": 500}})
+    json!({"error": {"kind": "x_later_minor_kind", "message": "slow down", "retry_after_ms": 500}})
 }
 
 /// A 1.2-style validate response: a diagnostic severity 1.1 does not define.
 fn later_validate_response() -> Value {
     json!({"valid": true, "diagnostics": [
-        {"severity": "info", "code": "style", "path": "/steps/0", "message": "consider a title"}
+        {"severity": "x_later_severity", "code": "style", "path": "/steps/0", "message": "consider a title"}
     ]})
 }
 
@@ -22,16 +22,16 @@ fn later_validate_response() -> Value {
 fn later_manifest() -> Value {
     json!({"pilotage": "1.2", "capabilities": {"guides": true, "validate": true},
         "languages": [{"name": "workflow/v1", "title": "Workflows", "guides": "pilotage_get_guide",
-            "loop": {"validate": "validate_workflow"}, "locator": "byte-offset",
-            "execution": "scheduled", "trace": "verbose"}]})
+            "loop": {"validate": "validate_workflow"}, "locator": "x-later-locator",
+            "execution": "x_later_execution", "trace": "x_later_level"}]})
 }
 
 #[test]
 fn an_unknown_request_error_kind_is_kept_and_acted_on_as_internal() {
     let error: RequestError = serde_json::from_value(later_request_error()).unwrap();
-    assert_eq!(error.error.kind, RequestErrorKind::Unknown("rate_limited".into()));
+    assert_eq!(error.error.kind, RequestErrorKind::Unknown("x_later_minor_kind".into()));
     assert!(!error.error.kind.is_known());
-    assert_eq!(error.error.kind.as_str(), "rate_limited");
+    assert_eq!(error.error.kind.as_str(), "x_later_minor_kind");
     assert_eq!(error.error.kind.effective(), RequestErrorKind::Internal);
     assert_eq!(error.effective_kind(), RequestErrorKind::Internal);
     assert_eq!(serde_json::to_value(&error).unwrap(), later_request_error(), "lossless");
@@ -63,15 +63,15 @@ fn later_severities_and_locators_are_read_and_written_back_unchanged() {
     let response: ValidateResponse = parse_compatible(&later_validate_response()).unwrap();
     assert_eq!(
         response.diagnostics[0].severity,
-        DiagnosticSeverity::Unknown("info".into())
+        DiagnosticSeverity::Unknown("x_later_severity".into())
     );
     assert_eq!(serde_json::to_value(&response).unwrap(), later_validate_response());
 
     let manifest: Manifest = parse_compatible(&later_manifest()).unwrap();
     let language = &manifest.languages[0];
-    assert_eq!(language.locator, Locator::Unknown("byte-offset".into()));
-    assert_eq!(language.execution, Some(Execution::Unknown("scheduled".into())));
-    assert_eq!(language.trace, Some(TraceLevel::Unknown("verbose".into())));
+    assert_eq!(language.locator, Locator::Unknown("x-later-locator".into()));
+    assert_eq!(language.execution, Some(Execution::Unknown("x_later_execution".into())));
+    assert_eq!(language.trace, Some(TraceLevel::Unknown("x_later_level".into())));
     assert_eq!(serde_json::to_value(&manifest).unwrap(), later_manifest());
 }
 
@@ -107,7 +107,11 @@ fn pinned_rejects_what_compatible_accepts_and_nothing_else_is_loosened() {
     // Every other rule is kept: a missing member, a wrong type, a broken pattern, a bound
     // constant, a conditional.
     let still_invalid = [
-        ("RequestError", json!({"error": {"kind": "rate_limited"}}), "/error"),
+        (
+            "RequestError",
+            json!({"error": {"kind": "x_later_minor_kind"}}),
+            "/error",
+        ),
         (
             "RequestError",
             json!({"error": {"kind": 7, "message": "m"}}),

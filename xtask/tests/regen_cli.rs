@@ -148,20 +148,23 @@ fn a_spec_bump_names_each_api_change_and_classes_it() {
         serde_json::from_str(&fs::read_to_string(root.join("schemas/pilotage.schema.json")).unwrap()).unwrap();
     let defs = &mut schema["$defs"];
     // Additive: a new definition, a new optional member, new values of open enums.
-    defs["Annotation"] =
+    defs["BumpProbe"] =
         serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
-    defs["Diagnostic"]["properties"]["source"] = serde_json::json!({"type": "string"});
+    defs["Diagnostic"]["properties"]["bump_probe"] = serde_json::json!({"type": "string"});
     defs["RequestError"]["properties"]["error"]["properties"]["kind"]["enum"]
         .as_array_mut()
         .unwrap()
-        .push("rate_limited".into());
+        .push("bump_probe_kind".into());
     defs["LanguageEntry"]["properties"]["locator"]["enum"]
         .as_array_mut()
         .unwrap()
-        .push("byte-offset".into());
+        .push("bump-probe-locator".into());
     // Breaking: a member that became required, a removed member.
-    defs["Decision"]["properties"]["note"] = serde_json::json!({"type": "string"});
-    defs["Decision"]["required"].as_array_mut().unwrap().push("note".into());
+    defs["Decision"]["properties"]["bump_note"] = serde_json::json!({"type": "string"});
+    defs["Decision"]["required"]
+        .as_array_mut()
+        .unwrap()
+        .push("bump_note".into());
     defs["Guide"]["properties"]
         .as_object_mut()
         .unwrap()
@@ -172,14 +175,14 @@ fn a_spec_bump_names_each_api_change_and_classes_it() {
     assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
     let report = String::from_utf8_lossy(&check.stdout).into_owned();
     for line in [
-        "additive new type Annotation (struct, 2 items)",
-        "additive new optional member Diagnostic.source: String",
-        "additive new value RequestErrorKind \"rate_limited\" of open enum",
-        "additive new value Locator \"byte-offset\" of open enum",
-        "breaking new required member Decision.note: String",
+        "additive new type BumpProbe (struct, 2 items)",
+        "additive new optional member Diagnostic.bump_probe: String",
+        "additive new value RequestErrorKind \"bump_probe_kind\" of open enum",
+        "additive new value Locator \"bump-probe-locator\" of open enum",
+        "breaking new required member Decision.bump_note: String",
         "breaking removed member Guide.tokens_estimate",
-        "additive new element DEFS \"Annotation\" of constant list",
-        "additive new element REQUEST_ERROR_KINDS \"rate_limited\" of constant list",
+        "additive new element DEFS \"BumpProbe\" of constant list",
+        "additive new element REQUEST_ERROR_KINDS \"bump_probe_kind\" of constant list",
         "regen: 8 API change(s) of the generated types: 6 additive, 2 breaking (breaking for downstream code)",
     ] {
         assert!(report.contains(line), "`{line}` missing from:\n{report}");

@@ -19,9 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pilotage_types::{
-    mcp, AccessTool, ArgumentFault, PilotageTool, RequestError, ToolDefinition, EXTENSION_ID, META_KEY,
-};
+use pilotage_types::{mcp, AccessTool, PilotageTool, RequestError, Stage, ToolDefinition, EXTENSION_ID, META_KEY};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, InitializeResult, ListToolsResult,
     PaginatedRequestParams,
@@ -158,9 +156,20 @@ impl Engine {
                 access(AccessTool::Catalog, arguments)?;
                 lookup(arguments)
             }
-            "validate_workflow" => parse::<ValidateWorkflow>(arguments)?.and_then(validate),
-            "run_workflow" => parse::<RunWorkflow>(arguments)?.and_then(|request| self.execute(request)),
-            "trace_run" => parse::<TraceRun>(arguments)?.and_then(|request| self.fetch(request)),
+            // Every argument fault goes to its Part III 7.1 channel: carrier, request error, or
+            // (a program fault) a response with diagnostics.
+            "validate_workflow" => match ValidateWorkflow::from_arguments(arguments) {
+                Ok(request) => validate(request),
+                Err(fault) => return mcp::argument_fault(fault, Stage::Validate, || self.next_run_id()),
+            },
+            "run_workflow" => match RunWorkflow::from_arguments(arguments) {
+                Ok(request) => self.execute(request),
+                Err(fault) => return mcp::argument_fault(fault, Stage::Execute, || self.next_run_id()),
+            },
+            "trace_run" => match TraceRun::from_arguments(arguments) {
+                Ok(request) => self.fetch(request),
+                Err(fault) => return mcp::argument_fault(fault, Stage::Trace, || self.next_run_id()),
+            },
             other => return Err(mcp::carrier_error(format!("Unknown tool: {other}"))),
         };
         Ok(mcp::call_tool_result(response))
@@ -240,15 +249,6 @@ impl Engine {
             response["output"] = output.clone();
         }
         Ok(response)
-    }
-}
-
-/// `from_arguments`, with its carrier faults as JSON-RPC errors and request errors passed on.
-fn parse<T: PilotageTool>(arguments: &Value) -> Result<Result<T, RequestError>, ErrorData> {
-    match T::from_arguments(arguments) {
-        Ok(request) => Ok(Ok(request)),
-        Err(ArgumentFault::Carrier { message }) => Err(mcp::carrier_error(message)),
-        Err(ArgumentFault::Request(error)) => Ok(Err(error)),
     }
 }
 
