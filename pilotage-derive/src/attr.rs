@@ -35,13 +35,8 @@ pub struct Spanned<T> {
     pub span: Span,
 }
 
-/// The loop stage named by `stage = "..."`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    Validate,
-    Execute,
-    Trace,
-}
+/// The loop stage named by `stage = "..."` (Part III 4.3; the one definition in `pilotage-spec`).
+pub use pilotage_spec::Stage;
 
 /// `#[pilotage(...)]` on the struct.
 #[derive(Default)]
@@ -93,16 +88,14 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
             match key.as_str() {
                 "stage" => {
                     let value = string_value(&meta)?;
-                    let stage = match value.value.as_str() {
-                        "validate" => Stage::Validate,
-                        "execute" => Stage::Execute,
-                        "trace" => Stage::Trace,
-                        other => {
-                            return Err(syn::Error::new(
-                                value.span,
-                                format!("unknown stage \"{other}\": expected \"validate\", \"execute\" or \"trace\""),
-                            ))
-                        }
+                    let Some(stage) = Stage::from_loop_member(&value.value) else {
+                        return Err(syn::Error::new(
+                            value.span,
+                            format!(
+                                "unknown stage \"{}\": expected \"validate\", \"execute\" or \"trace\"",
+                                value.value
+                            ),
+                        ));
                     };
                     set_once(&mut out.stage, Spanned { value: stage, span: value.span }, &meta, "stage")
                 }
@@ -112,10 +105,15 @@ pub fn container(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
                 "description" => set_once(&mut out.description, string_value(&meta)?, &meta, "description"),
                 "execution" => {
                     let value = string_value(&meta)?;
-                    if !matches!(value.value.as_str(), "immediate" | "deploy" | "both") {
+                    let known = pilotage_spec::schema::EXECUTION;
+                    if !known.contains(&value.value.as_str()) {
                         return Err(syn::Error::new(
                             value.span,
-                            format!("unknown execution \"{}\": expected \"immediate\", \"deploy\" or \"both\"", value.value),
+                            format!(
+                                "unknown execution \"{}\": expected one of {}",
+                                value.value,
+                                known.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ")
+                            ),
                         ));
                     }
                     set_once(&mut out.execution, value, &meta, "execution")

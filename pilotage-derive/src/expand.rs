@@ -47,7 +47,10 @@ pub fn expand(container: &Container) -> TokenStream {
     let languages = default_language.iter();
     let members = container.fields.iter().map(|f| &f.name);
     let catalog = attrs.catalog.is_some();
-    let execution_both = attrs.execution.as_ref().is_some_and(|e| e.value == "both");
+    let execution_both = attrs
+        .execution
+        .as_ref()
+        .is_some_and(|e| e.value == pilotage_spec::EXECUTION_BOTH);
     let destructive = attrs.destructive.is_some();
     let idempotent = attrs.idempotent.is_some();
     let open_world = attrs.open_world.is_some();

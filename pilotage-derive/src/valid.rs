@@ -15,27 +15,16 @@ use proc_macro2::Span;
 use crate::ast::{Container, Field, JsonKind};
 use crate::attr::{Errors, Stage};
 
-/// Reserved argument names (Part III 4.4) and the JSON kind each must be able to take
-/// (`None`: any).
-const RESERVED: &[(&str, Option<JsonKind>)] = &[
-    ("mode", Some(JsonKind::String)),
-    ("program_ref", Some(JsonKind::String)),
-    ("input", None),
-    ("context", None),
-    ("trace_level", Some(JsonKind::String)),
-    ("expected_catalog_version", Some(JsonKind::String)),
-    ("idempotency_key", Some(JsonKind::String)),
-    ("test_run", Some(JsonKind::Boolean)),
-    ("store", Some(JsonKind::Boolean)),
-    ("run_id", Some(JsonKind::String)),
-    ("question", Some(JsonKind::String)),
-];
-
+/// The JSON kind of a reserved argument (Part III 4.4), from the one table in
+/// `pilotage-spec`: `Some(None)` for a reserved member of any JSON type, `None` for a name that
+/// is not reserved.
 fn reserved_kind(name: &str) -> Option<Option<JsonKind>> {
-    RESERVED
-        .iter()
-        .find(|(reserved, _)| *reserved == name)
-        .map(|(_, kind)| *kind)
+    pilotage_spec::reserved_member(name).map(|member| {
+        member.json_type.map(|json_type| match json_type {
+            pilotage_spec::JsonType::String => JsonKind::String,
+            pilotage_spec::JsonType::Boolean => JsonKind::Boolean,
+        })
+    })
 }
 
 fn kind_name(kind: JsonKind) -> &'static str {
@@ -76,9 +65,9 @@ fn renamed_away_from_reserved(field: &Field) -> Option<&'static str> {
     if reserved_kind(&field.name).is_some() {
         return None;
     }
-    RESERVED
+    pilotage_spec::RESERVED
         .iter()
-        .map(|(reserved, _)| *reserved)
+        .map(|member| member.name)
         .find(|reserved| field.rust_name == *reserved || folded(&field.name) == folded(reserved))
 }
 
@@ -98,7 +87,10 @@ pub fn check(container: &Container) -> syn::Result<()> {
         return errors.finish();
     };
     let execute = stage == Stage::Execute;
-    let both = attrs.execution.as_ref().is_some_and(|e| e.value == "both");
+    let both = attrs
+        .execution
+        .as_ref()
+        .is_some_and(|e| e.value == pilotage_spec::EXECUTION_BOTH);
     if !execute {
         for (key, span) in [
             ("execution", attrs.execution.as_ref().map(|e| e.span)),

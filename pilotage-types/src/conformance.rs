@@ -808,7 +808,7 @@ impl<'a> Linter<'a> {
                 "declare {\"readOnlyHint\": true} (Part III 4.5)",
             );
         }
-        self.output_schema(name, tool, stage_kind.output_kind());
+        self.output_schema(name, tool, ToolKind::from(stage_kind));
     }
 
     // 4.5 for the access tools; 6 for them too.

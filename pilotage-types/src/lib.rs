@@ -22,7 +22,7 @@ pub mod conformance;
 pub mod loop_tool;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
-mod names;
+pub mod names;
 pub mod output_schema;
 mod request_error;
 mod responses;
@@ -36,7 +36,10 @@ pub mod wire;
 
 pub use constants::*;
 pub use generated::*;
-pub use names::{is_reserved_name, names_stage, Stage};
+pub use names::{
+    is_reserved_name, names_stage, reserved_member, JsonType, ReservedMember, Stage, EXECUTION_BOTH, MODES,
+    OPTIONAL_FEATURE_MEMBERS, RESERVED, SESSION_RETENTION,
+};
 pub use output_schema::{Flavour, ToolKind};
 pub use responses::VALIDATION_ERROR_STATUS;
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};

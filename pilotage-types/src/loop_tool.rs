@@ -19,8 +19,11 @@ use std::collections::BTreeSet;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
-use crate::names::{is_reserved_name as is_reserved, names_stage, Stage, RESERVED};
+use crate::names::{
+    is_reserved_name as is_reserved, names_stage, reserved_member, Stage, MODES, OPTIONAL_FEATURE_MEMBERS,
+};
 use crate::output_schema::Flavour;
+use crate::output_schema::ToolKind;
 use crate::tool::{ToolAnnotations, ToolDefinition};
 use crate::{RequestError, META_KEY};
 
@@ -157,7 +160,7 @@ impl LoopToolState {
             title: spec.title.map(str::to_owned),
             description: description(&spec),
             input_schema,
-            output_schema: Some(spec.stage.output_kind().output_schema(Flavour::Inlined).clone()),
+            output_schema: Some(ToolKind::from(spec.stage).output_schema(Flavour::Inlined).clone()),
             annotations: Some(annotations(&spec)),
             meta: program_declaration(&spec),
         };
@@ -324,9 +327,10 @@ fn eligibility(spec: &LoopToolSpec, members: &Map<String, Value>) -> Result<(), 
                         "`mode` is required: this Language executes both immediately and by deployment",
                     ));
                 }
-                (true, Some(mode)) if mode != "immediate" && mode != "deploy" => {
+                (true, Some(mode)) if !mode.as_str().is_some_and(|m| MODES.contains(&m)) => {
                     return Err(RequestError::invalid_request(format!(
-                        "unrecognized mode {mode}: expected \"immediate\" or \"deploy\""
+                        "unrecognized mode {mode}: expected one of {}",
+                        MODES.join(", ")
                     )));
                 }
                 (false, Some(_)) => {
@@ -339,24 +343,23 @@ fn eligibility(spec: &LoopToolSpec, members: &Map<String, Value>) -> Result<(), 
         }
         _ => {}
     }
-    let levels: &[&str] = match spec.stage {
-        Stage::Execute => &["none", "summary", "full"],
-        Stage::Trace => &["summary", "full"],
-        Stage::Validate => &[],
+    // The trace levels of this version (the generated enums' values; Part II 6.5, 6.6).
+    let levels: Vec<&str> = match spec.stage {
+        Stage::Execute => crate::ExecuteTraceLevel::KNOWN.iter().map(|l| l.as_str()).collect(),
+        Stage::Trace => crate::TraceLevel::KNOWN.iter().map(|l| l.as_str()).collect(),
+        Stage::Validate => Vec::new(),
     };
     if let (false, Some(level)) = (levels.is_empty(), present(members, "trace_level")) {
-        if !levels.iter().any(|known| level == known) {
+        if !level.as_str().is_some_and(|l| levels.contains(&l)) {
             return Err(RequestError::invalid_request(format!(
                 "unknown trace_level {level}: expected one of {}",
                 levels.join(", ")
             )));
         }
     }
-    let optional_features: &[&str] = match spec.stage {
-        Stage::Execute => &["test_run", "store", "idempotency_key"],
-        Stage::Trace => &["question"],
-        Stage::Validate => &[],
-    };
+    let optional_features = OPTIONAL_FEATURE_MEMBERS
+        .iter()
+        .filter(|name| reserved_member(name).is_some_and(|m| m.applies_to(spec.stage)));
     for feature in optional_features {
         if present(members, feature).is_some() && !spec.members.contains(feature) {
             return Err(RequestError::unsupported(format!(
@@ -585,9 +588,9 @@ fn input_schema(mut raw: Value, spec: &LoopToolSpec) -> Value {
     let mut properties = Map::new();
     for (name, schema) in &source_properties {
         let description = schema.get("description");
-        let property = if let Some((_, reserved_type)) = RESERVED.iter().find(|(reserved, _)| reserved == name) {
-            match reserved_type {
-                Some(json_type) => type_only(Some([json_type.to_string()].into()), description),
+        let property = if let Some(reserved) = reserved_member(name) {
+            match reserved.json_type {
+                Some(json_type) => type_only(Some([json_type.as_str().to_owned()].into()), description),
                 None => type_only(json_types(schema), description),
             }
         } else if is_program(name) {

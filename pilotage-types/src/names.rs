@@ -1,63 +1,28 @@
-//! Names and heuristics shared by the loop-tool runtime and the conformance linter: the
-//! loop stages, the reserved argument names of Part III 4.4, and the documented heuristic for
-//! "the description states the stage" (Part III 3.4).
+//! The facts of Part III that every side reads, re-exported from `pilotage-spec` (one table,
+//! also read by the derive at compile time), plus what needs this crate's types: the
+//! outputSchema union of a stage (Part III 6) and the documented heuristic for "the
+//! description states the stage" (Part III 3.4).
+
+pub use pilotage_spec::{
+    is_reserved_name, reserved_member, JsonType, ReservedMember, Stage, EXECUTION_BOTH, MODES,
+    OPTIONAL_FEATURE_MEMBERS, RESERVED, SESSION_RETENTION,
+};
 
 use crate::output_schema::ToolKind;
 
-/// The loop stage a tool binds (Part III 4.3, 8.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stage {
-    /// validate (with plan).
-    Validate,
-    /// execute.
-    Execute,
-    /// trace fetch.
-    Trace,
-}
-
-impl Stage {
-    /// The outputSchema union of this stage.
-    pub const fn output_kind(self) -> ToolKind {
-        match self {
-            Self::Validate => ToolKind::Validate,
-            Self::Execute => ToolKind::Execute,
-            Self::Trace => ToolKind::Trace,
-        }
-    }
-
-    /// How Part III 3.4 names the stage.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::Validate => "validate",
-            Self::Execute => "execute",
-            Self::Trace => "trace fetch",
+impl From<Stage> for ToolKind {
+    /// The outputSchema union of a loop stage (Part III 6).
+    fn from(stage: Stage) -> Self {
+        match stage {
+            Stage::Validate => ToolKind::Validate,
+            Stage::Execute => ToolKind::Execute,
+            Stage::Trace => ToolKind::Trace,
         }
     }
 }
 
-/// The reserved argument names of Part III 4.4 and the JSON type each is constrained to
-/// (`None`: any JSON value, typed as the Rust type allows).
-pub const RESERVED: &[(&str, Option<&str>)] = &[
-    ("mode", Some("string")),
-    ("program_ref", Some("string")),
-    ("input", None),
-    ("context", None),
-    ("trace_level", Some("string")),
-    ("expected_catalog_version", Some("string")),
-    ("idempotency_key", Some("string")),
-    ("test_run", Some("boolean")),
-    ("store", Some("boolean")),
-    ("run_id", Some("string")),
-    ("question", Some("string")),
-];
-
-/// Whether `name` is a reserved argument name (Part III 4.4).
-pub fn is_reserved_name(name: &str) -> bool {
-    RESERVED.iter().any(|(reserved, _)| *reserved == name)
-}
-
-/// Whether `text` names the stage, by the documented heuristic: the stage's verb stem
-/// (`validat`/`check`, `execut`/`run`, `trace`) appears, case-insensitively.
+/// Whether `text` names the stage, by the documented heuristic of Part III 3.4: the stage's
+/// verb stem (`validat`/`check`, `execut`/`run`, `trace`) appears, case-insensitively.
 pub fn names_stage(text: &str, stage: Stage) -> bool {
     let lower = text.to_lowercase();
     let stems: &[&str] = match stage {

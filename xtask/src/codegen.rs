@@ -175,8 +175,32 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
         },
     ];
     files.extend(output_schema_files(&bytes, &source_name)?);
+    files.push(spec_values_file(&bytes, &source_name)?);
     files.extend(peer_files(root)?);
     Ok(files)
+}
+
+/// The value sets of the schema that `pilotage-spec` carries for code that cannot link the
+/// generated types (the derive, at compile time).
+fn spec_values_file(bytes: &[u8], source_name: &str) -> Result<GeneratedFile, RegenError> {
+    let schema = pilotage_codegen::parse_schema(bytes, source_name).map_err(|e| RegenError(e.to_string()))?;
+    let specs = [ConstantSpec {
+        name: "EXECUTION".to_owned(),
+        source: ConstantSource::Pointer("/$defs/LanguageEntry/properties/execution/enum".into()),
+        doc: "The values of a Language's `execution` (Part II 5.1; `mode` follows from it, Part III 4.4).".to_owned(),
+    }];
+    let contents = pilotage_codegen::render::constants_file(
+        &schema,
+        bytes,
+        source_name,
+        "Value sets of the Pilotage schema, for code that cannot link the generated types.",
+        &specs,
+    )
+    .map_err(|e| RegenError(e.to_string()))?;
+    Ok(GeneratedFile {
+        path: PathBuf::from("pilotage-spec/src/schema.rs"),
+        contents,
+    })
 }
 
 /// The Pilotage tools with an outputSchema union: (file stem, `*ToolOutput` definition).
