@@ -94,7 +94,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     let mut wrapped = serde_json::json!({ "$defs": defs });
     let report = normalise::apply_all(&mut wrapped);
     let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
-    let mut warnings: Vec<String> = report
+    let warnings: Vec<String> = report
         .iter()
         .filter(|(name, _)| *name == "external_references_as_any")
         .flat_map(|(_, pointers)| pointers.iter())
@@ -103,10 +103,13 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         })
         .collect();
 
-    let tokens = typify_stage::run(&normalised_defs, &render::typify_settings(), file)?;
-    let mut syntax: syn::File = syn::parse2(tokens)
+    let nullable_pointers = normalise::nullable_optional_members(&wrapped);
+    let typified = typify_stage::run(&normalised_defs, &render::typify_settings(), file)?;
+    let mut syntax: syn::File = syn::parse2(typified.tokens)
         .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
-    postpass::apply(&mut syntax);
+    let nullable = postpass::locate_members(&syntax, &typified.def_types, &nullable_pointers)
+        .map_err(|message| CodegenError::new(file, "/$defs", format!("nullable optional member: {message}")))?;
+    postpass::apply(&mut syntax, &nullable);
     let open = enums::open_string_enums(&mut syntax, &enums::ClosedValues::of_schema(&original))
         .map_err(|message| CodegenError::new(file, "/$defs", message))?;
     let rendered = render::render(
@@ -115,11 +118,12 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         syntax,
         &render::Provenance {
             normalised: &report,
+            nullable: &nullable_pointers,
+            def_types: &typified.def_types,
             named: &named,
             open: &open,
         },
         settings,
-        &mut warnings,
     )?;
     Ok(GeneratedTypes {
         code: rendered.code,

@@ -45,14 +45,8 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "string_const_as_enum", apply: string_const_as_enum },
     Normalisation { name: "reduce_ref_refinements", apply: reduce_ref_refinements },
     Normalisation { name: "disjoint_alternatives_as_one_of", apply: disjoint_alternatives_as_one_of },
-    Normalisation { name: "mark_nullable_optional_members", apply: mark_nullable_optional_members },
     Normalisation { name: "keep_unknown_members", apply: keep_unknown_members },
 ];
-
-/// Marker appended to the description of an optional member whose schema admits `null`, so
-/// that [`crate::postpass`] can give it a type that tells "absent" from "null" (the marker
-/// is removed from the doc comment there). See [`mark_nullable_optional_members`].
-pub const NULLABLE_OPTIONAL_MARK: &str = "[pilotage-codegen: nullable optional member]";
 
 /// What [`apply_all`] did: for each normalisation that changed anything, its name and the
 /// pointers it rewrote.
@@ -384,37 +378,33 @@ fn admits_null_explicitly(schema: &Value) -> bool {
     by_type || by_branch
 }
 
-/// **An optional member whose schema admits `null` is marked** by appending
-/// [`NULLABLE_OPTIONAL_MARK`] to its description (for example `CatalogEntry.output_schema`,
-/// `["object", "null"]`).
+/// The pointers of the **optional members whose schema admits `null`** (for example
+/// `CatalogEntry.output_schema`, `["object", "null"]`). Not a rewrite: the set travels as data
+/// to [`crate::postpass`].
 ///
 /// Why: typify 0.8 types such a member `Option<T>`, so an explicit `null` and an absent member
 /// both become `None`, and re-serialising drops the `null` (a catalog entry whose output is
-/// declared `null` is real data). The post-pass turns marked members into `Option<Option<T>>`:
-/// `None` absent, `Some(None)` null, `Some(Some(v))` a value. Members typed `{}` need no mark:
+/// declared `null` is real data). The post-pass turns these members into `Option<Option<T>>`:
+/// `None` absent, `Some(None)` null, `Some(Some(v))` a value. Members typed `{}` need nothing:
 /// they are `Option<serde_json::Value>`, where `null` is a value.
-/// Enforced instead by: nothing is dropped; the schema is unchanged apart from the description.
-pub fn mark_nullable_optional_members(schema: &mut Value) -> Vec<String> {
-    let mut changed = Vec::new();
-    walk_mut(schema, "", &mut |object, at| {
+pub fn nullable_optional_members(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    crate::walk::walk(schema, "", &mut |object, at| {
         let required: Vec<String> = object
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
             .unwrap_or_default();
-        let Some(Value::Object(properties)) = object.get_mut("properties") else {
+        let Some(Value::Object(properties)) = object.get("properties") else {
             return;
         };
-        for (name, property) in properties.iter_mut() {
-            if required.contains(name) || !admits_null_explicitly(property) {
-                continue;
+        for (name, property) in properties {
+            if !required.contains(name) && admits_null_explicitly(property) {
+                found.push(format!("{at}/properties/{}", crate::error::escape_pointer_token(name)));
             }
-            let Value::Object(property) = property else { continue };
-            append_to_description(property, NULLABLE_OPTIONAL_MARK);
-            changed.push(format!("{at}/properties/{}", crate::error::escape_pointer_token(name)));
         }
     });
-    changed
+    found
 }
 
 /// **A `$ref` to a location deeper than a definition is replaced by a copy of its target**
@@ -672,17 +662,17 @@ mod tests {
     }
 
     #[test]
-    fn mark_nullable_optional_members_marks_only_optional_nullable() {
-        let (out, changed) = run(
-            mark_nullable_optional_members,
-            json!({
-            "properties": {"o": {"type": ["object", "null"]}, "r": {"type": ["string", "null"]}, "s": {"type": "string"}},
-            "required": ["r"]}),
+    fn nullable_optional_members_are_found_only_when_optional_and_nullable() {
+        let schema = json!({
+            "properties": {
+                "o": {"type": ["object", "null"]}, "r": {"type": ["string", "null"]}, "s": {"type": "string"},
+                "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "nested": {"properties": {"n": {"type": "null"}}}},
+            "required": ["r"]});
+        assert_eq!(
+            nullable_optional_members(&schema),
+            ["/properties/b", "/properties/o", "/properties/nested/properties/n"]
         );
-        assert_eq!(out["properties"]["o"]["description"], NULLABLE_OPTIONAL_MARK);
-        assert!(out["properties"]["r"].get("description").is_none());
-        assert!(out["properties"]["s"].get("description").is_none());
-        assert_eq!(changed, ["/properties/o"]);
     }
 
     #[test]

@@ -1,29 +1,35 @@
-//! Post-pass over typify's tokens: the rewrites that make every generated struct round-trip
-//! losslessly (`from_value` then `to_value` gives back an equal value for every instance the
-//! schema accepts). typify 0.8 has no settings for these, and its output must never be edited
-//! by hand, so they are applied here to the syntax tree, after typify and before rendering.
+//! Post-pass over typify's syntax tree: the rewrites that make every generated struct
+//! round-trip losslessly (`from_value` then `to_value` gives back an equal value for every
+//! instance the schema accepts). typify 0.8 has no settings for these, and its output must
+//! never be edited by hand, so they are applied here, after typify and before rendering. The
+//! stage reads typify's output with `syn` (types as paths, serde attributes with syn's meta
+//! parser) and takes what it needs from the schema as data ([`NullableMembers`]).
 //!
 //! - **present empty collections survive**: an optional array or object member is
 //!   `#[serde(default, skip_serializing_if = "Vec::is_empty")] Vec<T>` in typify, so a present
 //!   `[]` or `{}` disappears; it becomes `Option<Vec<T>>` / `Option<Map<..>>`.
 //! - **present `null` survives**: an optional member of type `{}` is `Option<Value>` in typify,
 //!   where a present `null` reads as `None`; it gets a deserializer that keeps `Some(Null)`.
-//!   An optional member marked by [`crate::normalise::mark_nullable_optional_members`] becomes
-//!   `Option<Option<T>>` with the same deserializer, and the mark leaves its doc comment.
-//!
-//! The deserializers live in `pilotage_types::wire`: one implementation for every generated
-//! module.
+//!   A nullable optional member ([`crate::normalise::nullable_optional_members`]) becomes
+//!   `Option<Option<T>>` with the same deserializer.
 //! - **schema integers are integers**: JSON Schema counts `5.0` as an `integer`, serde's `u64`
 //!   does not; integer members get a deserializer that accepts integral floats, so `parse`
 //!   never rejects what the validator accepts (the value re-serialises as `5`).
+//! - typify's own `error` module gives way to `pilotage_types::ConversionError`.
+//!
+//! The serde helpers live in `pilotage_types::wire`: one implementation for every generated
+//! module.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{parse_quote, Attribute, Field, Fields, Type};
 
-use crate::normalise::NULLABLE_OPTIONAL_MARK;
+/// The nullable optional members, as (struct name, Rust field name).
+pub type NullableMembers = BTreeSet<(String, String)>;
 
-/// Integer types typify emits for `"type": "integer"`.
+/// Integer types typify emits for `"type": "integer"`, as paths.
 const INTEGER_TYPES: &[&str] = &[
     "u8",
     "u16",
@@ -33,29 +39,190 @@ const INTEGER_TYPES: &[&str] = &[
     "i16",
     "i32",
     "i64",
-    "::std::num::NonZeroU8",
-    "::std::num::NonZeroU16",
-    "::std::num::NonZeroU32",
-    "::std::num::NonZeroU64",
+    "std::num::NonZeroU8",
+    "std::num::NonZeroU16",
+    "std::num::NonZeroU32",
+    "std::num::NonZeroU64",
 ];
+
+/// The path of a type as `a::b::C` (leading `::` dropped), without generic arguments, and
+/// its single generic type argument, if any.
+fn path_of(ty: &Type) -> Option<(String, Option<&Type>)> {
+    let Type::Path(path) = ty else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let name = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::");
+    let argument = match &path.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0] {
+            syn::GenericArgument::Type(inner) => Some(inner),
+            _ => None,
+        },
+        _ => None,
+    };
+    Some((name, argument))
+}
+
+/// The `T` of `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    match path_of(ty)? {
+        (name, inner) if name == "std::option::Option" || name == "Option" => inner,
+        _ => None,
+    }
+}
+
+fn is_integer(ty: &Type) -> bool {
+    path_of(ty).is_some_and(|(name, _)| INTEGER_TYPES.contains(&name.as_str()))
+}
 
 /// `Some(true)` for an integer, `Some(false)` for an `Option` of one, `None` otherwise.
 fn integer_field(ty: &Type) -> Option<bool> {
-    let rendered = quote!(#ty).to_string().replace(' ', "");
-    if INTEGER_TYPES.contains(&rendered.as_str()) {
+    if is_integer(ty) {
         return Some(true);
     }
-    let inner = rendered.strip_prefix("::std::option::Option<")?.strip_suffix('>')?;
-    INTEGER_TYPES.contains(&inner).then_some(false)
+    option_inner(ty).filter(|inner| is_integer(inner)).map(|_| false)
 }
 
-/// Applies every rewrite to `file` in place.
-pub fn apply(file: &mut syn::File) {
+fn is_option_of_json_value(ty: &Type) -> bool {
+    option_inner(ty)
+        .and_then(path_of)
+        .is_some_and(|(name, _)| name == "serde_json::Value")
+}
+
+/// Applies every rewrite to `file` in place; `nullable` names the members that become
+/// `Option<Option<T>>`.
+pub fn apply(file: &mut syn::File, nullable: &NullableMembers) {
     shared_conversion_error(file);
-    Rewriter.visit_file_mut(file);
-    // typify also copies a member's description onto the type it creates for the member; the
-    // mark has done its work on the fields, so it leaves every other doc comment too.
+    Rewriter {
+        nullable,
+        current: String::new(),
+    }
+    .visit_file_mut(file);
     DocRewriter.visit_file_mut(file);
+}
+
+/// Finds, for each pointer to a member (`/$defs/<def>/properties/<m>`, possibly through
+/// nested `properties` and `items`), the struct and field typify made of it: the
+/// definition's type name from typify's API (`def_types`), then the fields' types in the
+/// syntax tree. A pointer that leads nowhere is an error naming it.
+pub fn locate_members(
+    file: &syn::File,
+    def_types: &BTreeMap<String, String>,
+    pointers: &[String],
+) -> Result<NullableMembers, String> {
+    let structs: BTreeMap<String, &syn::ItemStruct> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some((s.ident.to_string(), s)),
+            _ => None,
+        })
+        .collect();
+    let mut found = NullableMembers::new();
+    for pointer in pointers {
+        let fail = |why: &str| format!("{pointer}: {why}");
+        let tokens: Vec<String> = pointer
+            .split('/')
+            .skip(1)
+            .map(crate::error::unescape_pointer_token)
+            .collect();
+        let [defs, def, rest @ ..] = tokens.as_slice() else {
+            return Err(fail("not a member of a definition"));
+        };
+        if defs != "$defs" {
+            return Err(fail("not a member of a definition"));
+        }
+        let mut current = def_types
+            .get(def)
+            .cloned()
+            .ok_or_else(|| fail("typify made no type of this definition"))?;
+        let mut steps = rest.iter();
+        let mut located = None;
+        while let Some(step) = steps.next() {
+            match step.as_str() {
+                "properties" => {
+                    let member = steps.next().ok_or_else(|| fail("no member name"))?;
+                    let item = structs
+                        .get(&current)
+                        .ok_or_else(|| fail(&format!("{current} is not a struct")))?;
+                    let field = field_by_wire_name(item, member)
+                        .ok_or_else(|| fail(&format!("{current} has no field for member `{member}`")))?;
+                    let ident = field.ident.as_ref().map(ToString::to_string).unwrap_or_default();
+                    located = Some((current.clone(), ident));
+                    current = named_type(&field.ty).unwrap_or_default();
+                }
+                "items" => {}
+                other => return Err(fail(&format!("cannot follow `{other}` to a struct member"))),
+            }
+        }
+        found.insert(located.ok_or_else(|| fail("names no member"))?);
+    }
+    Ok(found)
+}
+
+/// The name of the generated type inside `Option`, `Vec` and `Box` layers of `ty`.
+fn named_type(ty: &Type) -> Option<String> {
+    let (name, inner) = path_of(ty)?;
+    let last = name.rsplit("::").next()?.to_owned();
+    match (last.as_str(), inner) {
+        ("Option" | "Vec" | "Box", Some(inner)) => named_type(inner),
+        _ => Some(last),
+    }
+}
+
+/// The field of `item` that serializes as `wire`.
+fn field_by_wire_name<'a>(item: &'a syn::ItemStruct, wire: &str) -> Option<&'a Field> {
+    let Fields::Named(fields) = &item.fields else {
+        return None;
+    };
+    fields.named.iter().find(|field| {
+        let serde = SerdeField::of(field);
+        match serde.rename {
+            Some(rename) => rename == wire,
+            None => field.ident.as_ref().is_some_and(|i| i == wire),
+        }
+    })
+}
+
+/// The options of a field's `#[serde(...)]` attribute that the post-pass reads, parsed with
+/// syn's meta parser.
+#[derive(Default)]
+struct SerdeField {
+    rename: Option<String>,
+    skip_serializing_if: Option<String>,
+}
+
+impl SerdeField {
+    fn of(field: &Field) -> Self {
+        let mut out = Self::default();
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+            // typify writes only well-formed serde attributes; one that does not parse is
+            // left as it is.
+            let _ = attr.parse_nested_meta(|meta| {
+                let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                if meta.input.peek(syn::Token![=]) {
+                    let value = meta.value()?;
+                    match key.as_str() {
+                        "rename" => out.rename = Some(value.parse::<syn::LitStr>()?.value()),
+                        "skip_serializing_if" => out.skip_serializing_if = Some(value.parse::<syn::LitStr>()?.value()),
+                        _ => {
+                            value.parse::<syn::Expr>()?;
+                        }
+                    }
+                } else if meta.input.peek(syn::token::Paren) {
+                    meta.parse_nested_meta(|_| Ok(()))?;
+                }
+                Ok(())
+            });
+        }
+        out
+    }
 }
 
 /// typify emits a `pub mod error` with its own `ConversionError` into every file; that module
@@ -78,9 +245,8 @@ fn shared_conversion_error(file: &mut syn::File) {
     Paths.visit_file_mut(file);
 }
 
-/// Rewrites every doc comment left: removes [`NULLABLE_OPTIONAL_MARK`], and marks code
-/// blocks quoted from schema descriptions as `text`, so rustdoc does not compile and run
-/// another project's examples as this crate's doctests.
+/// Marks code blocks quoted from schema descriptions as `text`, so rustdoc does not compile
+/// and run another project's examples as this crate's doctests.
 struct DocRewriter;
 
 /// `text` with each opening code fence given the `text` language.
@@ -121,10 +287,7 @@ impl VisitMut for DocRewriter {
             return;
         };
         let value = text.value();
-        let mut cleaned = fence_code_as_text(&value);
-        if cleaned.contains(NULLABLE_OPTIONAL_MARK) {
-            cleaned = cleaned.replace(NULLABLE_OPTIONAL_MARK, "").trim_end().to_owned();
-        }
+        let cleaned = fence_code_as_text(&value);
         if cleaned != value {
             name_value.value = parse_quote!(#cleaned);
         }
@@ -136,10 +299,15 @@ const PRESENT: &str = "::pilotage_types::wire::present";
 const INTEGER: &str = "::pilotage_types::wire::integer";
 const OPTIONAL_INTEGER: &str = "::pilotage_types::wire::optional_integer";
 
-struct Rewriter;
+struct Rewriter<'a> {
+    nullable: &'a NullableMembers,
+    /// The struct being rewritten.
+    current: String,
+}
 
-impl VisitMut for Rewriter {
+impl VisitMut for Rewriter<'_> {
     fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
+        self.current = item.ident.to_string();
         if let Fields::Named(fields) = &mut item.fields {
             for field in fields.named.iter_mut() {
                 self.rewrite_field(field);
@@ -148,67 +316,18 @@ impl VisitMut for Rewriter {
     }
 }
 
-/// The string value of `skip_serializing_if = "..."` in the field's `#[serde]` attribute.
-fn skip_serializing_if(field: &Field) -> Option<String> {
-    serde_attr(field).and_then(|attr| {
-        let tokens = attr.meta.require_list().ok()?.tokens.to_string();
-        let start = tokens.find("skip_serializing_if = \"")? + "skip_serializing_if = \"".len();
-        let end = tokens[start..].find('"')? + start;
-        Some(tokens[start..end].to_owned())
-    })
-}
-
-fn serde_attr(field: &Field) -> Option<&Attribute> {
-    field.attrs.iter().find(|a| a.path().is_ident("serde"))
-}
-
-fn is_option_of_json_value(ty: &Type) -> bool {
-    let rendered = quote!(#ty).to_string().replace(' ', "");
-    rendered == "::std::option::Option<::serde_json::Value>"
-}
-
-/// Removes the nullable mark from the field's doc comment; returns whether it was there.
-fn take_nullable_mark(field: &mut Field) -> bool {
-    let mut found = false;
-    field.attrs.retain_mut(|attr| {
-        if !attr.path().is_ident("doc") {
-            return true;
-        }
-        let syn::Meta::NameValue(name_value) = &mut attr.meta else {
-            return true;
-        };
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(text),
-            ..
-        }) = &name_value.value
-        else {
-            return true;
-        };
-        let value = text.value();
-        if !value.contains(NULLABLE_OPTIONAL_MARK) {
-            return true;
-        }
-        found = true;
-        let cleaned = value.replace(NULLABLE_OPTIONAL_MARK, "").trim_end().to_owned();
-        if cleaned.is_empty() {
-            return false;
-        }
-        name_value.value = parse_quote!(#cleaned);
-        true
-    });
-    found
-}
-
 /// `#[serde(...)]` with the given options, as an attribute.
 fn serde(options: proc_macro2::TokenStream) -> Attribute {
     parse_quote!(#[serde(#options)])
 }
 
-impl Rewriter {
+impl Rewriter<'_> {
     fn rewrite_field(&mut self, field: &mut Field) {
-        let skip = skip_serializing_if(field);
-        let nullable = take_nullable_mark(field);
-        let renamed = rename_of(field);
+        let serde_field = SerdeField::of(field);
+        let skip = serde_field.skip_serializing_if;
+        let renamed = serde_field.rename;
+        let ident = field.ident.as_ref().map(ToString::to_string).unwrap_or_default();
+        let nullable = self.nullable.contains(&(self.current.clone(), ident));
         let optional = skip.as_deref() == Some("::std::option::Option::is_none");
         let present =
             serde(quote!(default, deserialize_with = #PRESENT, skip_serializing_if = "::std::option::Option::is_none"));
@@ -244,14 +363,6 @@ impl Rewriter {
     }
 }
 
-/// The `rename = "..."` of the field's `#[serde]` attribute, kept across rewrites.
-fn rename_of(field: &Field) -> Option<String> {
-    let tokens = serde_attr(field)?.meta.require_list().ok()?.tokens.to_string();
-    let start = tokens.find("rename = \"")? + "rename = \"".len();
-    let end = tokens[start..].find('"')? + start;
-    Some(tokens[start..end].to_owned())
-}
-
 fn set_serde_attr(field: &mut Field, mut attr: Attribute, rename: Option<String>) {
     if let Some(rename) = rename {
         if let syn::Meta::List(list) = &mut attr.meta {
@@ -268,8 +379,12 @@ mod tests {
     use super::*;
 
     fn rewrite(source: &str) -> String {
+        rewrite_with(source, &NullableMembers::new())
+    }
+
+    fn rewrite_with(source: &str, nullable: &NullableMembers) -> String {
         let mut file: syn::File = syn::parse_str(source).unwrap();
-        apply(&mut file);
+        apply(&mut file, nullable);
         quote!(#file).to_string()
     }
 
@@ -302,18 +417,46 @@ mod tests {
     }
 
     #[test]
-    fn marked_nullable_member_becomes_double_option_and_loses_the_mark() {
-        let source = format!(
-            r#"pub struct S {{
-                #[doc = "Out. {NULLABLE_OPTIONAL_MARK}"]
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                pub out: ::std::option::Option<u8>,
-            }}"#
-        );
-        let out = rewrite(&source);
+    fn nullable_member_becomes_double_option() {
+        let source = r#"pub struct S {
+                #[doc = "Out."]
+                #[serde(rename = "out-put", skip_serializing_if = "::std::option::Option::is_none")]
+                pub out_put: ::std::option::Option<u8>,
+            }"#;
+        let nullable: NullableMembers = [("S".to_owned(), "out_put".to_owned())].into();
+        let out = rewrite_with(source, &nullable);
         assert!(out.contains("Option < :: std :: option :: Option < u8 > >"), "{out}");
         assert!(out.contains("::pilotage_types::wire::present"), "{out}");
-        assert!(!out.contains(NULLABLE_OPTIONAL_MARK), "{out}");
+        assert!(out.contains("rename = \"out-put\""), "{out}");
+        assert!(!rewrite(source).contains("Option < :: std :: option :: Option < u8 > >"));
+    }
+
+    #[test]
+    fn members_are_located_through_typify_names_and_field_types() {
+        let file: syn::File = syn::parse_str(
+            r#"pub struct Entry { #[serde(rename = "out-put")] pub out_put: Option<u8>, pub arm: Option<Arm>, pub list: Vec<Item> }
+               pub struct Arm { pub label: Option<String> }
+               pub struct Item { pub x: Option<u8> }"#,
+        )
+        .unwrap();
+        let def_types: BTreeMap<String, String> = [("entry".to_owned(), "Entry".to_owned())].into();
+        let pointers = [
+            "/$defs/entry/properties/out-put".to_owned(),
+            "/$defs/entry/properties/arm/properties/label".to_owned(),
+            "/$defs/entry/properties/list/items/properties/x".to_owned(),
+        ];
+        let found = locate_members(&file, &def_types, &pointers).unwrap();
+        let expected: NullableMembers = [
+            ("Entry".to_owned(), "out_put".to_owned()),
+            ("Arm".to_owned(), "label".to_owned()),
+            ("Item".to_owned(), "x".to_owned()),
+        ]
+        .into();
+        assert_eq!(found, expected);
+        let missing = locate_members(&file, &def_types, &["/$defs/entry/properties/nope".to_owned()]).unwrap_err();
+        assert!(missing.contains("no field for member `nope`"), "{missing}");
+        let unknown = locate_members(&file, &def_types, &["/$defs/other/properties/x".to_owned()]).unwrap_err();
+        assert!(unknown.contains("no type"), "{unknown}");
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Provenance<'a> {
     pub named: &'a crate::names::Applied,
     /// The open enums and their values.
     pub open: &'a crate::enums::OpenEnums,
+    /// The nullable optional members (pointers), typed `Option<Option<T>>`.
+    pub nullable: &'a [String],
+    /// Each definition's type name, from typify.
+    pub def_types: &'a std::collections::BTreeMap<String, String>,
 }
 
 /// A rendered types file and the snapshot of its public API.
@@ -233,31 +237,28 @@ pub fn render(
     mut syntax: syn::File,
     provenance: &Provenance<'_>,
     settings: &TypesSettings,
-    warnings: &mut Vec<String>,
 ) -> Result<Rendered, CodegenError> {
     let report = provenance.normalised;
     let file = settings.source_name.as_str();
     let root = root_type(schema);
-    // (definition as the validators name it, Rust type name)
-    let mut defs: Vec<(String, String)> = ["$defs", "definitions"]
+    // (definition as the validators name it, Rust type name as typify gave it)
+    let mut defs: Vec<(String, String)> = Vec::new();
+    let def_keys = ["$defs", "definitions"]
         .iter()
         .filter_map(|key| schema.get(*key).and_then(Value::as_object))
         .flat_map(|d| d.keys())
-        .map(|name| (name.clone(), rust_type_name(name)))
-        .collect();
-    if let Some((name, _)) = &root {
-        defs.push((".".to_owned(), name.clone()));
+        .map(|name| (name.clone(), name.clone()))
+        .chain(root.iter().map(|(name, _)| (".".to_owned(), name.clone())));
+    for (def, key) in def_keys {
+        let type_name = provenance.def_types.get(&key).ok_or_else(|| {
+            CodegenError::new(
+                file,
+                format!("/$defs/{}", crate::error::escape_pointer_token(&key)),
+                "typify made no type of this definition, so it can have no SchemaDef impl",
+            )
+        })?;
+        defs.push((def, type_name.clone()));
     }
-    let declared: std::collections::BTreeSet<String> = syntax
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            syn::Item::Struct(s) => Some(s.ident.to_string()),
-            syn::Item::Enum(e) => Some(e.ident.to_string()),
-            _ => None,
-        })
-        .collect();
-
     let mut extra = Vec::new();
     for spec in &settings.constants {
         extra.push(constant_item(spec, schema, file)?);
@@ -296,13 +297,6 @@ pub fn render(
         let trait_path: syn::Path = syn::parse_str(trait_path)
             .map_err(|e| CodegenError::new(file, "", format!("schema_def_trait is not a path: {e}")))?;
         for (def, type_name) in &defs {
-            if !declared.contains(type_name) {
-                warnings.push(format!(
-                    "{file}: {def}: no generated type named {type_name}; no {} impl",
-                    quote!(#trait_path)
-                ));
-                continue;
-            }
             let ident = format_ident!("{}", type_name);
             // Each type keeps its compiled validator in a static of its own (no lookup per
             // check). In pilotage-types that only exists with its `validate` feature.
@@ -355,6 +349,12 @@ pub fn render(
         );
         for (pointer, name) in provenance.named {
             let _ = writeln!(header, "//   {name}: {pointer}");
+        }
+    }
+    if !provenance.nullable.is_empty() {
+        header.push_str("//\n// Nullable optional members, typed Option<Option<T>> (absent / null / value):\n");
+        for pointer in provenance.nullable {
+            let _ = writeln!(header, "//   {pointer}");
         }
     }
     if !provenance.open.is_empty() {

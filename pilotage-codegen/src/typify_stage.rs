@@ -3,6 +3,7 @@
 //! stderr, and turned into a [`CodegenError`] naming the `$defs` entry that caused it.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
@@ -66,8 +67,18 @@ fn to_schemars(value: &Value, file: &str, pointer: &str) -> Result<schemars08::s
         .map_err(|e| CodegenError::new(file, pointer, format!("not a schema typify can read: {e}")))
 }
 
-/// Converts `defs` (the normalised `$defs`) with typify and returns the generated tokens.
-pub fn run(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) -> Result<TokenStream, CodegenError> {
+/// What typify made of the definitions.
+pub struct Typified {
+    /// The generated items.
+    pub tokens: TokenStream,
+    /// Each definition's Rust type name, as typify named it (asked through its API: the type a
+    /// `$ref` to the definition resolves to).
+    pub def_types: BTreeMap<String, String>,
+}
+
+/// Converts `defs` (the normalised `$defs`) with typify and returns the generated tokens and
+/// the name of each definition's type.
+pub fn run(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
     let mut schemas = Vec::with_capacity(defs.len());
     for (name, schema) in defs {
         let pointer = format!("/$defs/{}", escape_pointer_token(name));
@@ -75,10 +86,20 @@ pub fn run(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) 
     }
     let whole = catch_panic(|| {
         let mut space = TypeSpace::new(settings);
-        space.add_ref_types(schemas.clone()).map(|()| space.to_stream())
+        space.add_ref_types(schemas.clone())?;
+        let mut def_types = BTreeMap::new();
+        for (name, _) in &schemas {
+            let reference = schemars08::schema::Schema::new_ref(format!("#/$defs/{}", escape_pointer_token(name)));
+            let id = space.add_type(&reference)?;
+            def_types.insert(name.clone(), space.get_type(&id)?.name());
+        }
+        Ok::<_, typify::Error>(Typified {
+            tokens: space.to_stream(),
+            def_types,
+        })
     });
     match whole {
-        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Ok(typified)) => Ok(typified),
         Ok(Err(error)) => Err(locate_failure(&schemas, settings, file, &error.to_string())),
         Err(failure) => Err(locate_failure(
             &schemas,
@@ -136,9 +157,25 @@ mod tests {
             "Fine": {"type": "string"},
             "Conditional": {"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}
         });
-        let error = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json").unwrap_err();
+        let error = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json")
+            .err()
+            .expect("typify fails");
         assert_eq!(error.pointer, "/$defs/Conditional");
         assert!(error.message.contains("does not support"), "{error}");
         assert!(!error.message.contains("panicked"), "{error}");
+    }
+
+    #[test]
+    fn definition_names_come_from_typify() {
+        let defs = json!({
+            "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "with-dash 2": {"type": "string", "enum": ["x", "y"]}
+        });
+        let typified = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json")
+            .ok()
+            .expect("converts");
+        assert_eq!(typified.def_types["plain"], "Plain");
+        assert_eq!(typified.def_types["with-dash 2"], "WithDash2");
+        assert!(typified.tokens.to_string().contains("WithDash2"));
     }
 }

@@ -27,8 +27,6 @@
 //     /$defs/GuideIndexResult/properties/guides/items
 // - disjoint_alternatives_as_one_of:
 //     /$defs/ProgramDeclaration/anyOf
-// - mark_nullable_optional_members:
-//     /$defs/CatalogEntry/properties/output_schema
 // - keep_unknown_members:
 //     /$defs/CapabilityDeclaration
 //     /$defs/CapabilitySettings
@@ -85,6 +83,9 @@
 //   RequestErrorKind: /$defs/RequestError/properties/error/properties/kind
 //   TraceLevel: /$defs/Trace/properties/level
 //   TraceLevel: /$defs/TraceFetchRequest/properties/trace_level
+//
+// Nullable optional members, typed Option<Option<T>> (absent / null / value):
+//   /$defs/CatalogEntry/properties/output_schema
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   CatalogChangeKind, DiagnosticSeverity, ExecuteTraceLevel, Execution, GuideLevel, Locator, PromotionAuthority, RequestErrorKind, TraceLevel, TraceSubprogram

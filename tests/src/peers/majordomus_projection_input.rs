@@ -7,8 +7,9 @@
 //     /$defs/ExecutionEffect/oneOf/0
 //     /$defs/ExecutionEffect/oneOf/1
 //     /$defs/ExecutionEffect/oneOf/2
-// - mark_nullable_optional_members:
-//     /$defs/McpProjectionInput/properties/effect
+//
+// Nullable optional members, typed Option<Option<T>> (absent / null / value):
+//   /$defs/McpProjectionInput/properties/effect
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ExecutionEffect

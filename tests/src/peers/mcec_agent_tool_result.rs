@@ -5,11 +5,12 @@
 // the validators read the original schema.
 // - drop_conditionals:
 //     /$defs/McecAgentToolResult
-// - mark_nullable_optional_members:
-//     /$defs/McecAgentToolResult/properties/result
-//     /$defs/McecAgentToolResult/properties/sessionId
-//     /$defs/error/properties/lastObservation
-//     /$defs/error/properties/partialResult
+//
+// Nullable optional members, typed Option<Option<T>> (absent / null / value):
+//   /$defs/McecAgentToolResult/properties/result
+//   /$defs/McecAgentToolResult/properties/sessionId
+//   /$defs/error/properties/lastObservation
+//   /$defs/error/properties/partialResult
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ErrorCategory
