@@ -68,6 +68,7 @@ fn to_schemars(value: &Value, file: &str, pointer: &str) -> Result<schemars08::s
 }
 
 /// What typify made of the definitions.
+#[derive(Debug)]
 pub struct Typified {
     /// The generated items.
     pub tokens: TokenStream,
@@ -157,9 +158,7 @@ mod tests {
             "Fine": {"type": "string"},
             "Conditional": {"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}
         });
-        let error = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json")
-            .err()
-            .expect("typify fails");
+        let error = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json").unwrap_err();
         assert_eq!(error.pointer, "/$defs/Conditional");
         assert!(error.message.contains("does not support"), "{error}");
         assert!(!error.message.contains("panicked"), "{error}");
@@ -171,9 +170,7 @@ mod tests {
             "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
             "with-dash 2": {"type": "string", "enum": ["x", "y"]}
         });
-        let typified = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json")
-            .ok()
-            .expect("converts");
+        let typified = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json").unwrap();
         assert_eq!(typified.def_types["plain"], "Plain");
         assert_eq!(typified.def_types["with-dash 2"], "WithDash2");
         assert!(typified.tokens.to_string().contains("WithDash2"));

@@ -5,7 +5,6 @@ pub mod corpus;
 pub mod engine;
 pub mod mcp;
 pub mod part_iii;
-pub mod peers;
 pub mod surface;
 
 use std::path::{Path, PathBuf};

@@ -86,12 +86,16 @@ fn pilotage_settings(source_name: &str, names: pilotage_codegen::NameTable) -> T
 pub struct PeerInput {
     /// The vendored schema, workspace-relative.
     pub schema: &'static str,
-    /// The Rust module (file `tests/src/peers/<module>.rs`).
+    /// The Rust module (file `pilotage-codegen/tests/golden/<module>.rs`).
     pub module: &'static str,
 }
 
+/// Where the peer schemas' generated modules go: golden outputs of the codegen, compiled and
+/// exercised by `pilotage-codegen/tests/peers.rs`.
+pub const GOLDEN_DIR: &str = "pilotage-codegen/tests/golden";
+
 /// The peer schemas, vendored byte for byte from `../shared/spec/peers/`. Adding one is one
-/// line here and one `pub mod` in `tests/src/peers.rs`.
+/// line here and one `pub mod` in `pilotage-codegen/tests/golden/mod.rs`.
 pub const PEERS: &[PeerInput] = &[
     PeerInput {
         schema: "schemas/peers/pcp-tools-0.3.schema.json",
@@ -128,7 +132,7 @@ fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
             eprintln!("warning: {warning}");
         }
         files.push(GeneratedFile {
-            path: PathBuf::from(format!("tests/src/peers/{}.rs", peer.module)),
+            path: PathBuf::from(format!("{GOLDEN_DIR}/{}.rs", peer.module)),
             contents: generated.code,
         });
     }

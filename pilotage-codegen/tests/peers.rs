@@ -4,7 +4,10 @@
 //! `parse`); the hard cases (unresolved external references, deep pointers, `if/then`,
 //! `additionalProperties: false`, a `$def` name defined twice, described `const` variants) hold.
 
-use pilotage_tests::peers::{
+#[path = "golden/mod.rs"]
+mod golden;
+
+use golden::{
     majordomus_projection_input as mpi, majordomus_projection_output as mpo, mcec_agent_tool_result as mcec,
     pcp_tools as pcp,
 };
@@ -104,7 +107,7 @@ fn pcp_deep_pointer_is_resolved_and_externals_are_explicit_values() {
         );
     }
     accepts::<pcp::AuditListOutput>(json!({"entries": [{"anything": [1, 2]}, "even a string"], "next_cursor": "c"}));
-    let code = pilotage_tests::read_workspace_file("tests/src/peers/pcp_tools.rs");
+    let code = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/pcp_tools.rs")).unwrap();
     assert!(
         code.contains("Unresolved external reference `profile.core.schema.json`"),
         "the fallback is documented on the type"
@@ -189,7 +192,11 @@ fn the_same_def_name_in_two_schemas_lives_in_two_modules() {
         serde_json::to_value(output).unwrap()
     );
     // Variants carry the descriptions of their `const` branches as docs.
-    let code = pilotage_tests::read_workspace_file("tests/src/peers/majordomus_projection_input.rs");
+    let code = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/majordomus_projection_input.rs"
+    ))
+    .unwrap();
     assert!(
         code.contains("///Nothing changes. Every query and every resource of this executable.\n    Read,"),
         "the variant keeps the description of its `const` branch"
