@@ -13,7 +13,10 @@
 // Generated code names this crate by its path (`::pilotage_types::...`), wherever it lives.
 extern crate self as pilotage_types;
 
+pub mod access;
+pub mod capabilities;
 mod constants;
+mod fault;
 #[rustfmt::skip]
 mod generated;
 #[cfg(feature = "validate")]
@@ -34,7 +37,10 @@ pub mod validate;
 #[doc(hidden)]
 pub mod wire;
 
+pub use access::{CatalogRequest, GuideRequest};
+pub use capabilities::Capability;
 pub use constants::*;
+pub use fault::ArgumentFault;
 pub use generated::*;
 pub use names::{
     is_reserved_name, names_stage, reserved_member, JsonType, ReservedMember, Stage, EXECUTION_BOTH, MODES,
@@ -46,7 +52,7 @@ pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};
 pub use wire::ConversionError;
 
 #[cfg(feature = "derive")]
-pub use loop_tool::{ArgumentFault, PilotageTool};
+pub use loop_tool::PilotageTool;
 /// `#[derive(PilotageTool)]`: see [`PilotageTool`] and the crate docs.
 #[cfg(feature = "derive")]
 pub use pilotage_derive::PilotageTool;

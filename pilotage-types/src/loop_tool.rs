@@ -36,43 +36,7 @@ pub trait PilotageTool: Sized {
     fn from_arguments(arguments: &Value) -> Result<Self, ArgumentFault>;
 }
 
-/// Why arguments could not be turned into a loop-tool request (Part III 7.1).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ArgumentFault {
-    /// A structural fault (a schema-required member missing, a member of the wrong JSON type):
-    /// a carrier error; the server answers with JSON-RPC `-32602` (Invalid params).
-    Carrier {
-        /// What is wrong, naming the member.
-        message: String,
-    },
-    /// A value or eligibility fault: a request error (`isError: true`, Part III 7.2).
-    Request(RequestError),
-    /// A fault of the program itself, or of the validation context: never a request error
-    /// (Part III 4.6 "invalid program content MUST be reported through diagnostics", 4.4 rule
-    /// 10 "supplying unsupported context is not an invalid_request"). A validate tool answers
-    /// `valid: false` with these diagnostics; an execute tool answers an outcome with status
-    /// `validation_error` and these diagnostics. Paths point into the program (or, for
-    /// `context_binding`, into the context).
-    Program(Vec<crate::Diagnostic>),
-}
-
-impl std::fmt::Display for ArgumentFault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Carrier { message } => write!(f, "invalid params: {message}"),
-            Self::Request(error) => write!(f, "request error ({}): {}", error.error.kind, error.error.message),
-            Self::Program(diagnostics) => {
-                write!(f, "program fault:")?;
-                for d in diagnostics {
-                    write!(f, " [{}] {}", d.code, d.message)?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ArgumentFault {}
+pub use crate::fault::ArgumentFault;
 
 /// One program-bearing argument and the Language whose programs it carries (Part III 5), as
 /// the derive knows it at compile time. On the wire (the `_meta` declaration) the same
