@@ -170,9 +170,9 @@ impl LoopToolState {
             && present(members, "context").is_some()
             && !self.spec.members.contains(&"context")
         {
-            diagnostics.push(error_diagnostic(
+            diagnostics.push(crate::Diagnostic::error(
                 "context_binding",
-                String::new(),
+                "",
                 format!(
                     "{} takes no validation context; the supplied `context` was not bound (Part III 4.4 rule 10)",
                     self.spec.name
@@ -194,7 +194,7 @@ impl LoopToolState {
                 };
                 match program {
                     Some(argument) => {
-                        diagnostics.push(error_diagnostic(
+                        diagnostics.push(crate::Diagnostic::error(
                             "invalid_program",
                             pointer_of(segments),
                             format!(
@@ -210,19 +210,6 @@ impl LoopToolState {
                 }
             }
         }
-    }
-}
-
-/// An error-severity diagnostic at `path` (a JSON Pointer).
-fn error_diagnostic(code: &str, path: String, message: String) -> crate::Diagnostic {
-    crate::Diagnostic {
-        severity: crate::DiagnosticSeverity::Error,
-        code: code.to_owned(),
-        path: crate::DiagnosticPath::String(path),
-        range: None,
-        message,
-        hint: None,
-        extra: Map::new(),
     }
 }
 

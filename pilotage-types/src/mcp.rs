@@ -2,7 +2,7 @@
 //!
 //! - [`tool`] / [`tools_list`]: a [`ToolDefinition`] as an `rmcp::model::Tool`;
 //! - [`call_tool_result`]: a Pilotage response as a `CallToolResult` with `structuredContent`,
-//!   one text block (a short summary, Part III 6) and `isError` routed per Part III 6 and 7:
+//!   one text block (a short summary, Part III 6, worded as Part III 9.3 to 9.5 word it) and `isError` routed per Part III 6 and 7:
 //!   a request error is `isError: true`; diagnostics and run outcomes, even `valid: false` and
 //!   `ok: false`, are `isError: false`;
 //! - [`carrier_error`]: an [`ArgumentFault::Carrier`](crate::ArgumentFault) as the JSON-RPC
@@ -37,9 +37,18 @@ pub fn tools_list<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>)
 /// only `content`.
 pub fn summary(content: &Value) -> String {
     if let Some(error) = content.get("error") {
-        let kind = error.get("kind").and_then(Value::as_str).unwrap_or("internal");
+        // The message's first clause, as in Part III 9.5 ("unknown run: it may have expired"
+        // is summarised "unknown run"); the kind when there is no message.
         let message = error.get("message").and_then(Value::as_str).unwrap_or_default();
-        return format!("request error {kind}: {message}");
+        let clause = message.split(": ").next().unwrap_or_default().trim();
+        return if clause.is_empty() {
+            format!(
+                "request error {}",
+                error.get("kind").and_then(Value::as_str).unwrap_or("internal")
+            )
+        } else {
+            clause.to_owned()
+        };
     }
     if let Some(valid) = content.get("valid").and_then(Value::as_bool) {
         let count = content.get("diagnostics").and_then(Value::as_array).map_or(0, Vec::len);

@@ -37,18 +37,61 @@ impl ExecuteResponse {
         let count = diagnostics.len();
         Self {
             run_id: run_id.into(),
-            outcome: Outcome {
-                ok: false,
-                status: VALIDATION_ERROR_STATUS.to_owned(),
-                error: Some(format!(
+            outcome: Outcome::failure(
+                VALIDATION_ERROR_STATUS,
+                format!(
                     "the program did not validate ({count} diagnostic{})",
                     if count == 1 { "" } else { "s" }
-                )),
-                extra: Default::default(),
-            },
+                ),
+            ),
             output: None,
             diagnostics: Some(diagnostics),
             trace: None,
+            extra: Default::default(),
+        }
+    }
+}
+
+impl crate::Diagnostic {
+    /// An error-severity finding at `path` (a JSON Pointer into the program, or into the
+    /// input or context for their findings; Part II 5.5).
+    pub fn error(code: impl Into<String>, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: crate::DiagnosticSeverity::Error,
+            code: code.into(),
+            path: crate::DiagnosticPath::String(path.into()),
+            range: None,
+            message: message.into(),
+            hint: None,
+            extra: Default::default(),
+        }
+    }
+
+    /// The same finding with a `hint` (a close match, the fix).
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl Outcome {
+    /// The outcome of a Run that succeeded: `{ok: true, status: "success", error: null}`.
+    pub fn success() -> Self {
+        Self {
+            ok: true,
+            status: "success".to_owned(),
+            error: None,
+            extra: Default::default(),
+        }
+    }
+
+    /// The outcome of a Run that did not succeed: `ok: false` with its `status` (for example
+    /// `failed`, `validation_error`) and `error` (Part II 5.7: `error` is null iff `ok`).
+    pub fn failure(status: impl Into<String>, error: impl Into<String>) -> Self {
+        Self {
+            ok: false,
+            status: status.into(),
+            error: Some(error.into()),
             extra: Default::default(),
         }
     }

@@ -2,7 +2,6 @@
 //! Part III (`schemas/pilotage-part-iii.txt`). The tests themselves live in `tests/tests/`.
 
 pub mod corpus;
-pub mod engine;
 pub mod mcp;
 pub mod part_iii;
 pub mod surface;

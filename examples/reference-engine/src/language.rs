@@ -5,18 +5,20 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use pilotage_types::escape_pointer_token;
+use pilotage_types::{
+    escape_pointer_token, Diagnostic, Outcome, Plan, PlanStep, RiskHints, Trace, TraceLevel, TraceStep,
+};
 use serde_json::{json, Map, Value};
 
-use super::catalog::{entries, RISKS};
+use crate::catalog::{entries, RISKS};
 
-/// One validation finding, in the wire shape of `Diagnostic`.
-fn diagnostic(code: &str, path: &str, message: String, hint: Option<String>) -> Value {
-    let mut d = json!({"severity": "error", "code": code, "path": path, "message": message});
-    if let Some(hint) = hint {
-        d["hint"] = json!(hint);
+/// One validation finding.
+fn diagnostic(code: &str, path: &str, message: String, hint: Option<String>) -> Diagnostic {
+    let finding = Diagnostic::error(code, path, message);
+    match hint {
+        Some(hint) => finding.with_hint(hint),
+        None => finding,
     }
-    d
 }
 
 /// Levenshtein distance, for close-match hints.
@@ -51,7 +53,8 @@ fn references(value: &Value, at: String, out: &mut Vec<(String, String)>) {
 
 /// The result of static validation.
 pub struct Checked {
-    pub diagnostics: Vec<Value>,
+    /// Every finding, with a JSON Pointer into the program.
+    pub diagnostics: Vec<Diagnostic>,
     /// The capability each step calls, in order, when the program is valid.
     pub steps: Vec<(String, String)>,
 }
@@ -161,7 +164,7 @@ pub fn check(program: &Value) -> Checked {
     Checked { diagnostics, steps }
 }
 
-fn check_reference(reference: &str, pointer: &str, earlier: &[String], diagnostics: &mut Vec<Value>) {
+fn check_reference(reference: &str, pointer: &str, earlier: &[String], diagnostics: &mut Vec<Diagnostic>) {
     if reference.starts_with("$.input") {
         return;
     }
@@ -186,30 +189,41 @@ fn check_reference(reference: &str, pointer: &str, earlier: &[String], diagnosti
 }
 
 /// The plan of a valid workflow (Part II 5.6): each step's risk, and the maximum.
-pub fn plan(steps: &[(String, String)]) -> Value {
+pub fn plan(steps: &[(String, String)]) -> Plan {
     let catalog = entries();
     let mut max = 0;
-    let mut hints = json!({"readOnly": true, "destructive": false, "openWorld": false});
-    let planned: Vec<Value> = steps
+    let mut max_hints = RiskHints {
+        read_only: true,
+        destructive: false,
+        open_world: false,
+        extra: Map::new(),
+    };
+    let planned: Vec<PlanStep> = steps
         .iter()
         .map(|(id, capability)| {
             let entry = catalog.iter().find(|e| &e.id == capability).expect("checked");
             max = max.max(RISKS.iter().position(|r| *r == entry.risk).unwrap_or(0));
-            let entry_hints = serde_json::to_value(&entry.risk_hints).expect("hints serialise");
-            hints["readOnly"] = json!(
-                hints["readOnly"].as_bool().unwrap_or(true) && entry_hints["readOnly"].as_bool().unwrap_or(false)
-            );
-            hints["destructive"] = json!(
-                hints["destructive"].as_bool().unwrap_or(false)
-                    || entry_hints["destructive"].as_bool().unwrap_or(false)
-            );
-            hints["openWorld"] = json!(
-                hints["openWorld"].as_bool().unwrap_or(false) || entry_hints["openWorld"].as_bool().unwrap_or(false)
-            );
-            json!({"id": id, "calls": capability, "risk": entry.risk, "risk_hints": entry_hints})
+            let hints = &entry.risk_hints;
+            max_hints.read_only &= hints.read_only;
+            max_hints.destructive |= hints.destructive;
+            max_hints.open_world |= hints.open_world;
+            PlanStep {
+                id: id.clone(),
+                calls: Some(capability.clone()),
+                arm: None,
+                loop_: None,
+                risk: entry.risk.clone(),
+                risk_hints: hints.clone(),
+                extra: Map::new(),
+            }
         })
         .collect();
-    json!({"steps": planned, "max_risk": RISKS[max], "max_risk_hints": hints})
+    Plan {
+        steps: planned,
+        max_risk: RISKS[max].to_owned(),
+        max_risk_hints: max_hints,
+        extra: Map::new(),
+    }
 }
 
 /// Resolves the references in `template` against the run's state.
@@ -270,9 +284,22 @@ fn call(capability: &str, arguments: &Value) -> Result<Value, String> {
 
 /// A finished run: outcome, output and the full trace steps.
 pub struct Run {
-    pub outcome: Value,
+    pub outcome: Outcome,
     pub output: Option<Value>,
-    pub steps: Vec<Value>,
+    pub steps: Vec<TraceStep>,
+}
+
+fn trace_step(id: &str, capability: &str, outcome: Outcome, t_ms: u64) -> TraceStep {
+    TraceStep {
+        id: id.to_owned(),
+        calls: Some(capability.to_owned()),
+        decisions: None,
+        input: None,
+        output: None,
+        outcome,
+        t_ms: Some(t_ms),
+        extra: Map::new(),
+    }
 }
 
 /// Runs a valid workflow with `input`.
@@ -285,20 +312,24 @@ pub fn run(program: &Value, input: &Value) -> Run {
         let started = Instant::now();
         let result = resolve(step.get("with").unwrap_or(&json!({})), input, &outputs)
             .and_then(|arguments| call(capability, &arguments).map(|output| (arguments, output)));
-        let t_ms = started.elapsed().as_millis() as u64;
+        let t_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match result {
             Ok((arguments, output)) => {
-                steps.push(
-                    json!({"id": id, "calls": capability, "input": arguments, "output": output,
-                    "outcome": {"ok": true, "status": "success", "error": null}, "t_ms": t_ms}),
-                );
+                let mut done = trace_step(&id, capability, Outcome::success(), t_ms);
+                done.input = Some(arguments);
+                done.output = Some(output.clone());
+                steps.push(done);
                 outputs.insert(id, output);
             }
             Err(error) => {
-                steps.push(json!({"id": id, "calls": capability,
-                    "outcome": {"ok": false, "status": "failed", "error": error}, "t_ms": t_ms}));
+                steps.push(trace_step(
+                    &id,
+                    capability,
+                    Outcome::failure("failed", error.clone()),
+                    t_ms,
+                ));
                 return Run {
-                    outcome: json!({"ok": false, "status": "failed", "error": format!("step '{id}' failed: {error}")}),
+                    outcome: Outcome::failure("failed", format!("step '{id}' failed: {error}")),
                     output: None,
                     steps,
                 };
@@ -307,34 +338,39 @@ pub fn run(program: &Value, input: &Value) -> Run {
     }
     match resolve(program.get("output").unwrap_or(&Value::Null), input, &outputs) {
         Ok(output) => Run {
-            outcome: json!({"ok": true, "status": "success", "error": null}),
+            outcome: Outcome::success(),
             output: Some(output),
             steps,
         },
         Err(error) => Run {
-            outcome: json!({"ok": false, "status": "failed", "error": format!("output: {error}")}),
+            outcome: Outcome::failure("failed", format!("output: {error}")),
             output: None,
             steps,
         },
     }
 }
 
-/// The trace at `level` (`summary` drops step inputs and outputs).
-pub fn trace(run_id: &str, level: &str, steps: &[Value]) -> Value {
-    let steps: Vec<Value> = steps
+/// The trace at `level` (`summary` drops step inputs and outputs, Part II 5.8).
+pub fn trace(run_id: &str, level: TraceLevel, steps: &[TraceStep]) -> Trace {
+    let summary = level == TraceLevel::Summary;
+    let steps = steps
         .iter()
         .map(|step| {
             let mut step = step.clone();
-            if level == "summary" {
-                if let Some(object) = step.as_object_mut() {
-                    object.remove("input");
-                    object.remove("output");
-                }
+            if summary {
+                step.input = None;
+                step.output = None;
             }
             step
         })
         .collect();
-    json!({"run_id": run_id, "level": level, "steps": steps})
+    Trace {
+        run_id: run_id.to_owned(),
+        level,
+        steps,
+        stats: None,
+        extra: Map::new(),
+    }
 }
 
 #[cfg(test)]
@@ -346,13 +382,15 @@ mod tests {
         let checked =
             check(&json!({"steps": [{"id": "profile", "kind": "call", "capability": "cap_read_user_profil"}]}));
         assert_eq!(checked.diagnostics.len(), 1);
-        assert_eq!(checked.diagnostics[0]["path"], "/steps/0/capability");
-        assert_eq!(checked.diagnostics[0]["hint"], "close match: cap_read_user_profile");
+        let first = serde_json::to_value(&checked.diagnostics[0]).unwrap();
+        assert_eq!(first["path"], "/steps/0/capability");
+        assert_eq!(first["hint"], "close match: cap_read_user_profile");
         let later = check(
             &json!({"steps": [{"id": "a", "kind": "call", "capability": "cap_list_orders", "with": {"user_id": "$.steps.b.output.x"}}]}),
         );
-        assert_eq!(later.diagnostics[0]["code"], "unknown_reference");
-        assert_eq!(later.diagnostics[0]["path"], "/steps/0/with/user_id");
+        let first = serde_json::to_value(&later.diagnostics[0]).unwrap();
+        assert_eq!(first["code"], "unknown_reference");
+        assert_eq!(first["path"], "/steps/0/with/user_id");
     }
 
     #[test]
@@ -361,7 +399,7 @@ mod tests {
             "output": {"name": "$.steps.profile.output.name"}});
         let run = run(&program, &json!({"userId": "42"}));
         assert_eq!(run.output, Some(json!({"name": "Amira Hassan"})));
-        assert_eq!(run.steps[0]["input"], json!({"user_id": "42"}));
-        assert_eq!(plan(&check(&program).steps)["max_risk"], "safe");
+        assert_eq!(run.steps[0].input, Some(json!({"user_id": "42"})));
+        assert_eq!(plan(&check(&program).steps).max_risk, "safe");
     }
 }

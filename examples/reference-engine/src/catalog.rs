@@ -1,8 +1,8 @@
-//! The reference engine's catalog and guides for `workflow/v1` (Part III 4.1, 4.2; the
+//! The catalog and guides of `workflow/v1` (Part III 4.1, 4.2; the
 //! shapes of Part II 5.2, 5.4, 6.3): fixed data, so that every run of the demo and its tests
 //! answers the same.
 
-use pilotage_types::{CatalogEntry, Guide, RequestError};
+use pilotage_types::{CatalogChange, CatalogChangeKind, CatalogEntry, Guide, RequestError};
 use serde_json::{json, Value};
 
 /// The Language this engine serves.
@@ -47,13 +47,18 @@ pub fn entries() -> Vec<CatalogEntry> {
 pub const RISKS: &[&str] = &["safe", "moderate", "high"];
 
 /// Changes from `baseline` to the current version, or `unknown_baseline`.
-pub fn changes_since(baseline: &str) -> Result<Value, RequestError> {
+pub fn changes_since(baseline: &str) -> Result<Vec<CatalogChange>, RequestError> {
+    let change = |id: &str, kind| CatalogChange {
+        id: id.to_owned(),
+        change: kind,
+        extra: Default::default(),
+    };
     match baseline {
-        CATALOG_VERSION => Ok(json!([])),
-        PREVIOUS_CATALOG_VERSION => Ok(json!([
-            {"id": "cap_send_email", "change": "modified"},
-            {"id": "cap_delete_user", "change": "added"}
-        ])),
+        CATALOG_VERSION => Ok(Vec::new()),
+        PREVIOUS_CATALOG_VERSION => Ok(vec![
+            change("cap_send_email", CatalogChangeKind::Modified),
+            change("cap_delete_user", CatalogChangeKind::Added),
+        ]),
         other => Err(RequestError::new(
             pilotage_types::RequestErrorKind::UnknownBaseline,
             format!("unknown catalog_version {other}: list the catalog again"),

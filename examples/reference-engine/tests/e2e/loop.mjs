@@ -1,24 +1,27 @@
-// Drives the Pilotage reference engine over stdio with the official TypeScript MCP SDK client
-// through the whole loop of Part III 8.2 (manifest -> guide -> catalog -> validate -> execute
-// -> trace fetch), plus an unknown run, an unknown tool and a structural fault. The client
-// validates every structuredContent against the tool's outputSchema (Ajv) by itself; this
-// script validates it once more with a fresh Ajv and asserts isError and the carrier errors
-// as Part III 6, 7 and 9 say. It writes tools/list, the manifest and the initialize result
-// it saw to OUT_DIR, for the conformance linter.
+// Drives the Pilotage reference engine over stdio or streamable HTTP with the official
+// TypeScript MCP SDK client through the whole loop of Part III 8.2 (manifest -> guide ->
+// catalog -> validate -> execute -> trace fetch), plus an unknown run, an unknown tool and a
+// structural fault, and the resources when the manifest names them (8.3: content equal to the
+// tool responses). The client validates every structuredContent against the tool's
+// outputSchema (Ajv) by itself; this script validates it once more with a fresh Ajv and
+// asserts isError and the carrier errors as Part III 6, 7 and 9 say. It writes tools/list,
+// the manifest and the initialize result it saw to OUT_DIR, for the conformance linter.
 //
-// usage: node loop.mjs ENGINE_BINARY OUT_DIR
+// usage: node loop.mjs OUT_DIR stdio ENGINE_BINARY [ENGINE_ARGS...]
+//        node loop.mjs OUT_DIR http URL
 
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 
-const [engine, outDir] = process.argv.slice(2);
-if (!engine || !outDir) {
-  console.error("usage: node loop.mjs ENGINE_BINARY OUT_DIR");
+const [outDir, mode, target, ...engineArgs] = process.argv.slice(2);
+if (!outDir || !target || (mode !== "stdio" && mode !== "http")) {
+  console.error("usage: node loop.mjs OUT_DIR stdio ENGINE_BINARY [ENGINE_ARGS...] | node loop.mjs OUT_DIR http URL");
   process.exit(2);
 }
 
@@ -27,7 +30,10 @@ const client = new Client(
   { name: "pilotage-e2e", version: "1.0.0" },
   { capabilities: { extensions: { [EXTENSION]: {} } } },
 );
-await client.connect(new StdioClientTransport({ command: engine, args: [], stderr: "inherit" }));
+const transport = mode === "http"
+  ? new StreamableHTTPClientTransport(new URL(target))
+  : new StdioClientTransport({ command: target, args: engineArgs, stderr: "inherit" });
+await client.connect(transport);
 
 let passed = 0;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -134,6 +140,27 @@ check("trace fetch at summary drops step data", summary.trace.level === "summary
 const unknownRun = await call("trace_run", { run_id: "run_000000000000" }, { isError: true });
 check("unknown run: not_found exactly as Part III 9.5", unknownRun.error.kind === "not_found" &&
   unknownRun.error.message === "unknown run: it may have expired");
+const unknownRunResult = await client.callTool({ name: "trace_run", arguments: { run_id: "run_000000000000" } });
+check("unknown run: the text content of Part III 9.5", unknownRunResult.content[0].text === "unknown run");
+
+// resources (Part III 8.3), when the manifest names them
+if (language.guides_resource || language.catalog_resource) {
+  const listed = (await client.listResources()).resources.map((r) => r.uri);
+  const read = async (uri) => JSON.parse((await client.readResource({ uri })).contents[0].text);
+  check("guides_resource is pilotage://guides/workflow%2Fv1", language.guides_resource === "pilotage://guides/workflow%2Fv1");
+  check("the resources are listed", listed.includes(language.guides_resource) && listed.includes(language.catalog_resource));
+  assert.deepStrictEqual(await read(language.guides_resource), await call("pilotage_get_guide", { language: language.name }));
+  check("the guide index resource equals the tool response", true);
+  for (const guide of index.guides) {
+    const uri = `${language.guides_resource}/${encodeURIComponent(guide.id)}`;
+    assert.deepStrictEqual(await read(uri), await call("pilotage_get_guide", { language: language.name, id: guide.id }));
+  }
+  check("each guide resource equals the fetch response", true);
+  assert.deepStrictEqual(await read(language.catalog_resource), await call("pilotage_catalog", { language: language.name, verb: "list" }));
+  check("the catalog resource equals the list response", true);
+} else {
+  check("no resource is named when none is served", language.guides_resource === undefined && language.catalog_resource === undefined);
+}
 
 // carrier errors
 await carrier("validate_workflw", {});

@@ -1,0 +1,94 @@
+//! `reference-engine`: the Pilotage reference engine over stdio (the default) or streamable
+//! HTTP (`--http ADDR`, endpoint `http://ADDR/mcp`).
+//!
+//! ```text
+//! cargo run -p pilotage-reference-engine                                  # stdio
+//! cargo run -p pilotage-reference-engine -- --http 127.0.0.1:8080         # HTTP, sessions
+//! cargo run -p pilotage-reference-engine -- --http 127.0.0.1:8080 --stateless
+//! ```
+//!
+//! Every revision rmcp speaks is served: 2025-06-18 and 2025-11-25 through initialize, the
+//! stateless 2026-07-28 through `server/discover` and per-request `_meta`. Over HTTP, rmcp
+//! validates `Host` (loopback names by default; add names with `--allow-host`) and `Origin`
+//! (any browser origin is refused unless allowed with `--allow-origin`), and bounds request
+//! bodies (`--max-body-bytes`, 4 MiB by default).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use clap::Parser;
+use pilotage_reference_engine::{Engine, Options};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServiceExt;
+
+/// The Pilotage reference engine (workflow/v1) over stdio or streamable HTTP.
+#[derive(Parser, Debug)]
+#[command(name = "reference-engine", version)]
+struct Args {
+    /// Serve streamable HTTP at ADDR (endpoint http://ADDR/mcp) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Over HTTP: no sessions; every POST is answered on its own (JSON responses).
+    #[arg(long, requires = "http")]
+    stateless: bool,
+    /// Serve the guides and the catalog as MCP resources too (Part III 8.3).
+    #[arg(long)]
+    resources: bool,
+    /// Hide the Pilotage tools from clients that did not declare the extension (Part III 1.3).
+    #[arg(long)]
+    hide_from_undeclared: bool,
+    /// Over HTTP: a Host name to accept besides the loopback names (repeatable).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// Over HTTP: a browser Origin to accept, e.g. http://localhost:3000 (repeatable).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// Over HTTP: the largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024, requires = "http")]
+    max_body_bytes: usize,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let engine = Engine::new(Options {
+        resources: args.resources,
+        hide_from_undeclared: args.hide_from_undeclared,
+    });
+    let Some(addr) = args.http else {
+        let service = engine.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        return Ok(());
+    };
+    let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
+    hosts.extend(args.allow_host);
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(args.allow_origin)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(args.max_body_bytes)
+        .with_legacy_session_mode(!args.stateless)
+        .with_json_response(args.stateless);
+    let factory = move || Ok(engine.clone());
+    let router = if args.stateless {
+        let service = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+        axum::Router::new().nest_service("/mcp", service)
+    } else {
+        let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+        axum::Router::new().nest_service("/mcp", service)
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!(
+        "reference-engine: serving MCP over streamable HTTP at http://{}/mcp ({})",
+        listener.local_addr()?,
+        if args.stateless { "stateless" } else { "sessions" }
+    );
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}

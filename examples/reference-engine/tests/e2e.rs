@@ -1,0 +1,174 @@
+//! End to end: the reference engine (`reference-engine`, rmcp) driven by the official
+//! TypeScript MCP SDK client (`tests/e2e/loop.mjs`) through the whole loop, over stdio and over
+//! streamable HTTP (with sessions and stateless), with and without resources; the surface the
+//! client saw lints clean. Needs Node.js and `npm ci` in `tests/e2e` of this crate (`.ci/run`
+//! does it): under `CI=true` their absence fails the test; elsewhere it is skipped, loudly.
+//!
+//! The pinned SDK (1.32.2) initializes with MCP 2025-11-25, the newest revision it speaks; the
+//! stateless 2026-07-28 revision is driven by the Rust client in `discover.rs`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pilotage_reference_engine::{Engine, Options};
+use pilotage_types::conformance::{lint, render_text, Surface};
+use serde_json::Value;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn node_client_available() -> bool {
+    let installed = crate_dir()
+        .join("tests/e2e/node_modules/@modelcontextprotocol/sdk/package.json")
+        .is_file();
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if installed && node {
+        return true;
+    }
+    let why = if node {
+        "examples/reference-engine/tests/e2e/node_modules is missing (run `npm ci` there)"
+    } else {
+        "node is not installed"
+    };
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true and the end-to-end client cannot run: {why}"
+    );
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: end-to-end test with the TypeScript MCP SDK: {why}"
+    );
+    false
+}
+
+fn read(dir: &Path, name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
+/// The engine serving HTTP on a free loopback port; killed on drop.
+struct HttpEngine {
+    child: Child,
+    url: String,
+}
+
+impl HttpEngine {
+    fn start(extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_reference-engine"))
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the engine starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("http://") {
+                    let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the engine says where it listens within 30 s");
+        Self { child, url }
+    }
+}
+
+impl Drop for HttpEngine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs loop.mjs with `args` after OUT_DIR; asserts it passed and the surface it saw lints clean.
+fn drive(label: &str, args: &[&str]) {
+    let out = std::env::temp_dir().join(format!("pilotage-e2e-{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let started = Instant::now();
+    let output = Command::new("node")
+        .arg(crate_dir().join("tests/e2e/loop.mjs"))
+        .arg(&out)
+        .args(args)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{label} ({:?}):\n{stdout}", started.elapsed());
+    assert!(
+        output.status.success(),
+        "{label}: the client's loop failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{label}: {stdout}");
+    let (tools, manifest, initialize) = (
+        read(&out, "tools.json"),
+        read(&out, "manifest.json"),
+        read(&out, "initialize.json"),
+    );
+    let findings = lint(Surface {
+        tools: &tools,
+        manifest: &manifest,
+        initialize: Some(&initialize),
+        stateless: false,
+    });
+    assert!(
+        findings.is_empty(),
+        "{label}: the engine's surface as the client saw it:\n{}",
+        render_text(&findings)
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_official_typescript_client_drives_the_whole_loop_over_stdio() {
+    if !node_client_available() {
+        return;
+    }
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    drive("stdio", &["stdio", engine]);
+    drive("stdio-resources", &["stdio", engine, "--resources"]);
+}
+
+#[test]
+fn the_official_typescript_client_drives_the_whole_loop_over_http() {
+    if !node_client_available() {
+        return;
+    }
+    let sessions = HttpEngine::start(&["--resources"]);
+    drive("http-sessions", &["http", &sessions.url]);
+    let stateless = HttpEngine::start(&["--stateless"]);
+    drive("http-stateless", &["http", &stateless.url]);
+}
+
+#[test]
+fn the_engine_surface_lints_clean_with_its_inline_manifest() {
+    for options in [
+        Options::default(),
+        Options {
+            resources: true,
+            ..Options::default()
+        },
+    ] {
+        let engine = Engine::new(options);
+        let tools = serde_json::json!({"tools": Engine::tools().iter().map(|t| t.to_value()).collect::<Vec<_>>()});
+        let initialize = serde_json::to_value(engine.info()).unwrap();
+        let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
+        for stateless in [false, true] {
+            let findings = lint(Surface {
+                tools: &tools,
+                manifest: &manifest,
+                initialize: Some(&initialize),
+                stateless,
+            });
+            assert!(findings.is_empty(), "{}", render_text(&findings));
+        }
+    }
+}
