@@ -51,11 +51,11 @@ use catalog::{CATALOG_VERSION, LANGUAGE};
 pub struct ValidateWorkflow {
     /// The workflow document: `{"steps": [...], "output": {...}}`.
     #[pilotage(program)]
-    pub workflow: Value,
+    pub workflow: Map<String, Value>,
 }
 
-/// Execute a workflow/v1 document (execute stage): runs its steps and returns the output,
-/// the outcome and, at `trace_level` summary or full, the trace.
+/// Execute a workflow document or a promoted workflow. Execute stage of workflow/v1: runs the
+/// steps and returns the output, the outcome and, at `trace_level` summary or full, the trace.
 #[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool)]
 #[pilotage(
     stage = "execute",
@@ -68,7 +68,7 @@ pub struct ValidateWorkflow {
 pub struct RunWorkflow {
     /// The workflow document.
     #[pilotage(program)]
-    pub workflow: Option<Value>,
+    pub workflow: Option<Map<String, Value>>,
     /// A promoted workflow (this engine has none yet).
     pub program_ref: Option<String>,
     /// The run's input, read by `$.input...` references.
@@ -384,7 +384,7 @@ impl Engine {
         }
         // The derive has refused unknown levels already (a request error, Part III 7.1).
         let level = request.trace_level.clone().unwrap_or(ExecuteTraceLevel::Summary);
-        let program = request.workflow.unwrap_or_default();
+        let program = Value::Object(request.workflow.unwrap_or_default());
         let run_id = self.next_run_id();
         if let Some(expected) = &request.expected_catalog_version {
             if expected != CATALOG_VERSION {
@@ -541,7 +541,7 @@ fn list(
 }
 
 fn validate(request: &ValidateWorkflow) -> Response<ValidateResponse> {
-    let checked = language::check(&request.workflow);
+    let checked = language::check(&Value::Object(request.workflow.clone()));
     let valid = checked.diagnostics.is_empty();
     Ok(ValidateResponse {
         valid,
