@@ -103,7 +103,7 @@ pub trait SchemaDef: Sized {
     }
 
     /// Validates `value` in the compatible reading: this type's definition with every open
-    /// enum widened to any string, every other rule kept (see [`validate`](crate::validate)
+    /// enum widened to any string, every other rule kept (see [`validate`]
     /// for which reading to use where). A later minor version's new enum value passes; a
     /// missing required member, a wrong type or a broken pattern still fails.
     #[cfg(feature = "validate")]
