@@ -1,7 +1,7 @@
 //! End to end: the reference engine (`reference-engine`, rmcp) driven by the official
 //! TypeScript MCP SDK client (`tests/e2e/loop.mjs`) through the whole loop, over stdio and over
 //! streamable HTTP (with sessions and stateless), with and without resources; the surface the
-//! client saw lints clean. Needs Node.js and `npm ci` in `tests/e2e` of this crate (`.ci/run`
+//! client saw lints clean. Needs Node.js and `npm ci` in the workspace's `tests/e2e` (`.ci/run`
 //! does it): under `CI=true` their absence fails the test; elsewhere it is skipped, loudly.
 //!
 //! The pinned SDK (1.32.2) initializes with MCP 2025-11-25, the newest revision it speaks; the
@@ -16,13 +16,14 @@ use pilotage_reference_engine::{Engine, Options};
 use pilotage_types::conformance::{lint, render_text, Surface};
 use serde_json::Value;
 
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The workspace's `tests/e2e`: the official TypeScript SDK, pinned, and the scripts on it.
+fn e2e_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
 }
 
 fn node_client_available() -> bool {
-    let installed = crate_dir()
-        .join("tests/e2e/node_modules/@modelcontextprotocol/sdk/package.json")
+    let installed = e2e_dir()
+        .join("node_modules/@modelcontextprotocol/sdk/package.json")
         .is_file();
     let node = Command::new("node")
         .arg("--version")
@@ -32,7 +33,7 @@ fn node_client_available() -> bool {
         return true;
     }
     let why = if node {
-        "examples/reference-engine/tests/e2e/node_modules is missing (run `npm ci` there)"
+        "tests/e2e/node_modules is missing (run `npm ci` there)"
     } else {
         "node is not installed"
     };
@@ -95,7 +96,7 @@ fn drive(label: &str, args: &[&str]) {
     std::fs::create_dir_all(&out).unwrap();
     let started = Instant::now();
     let output = Command::new("node")
-        .arg(crate_dir().join("tests/e2e/loop.mjs"))
+        .arg(e2e_dir().join("loop.mjs"))
         .arg(&out)
         .args(args)
         .output()
