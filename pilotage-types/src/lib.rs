@@ -15,6 +15,8 @@ extern crate self as pilotage_types;
 
 pub mod access;
 pub mod capabilities;
+#[cfg(feature = "client")]
+pub mod client;
 mod constants;
 mod fault;
 #[rustfmt::skip]

@@ -115,6 +115,10 @@ pub struct Options {
     /// Hide the Pilotage tools from a client that did not declare the extension (Part III 1.3
     /// rule 3 allows it; the default exposes them to every client, rule 2).
     pub hide_from_undeclared: bool,
+    /// Served over stateless HTTP: a handshake client's initialize was answered by another
+    /// request, so only capabilities carried by the request itself (2026-07-28 `_meta`) are
+    /// known.
+    pub stateless_http: bool,
 }
 
 /// `name` percent-encoded as one RFC 3986 path segment (Part III 8.3: `/` becomes `%2F`).
@@ -555,12 +559,21 @@ fn validate(request: &ValidateWorkflow) -> Response<ValidateResponse> {
 
 /// Whether the client behind `context` declared the Pilotage extension: per request on
 /// 2026-07-28 (`_meta["io.modelcontextprotocol/clientCapabilities"]`), from initialize on
-/// earlier revisions (rmcp reads whichever applies).
-pub fn client_declared_pilotage(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .client_capabilities()
-        .and_then(|capabilities| capabilities.extensions.clone())
-        .is_some_and(|extensions| extensions.contains_key(EXTENSION_ID))
+/// earlier revisions (rmcp reads whichever applies). `None` when the capabilities are not
+/// known to this request: a handshake client on a stateless HTTP deployment declared them on
+/// an initialize that another request answered.
+pub fn client_declared_pilotage(context: &RequestContext<RoleServer>, stateless_http: bool) -> Option<bool> {
+    let known = if stateless_http {
+        context.meta.client_capabilities()
+    } else {
+        context.client_capabilities()
+    };
+    known.map(|capabilities| {
+        capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.contains_key(EXTENSION_ID))
+    })
 }
 
 impl ServerHandler for Engine {
@@ -573,7 +586,11 @@ impl ServerHandler for Engine {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        if self.options.hide_from_undeclared && !client_declared_pilotage(&context) {
+        // Hidden only from a client known not to have declared Pilotage (Part III 1.3 rule 3);
+        // unknown capabilities expose the tools, as rule 2 recommends for every client.
+        if self.options.hide_from_undeclared
+            && client_declared_pilotage(&context, self.options.stateless_http) == Some(false)
+        {
             return Ok(ListToolsResult::with_all_items(Vec::new()));
         }
         Ok(mcp::tools_list(Self::tools()))

@@ -56,6 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::new(Options {
         resources: args.resources,
         hide_from_undeclared: args.hide_from_undeclared,
+        stateless_http: args.stateless,
     });
     let Some(addr) = args.http else {
         let service = engine.serve(rmcp::transport::stdio()).await?;

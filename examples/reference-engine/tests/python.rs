@@ -1,0 +1,97 @@
+//! End to end with the official Python MCP SDK (`tests/e2e/python/loop.py`, `mcp==2.3.0`): the
+//! whole loop over stdio and streamable HTTP, in the handshake revision and in the stateless
+//! 2026-07-28 revision (`server/discover`, capabilities in every request). Needs the SDK in
+//! `tests/e2e/python/.venv` (or a Python with it in `PILOTAGE_PYTHON`); `.ci/run` installs it.
+//! Under `CI=true` its absence fails the test; elsewhere it is skipped, loudly.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn e2e_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e/python")
+}
+
+fn python() -> Option<PathBuf> {
+    let candidate = std::env::var_os("PILOTAGE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| e2e_dir().join(".venv/bin/python"));
+    let has_sdk = Command::new(&candidate)
+        .args(["-c", "import mcp, jsonschema"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_sdk {
+        return Some(candidate);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true and the Python MCP SDK is not installed at {} (see tests/e2e/python/requirements.txt)",
+        candidate.display()
+    );
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: end-to-end test with the Python MCP SDK: no Python with `mcp` at {} (set PILOTAGE_PYTHON)",
+        candidate.display()
+    );
+    None
+}
+
+struct HttpEngine(Child, String);
+
+impl Drop for HttpEngine {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_http(args: &[&str]) -> HttpEngine {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_reference-engine"))
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the engine starts");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("http://") {
+                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(30)).expect("listening within 30 s");
+    HttpEngine(child, url)
+}
+
+fn drive(python: &PathBuf, label: &str, mode: &str, target: &[&str]) {
+    let output = Command::new(python)
+        .arg(e2e_dir().join("loop.py"))
+        .args(["--mode", mode, "--timeout", "20"])
+        .args(target)
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains(" passed, 0 failed"),
+        "{label} ({mode}): the Python client's loop failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_official_python_client_drives_the_whole_loop() {
+    let Some(python) = python() else { return };
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    for mode in ["handshake", "stateless"] {
+        drive(&python, "stdio", mode, &["stdio", engine]);
+        drive(&python, "stdio --resources", mode, &["stdio", engine, "--resources"]);
+        let sessions = start_http(&["--resources"]);
+        drive(&python, "http sessions", mode, &["http", &sessions.1]);
+        let stateless = start_http(&["--stateless", "--hide-from-undeclared"]);
+        drive(&python, "http stateless", mode, &["http", &stateless.1]);
+    }
+}

@@ -1,0 +1,504 @@
+//! The client side of Part III (feature `client`): a Pilotage client on the official Rust SDK's
+//! client (rmcp), over a child process (stdio) or streamable HTTP, that does what Part III
+//! 10.2 asks of a client and nothing it forbids:
+//!
+//! - **capability declaration** (10.2-1, 1.2): the extension declared on initialize; on the
+//!   stateless 2026-07-28 revision, in every request's
+//!   `_meta["io.modelcontextprotocol/clientCapabilities"]`, `tools/list` included (rmcp adds it);
+//! - **detection and discovery** (1.2, 1.3, 3.1, 3.3): [`discovery`];
+//! - **rediscovery** (10.2-3, 3.3): after `notifications/tools/list_changed`; on stateless
+//!   deployments after `unknown_baseline`, `catalog_drift` and `not_found`; and on an interval
+//!   the caller sets ([`ClientOptions::rediscover_every`]);
+//! - **request construction** (10.2-4, 4.4, 5): [`request`];
+//! - **machine contract and routing** (10.2-5 to 10.2-7, 6, 7): [`routing`].
+//!
+//! The client never starts a Run on its own: only [`PilotageClient::execute`] does, when the
+//! caller calls it.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), pilotage_types::client::ClientError> {
+//! use pilotage_types::client::{Channel, ClientOptions, LoopCall, PilotageClient, Target};
+//! let mut client = PilotageClient::connect(&Target::Url("http://127.0.0.1:8080/mcp".into()), ClientOptions::default()).await?;
+//! let discovery = client.discover().await?;
+//! let language = discovery.manifest.languages[0].name.0.clone();
+//! let checked = client
+//!     .validate(&LoopCall { language, program: Some(serde_json::json!({"steps": []})), ..LoopCall::default() })
+//!     .await?;
+//! if let Channel::Response(response) = checked.channel {
+//!     println!("valid: {}", response.valid);
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod discovery;
+pub mod request;
+pub mod routing;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ExtensionCapabilities, Implementation, JsonObject,
+    ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{Map, Value};
+
+pub use discovery::{DetectedBy, Discovery, ManifestSource, NotPilotage};
+pub use request::{LoopCall, Refusal};
+pub use routing::{Channel, ContractViolation, RawResult, RoutedRequestError};
+
+use crate::{
+    CatalogRequest, CatalogToolOutput, ExecuteResponse, GetGuideToolOutput, GuideRequest, RequestErrorKind, SchemaDef,
+    Stage, TraceFetchResponse, ValidateResponse, CATALOG_TOOL, EXTENSION_ID, GET_GUIDE_TOOL, MANIFEST_TOOL,
+};
+
+/// The server to talk to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A command that speaks MCP over stdio, started as a child process.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A streamable HTTP endpoint, e.g. `http://127.0.0.1:8080/mcp`.
+    Url(String),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Command { program, args } => write!(f, "{program} {}", args.join(" ")),
+            Self::Url(url) => f.write_str(url),
+        }
+    }
+}
+
+/// Which MCP revision to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Revision {
+    /// The initialize handshake (2025-06-18, 2025-11-25): every server of this binding speaks it.
+    #[default]
+    Handshake,
+    /// The stateless 2026-07-28 revision: `server/discover`, capabilities in every request.
+    Stateless,
+}
+
+/// How the client behaves.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// The longest any one step (connecting, one request) may take.
+    pub timeout: Duration,
+    /// Rediscover when the last discovery is older than this (Part III 3.3, a Host-defined
+    /// policy interval); `None`: only on the triggers.
+    pub rediscover_every: Option<Duration>,
+    /// The revision to speak.
+    pub revision: Revision,
+    /// The client's name in `clientInfo`.
+    pub client_name: String,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            rediscover_every: None,
+            revision: Revision::Handshake,
+            client_name: "pilotage-client".to_owned(),
+        }
+    }
+}
+
+/// Why a client operation failed (the three channels of a completed call are not failures:
+/// see [`Channel`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server could not be started or reached, or the connection broke.
+    Connect(String),
+    /// A step took longer than [`ClientOptions::timeout`].
+    Timeout {
+        /// What was being done.
+        what: String,
+        /// The bound.
+        after: Duration,
+    },
+    /// The server is not a Pilotage server (Part III 1.3).
+    NotPilotage(NotPilotage),
+    /// The request was not constructed; nothing was sent.
+    Refused(Refusal),
+    /// A Pilotage tool result broke the machine contract (Part III 6, 7).
+    Contract(ContractViolation),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Connect(message) => write!(f, "cannot talk to the server: {message}"),
+            Self::Timeout { what, after } => write!(f, "{what}: no answer within {} s", after.as_secs_f32()),
+            Self::NotPilotage(e) => e.fmt(f),
+            Self::Refused(e) => e.fmt(f),
+            Self::Contract(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+/// One completed call: what was sent and the channel it ended on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Called<T> {
+    /// The tool called.
+    pub tool: String,
+    /// The arguments, exactly as sent.
+    pub arguments: Map<String, Value>,
+    /// The routed result.
+    pub channel: Channel<T>,
+}
+
+/// The rmcp client handler: declares the extension, and marks discovery stale when the server
+/// says its tools changed.
+#[derive(Clone)]
+struct Handler {
+    config: ClientConfig,
+    stale: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.stale.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A connected Pilotage client.
+pub struct PilotageClient {
+    service: RunningService<RoleClient, Handler>,
+    options: ClientOptions,
+    discovery: Option<(Discovery, Instant)>,
+    stale: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for PilotageClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PilotageClient")
+            .field("options", &self.options)
+            .field("discovered", &self.discovery.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+async fn bounded<T>(
+    what: &str,
+    after: Duration,
+    future: impl std::future::Future<Output = T>,
+) -> Result<T, ClientError> {
+    tokio::time::timeout(after, future)
+        .await
+        .map_err(|_| ClientError::Timeout {
+            what: what.to_owned(),
+            after,
+        })
+}
+
+impl PilotageClient {
+    /// Connects to `target`, declaring the Pilotage extension (Part III 1.2, 10.2-1).
+    pub async fn connect(target: &Target, options: ClientOptions) -> Result<Self, ClientError> {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.extensions = Some(ExtensionCapabilities::from([(
+            EXTENSION_ID.to_owned(),
+            JsonObject::new(),
+        )]));
+        let config = ClientConfig::new(
+            capabilities,
+            Implementation::new(options.client_name.clone(), env!("CARGO_PKG_VERSION")),
+        );
+        let stale = Arc::new(AtomicBool::new(false));
+        let handler = Handler {
+            config,
+            stale: stale.clone(),
+        };
+        let lifecycle = match options.revision {
+            Revision::Handshake => ClientLifecycleMode::Initialize,
+            Revision::Stateless => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        };
+        let connecting = format!("connecting to {target}");
+        let service = match target {
+            Target::Command { program, args } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).kill_on_drop(true);
+                let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(command)
+                    .stderr(std::process::Stdio::inherit())
+                    .spawn()
+                    .map_err(|e| ClientError::Connect(format!("cannot start `{program}`: {e}")))?;
+                bounded(
+                    &connecting,
+                    options.timeout,
+                    handler.serve_with_lifecycle(transport, lifecycle),
+                )
+                .await?
+            }
+            Target::Url(url) => {
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+                bounded(
+                    &connecting,
+                    options.timeout,
+                    handler.serve_with_lifecycle(transport, lifecycle),
+                )
+                .await?
+            }
+        }
+        .map_err(|e| ClientError::Connect(format!("{target}: {e}")))?;
+        Ok(Self {
+            service,
+            options,
+            discovery: None,
+            stale,
+        })
+    }
+
+    /// The negotiated MCP revision.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.service.peer_info().map(|info| info.protocol_version.to_string())
+    }
+
+    /// Discovers (again): the extension declaration, the inline manifest, `tools/list` and
+    /// `pilotage_manifest`, decided by [`discovery::decide`].
+    pub async fn discover(&mut self) -> Result<&Discovery, ClientError> {
+        let timeout = self.options.timeout;
+        let listed = bounded("tools/list", timeout, self.service.list_all_tools())
+            .await?
+            .map_err(|e| ClientError::Connect(format!("tools/list: {e}")))?;
+        let tools: Vec<Value> = listed
+            .iter()
+            .map(|tool| serde_json::to_value(tool).expect("an rmcp Tool serializes"))
+            .collect();
+        let manifest_tool = if discovery::lists_manifest_tool(&tools) {
+            Some(self.call_raw(MANIFEST_TOOL, Map::new()).await?)
+        } else {
+            None
+        };
+        let info = self.service.peer_info();
+        let protocol_version = info
+            .as_ref()
+            .map(|i| i.protocol_version.to_string())
+            .unwrap_or_default();
+        let extensions = info
+            .as_ref()
+            .and_then(|i| i.capabilities.extensions.as_ref())
+            .map(|e| serde_json::to_value(e).expect("extensions serialize"));
+        let meta = info
+            .as_ref()
+            .and_then(|i| i.meta.as_ref())
+            .map(|m| Value::Object(m.0.clone()));
+        let stateless = !matches!(info.as_ref().map(|i| i.protocol_version.has_initialize()), Some(true));
+        let found = discovery::decide(discovery::Observed {
+            protocol_version: &protocol_version,
+            stateless,
+            extensions: extensions.as_ref(),
+            meta: meta.as_ref(),
+            tools: &tools,
+            manifest_tool,
+        })
+        .map_err(ClientError::NotPilotage)?;
+        self.stale.store(false, Ordering::SeqCst);
+        Ok(&self.discovery.insert((found, Instant::now())).0)
+    }
+
+    /// The current discovery, rediscovering first when it is missing or stale (a tools/list
+    /// change, a stateless trigger, or the interval).
+    pub async fn discovery(&mut self) -> Result<&Discovery, ClientError> {
+        let expired = match (&self.discovery, self.options.rediscover_every) {
+            (None, _) => true,
+            (Some((_, at)), Some(every)) => at.elapsed() >= every,
+            (Some(_), None) => false,
+        };
+        if expired || self.needs_rediscovery() {
+            return self.discover().await;
+        }
+        Ok(&self.discovery.as_ref().expect("checked above").0)
+    }
+
+    /// Whether the next operation will rediscover first (Part III 3.3, 10.2-3).
+    pub fn needs_rediscovery(&self) -> bool {
+        self.stale.load(Ordering::SeqCst)
+    }
+
+    /// Calls `tool` with `arguments` and returns what it answered, transport aside.
+    pub async fn call_raw(&self, tool: &str, arguments: Map<String, Value>) -> Result<RawResult, ClientError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let answered = bounded(
+            &format!("tools/call {tool}"),
+            self.options.timeout,
+            self.service.call_tool(params),
+        )
+        .await?;
+        match answered {
+            Ok(result) => Ok(RawResult::Result {
+                is_error: result.is_error.unwrap_or(false),
+                structured_content: result.structured_content,
+            }),
+            Err(rmcp::ServiceError::McpError(error)) => Ok(RawResult::Error {
+                code: error.code.0,
+                message: error.message.to_string(),
+            }),
+            Err(other) => Err(ClientError::Connect(format!("tools/call {tool}: {other}"))),
+        }
+    }
+
+    async fn call<T: SchemaDef + serde::de::DeserializeOwned>(
+        &mut self,
+        tool: String,
+        arguments: Map<String, Value>,
+    ) -> Result<Called<T>, ClientError> {
+        let raw = self.call_raw(&tool, arguments.clone()).await?;
+        let channel = routing::route::<T>(&tool, raw).map_err(ClientError::Contract)?;
+        self.note_triggers(&channel);
+        Ok(Called {
+            tool,
+            arguments,
+            channel,
+        })
+    }
+
+    /// Part III 3.3: on a stateless deployment (no notifications), `unknown_baseline`,
+    /// `catalog_drift` and `not_found` make the next operation rediscover; so does an unknown
+    /// tool that the manifest named.
+    fn note_triggers<T>(&self, channel: &Channel<T>) {
+        let stateless = self.discovery.as_ref().is_some_and(|(d, _)| d.stateless);
+        let trigger = match channel {
+            Channel::RequestError(error) => {
+                stateless && (error.raw_kind == "unknown_baseline" || error.kind == RequestErrorKind::NotFound)
+            }
+            Channel::Carrier { message, .. } => message.starts_with("Unknown tool"),
+            Channel::Response(_) => false,
+        };
+        if trigger {
+            self.stale.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// A loop call of `stage`, constructed from the discovery (nothing guessed) and routed.
+    pub async fn call_loop<T: SchemaDef + serde::de::DeserializeOwned>(
+        &mut self,
+        stage: Stage,
+        call: &LoopCall,
+    ) -> Result<Called<T>, ClientError> {
+        let (tool, arguments) =
+            request::construct(self.discovery().await?, stage, call).map_err(ClientError::Refused)?;
+        self.call(tool, arguments).await
+    }
+
+    /// Validates a program (Part II 6.4).
+    pub async fn validate(&mut self, call: &LoopCall) -> Result<Called<ValidateResponse>, ClientError> {
+        self.call_loop(Stage::Validate, call).await
+    }
+
+    /// Executes a program or a promoted program: starts a Run (Part II 6.5). Only ever called
+    /// on the caller's request.
+    pub async fn execute(&mut self, call: &LoopCall) -> Result<Called<ExecuteResponse>, ClientError> {
+        let called: Called<ExecuteResponse> = self.call_loop(Stage::Execute, call).await?;
+        let drift = matches!(&called.channel, Channel::Response(r) if r.outcome.status == "catalog_drift");
+        if drift && self.discovery.as_ref().is_some_and(|(d, _)| d.stateless) {
+            self.stale.store(true, Ordering::SeqCst);
+        }
+        Ok(called)
+    }
+
+    /// Fetches a stored trace (Part II 6.6).
+    pub async fn trace(&mut self, call: &LoopCall) -> Result<Called<TraceFetchResponse>, ClientError> {
+        self.call_loop(Stage::Trace, call).await
+    }
+
+    /// `pilotage_get_guide` (Part III 4.1): the index, a guide, or a topic.
+    pub async fn get_guide(&mut self, request: &GuideRequest) -> Result<Called<GetGuideToolOutput>, ClientError> {
+        let discovery = self.discovery().await?;
+        let arguments = match request {
+            GuideRequest::Index { language } => object([("language", language)]),
+            GuideRequest::Fetch { language, id } => object([("language", language), ("id", id)]),
+            GuideRequest::Topic { language, id, topic } => {
+                object([("language", language), ("id", id), ("topic", topic)])
+            }
+        };
+        GuideRequest::from_arguments(&Value::Object(arguments.clone()), &discovery.manifest).map_err(|fault| {
+            ClientError::Refused(Refusal {
+                message: fault.to_string(),
+            })
+        })?;
+        self.call(GET_GUIDE_TOOL.to_owned(), arguments).await
+    }
+
+    /// `pilotage_catalog` (Part III 4.2), refused before sending when the Language does not
+    /// declare the sub-feature it needs.
+    pub async fn catalog(&mut self, request: &CatalogRequest) -> Result<Called<CatalogToolOutput>, ClientError> {
+        let discovery = self.discovery().await?;
+        let mut arguments = Map::new();
+        let mut put = |name: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                arguments.insert(name.to_owned(), value);
+            }
+        };
+        match request {
+            CatalogRequest::List {
+                language,
+                kind,
+                tag,
+                q,
+                cursor,
+                limit,
+            } => {
+                put("language", Some(language.clone().into()));
+                put("verb", Some("list".into()));
+                put("kind", kind.clone().map(Value::from));
+                put("tag", tag.clone().map(Value::from));
+                put("q", q.clone().map(Value::from));
+                put("cursor", cursor.clone().map(Value::from));
+                put("limit", limit.map(Value::from));
+            }
+            CatalogRequest::Get { language, id } => {
+                put("language", Some(language.clone().into()));
+                put("verb", Some("get".into()));
+                put("id", Some(id.clone().into()));
+            }
+            CatalogRequest::ChangedSince {
+                language,
+                catalog_version,
+            } => {
+                put("language", Some(language.clone().into()));
+                put("verb", Some("changed_since".into()));
+                put("catalog_version", Some(catalog_version.clone().into()));
+            }
+        }
+        CatalogRequest::from_arguments(&Value::Object(arguments.clone()), &discovery.manifest).map_err(|fault| {
+            ClientError::Refused(Refusal {
+                message: fault.to_string(),
+            })
+        })?;
+        self.call(CATALOG_TOOL.to_owned(), arguments).await
+    }
+
+    /// Closes the connection (and stops a child process).
+    pub async fn close(self) -> Result<(), ClientError> {
+        self.service
+            .cancel()
+            .await
+            .map(|_| ())
+            .map_err(|e| ClientError::Connect(format!("closing: {e}")))
+    }
+}
+
+fn object<'a>(members: impl IntoIterator<Item = (&'a str, &'a String)>) -> Map<String, Value> {
+    members
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), Value::String(value.clone())))
+        .collect()
+}
