@@ -20,7 +20,7 @@ const USAGE: &str = "usage:
   cargo xtask bench [--summary-only]
       run the criterion benchmarks and print each ratio against its baseline and target";
 
-/// Runs `pilotage <command> <args>` (the installable binary of pilotage-codegen) through
+/// Runs `pilotage <command> <args>` (the installable binary of pilotage-cli) through
 /// cargo, so that this binary never links the generated types: regen must build even when
 /// they do not.
 fn pilotage(command: &str, args: &[String]) -> ExitCode {
@@ -30,7 +30,7 @@ fn pilotage(command: &str, args: &[String]) -> ExitCode {
     let status = std::process::Command::new(env!("CARGO"))
         .args(["run", "--quiet", "--manifest-path"])
         .arg(manifest)
-        .args(["--package", "pilotage-codegen", "--bin", "pilotage", "--", command])
+        .args(["--package", "pilotage-cli", "--bin", "pilotage", "--", command])
         .args(args)
         .status();
     match status.map(|s| s.code()) {

@@ -1,10 +1,13 @@
 //! The conformance linter: the toolkit's own surface lints clean; each fixture breaks exactly
-//! one rule and produces exactly that finding; the Part III section 9 example is linted and
-//! its findings explained.
+//! one rule and produces exactly that finding, and every rule of the table has one; the
+//! Part III section 9 example is linted and its findings explained.
 
-use pilotage_tests::part_iii::vendored_blocks;
-use pilotage_tests::surface;
-use pilotage_types::conformance::{lint, render_text, Finding, Severity, Surface};
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::surface;
+use pilotage_cli::lint::{lint, render_text, Finding, Severity, Surface, RULES};
 use serde_json::{json, Value};
 
 fn findings(tools: &Value, manifest: &Value, initialize: Option<&Value>, stateless: bool) -> Vec<Finding> {
@@ -52,6 +55,14 @@ type Mutation = fn(&mut Value, &mut Value, &mut Value, &mut bool);
 
 /// One fixture per rule: (rule, severity, what it breaks).
 const FIXTURES: &[(&str, Severity, Mutation)] = &[
+    (
+        "10.1-5/shared-program-argument-required",
+        Severity::Error,
+        |tools, manifest, init, _| {
+            share_validate_tool(tools, manifest);
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+        },
+    ),
     ("1.2/extension-undeclared", Severity::Warning, |_, _, init, _| {
         init["capabilities"]["extensions"] = json!({});
     }),
@@ -252,6 +263,34 @@ const FIXTURES: &[(&str, Severity, Mutation)] = &[
     ),
 ];
 
+/// Adds a second Language, sql/postgres-15, validated by validate_workflow through its own
+/// program argument `query`; `workflow` stays required.
+fn share_validate_tool(tools: &mut Value, manifest: &mut Value) {
+    let mut second = manifest["languages"][0].clone();
+    second["name"] = json!("sql/postgres-15");
+    second["loop"] = json!({"validate": "validate_workflow"});
+    second["capabilities"] = json!({"validate": true});
+    second.as_object_mut().unwrap().remove("catalog");
+    manifest["languages"].as_array_mut().unwrap().push(second);
+    let validate = tool_mut(tools, "validate_workflow");
+    validate["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
+        {"argument": "workflow", "language": "workflow/v1"}, {"argument": "query", "language": "sql/postgres-15"}]});
+    validate["inputSchema"]["properties"]["query"] = json!({"type": "string"});
+    validate["description"] = json!("Validate workflow/v1 documents or sql/postgres-15 queries.");
+}
+
+#[test]
+fn every_rule_of_the_table_has_a_fixture() {
+    let table: BTreeSet<&str> = RULES.iter().map(|rule| rule.id).collect();
+    let fixtures: BTreeSet<&str> = FIXTURES.iter().map(|(rule, _, _)| *rule).collect();
+    assert_eq!(fixtures.len(), FIXTURES.len(), "one fixture per rule");
+    assert_eq!(fixtures, table);
+    for (id, severity, _) in FIXTURES {
+        let rule = RULES.iter().find(|rule| rule.id == *id).unwrap();
+        assert_eq!(rule.severity, *severity, "{id}");
+    }
+}
+
 #[test]
 fn each_fixture_breaks_exactly_its_rule() {
     for (rule, severity, mutate) in FIXTURES {
@@ -270,17 +309,7 @@ fn shared_validate_tools_and_catalog_absence() {
     // A shared validate tool that requires a program argument, and a missing catalog tool.
     let mut tools = surface::tools();
     let mut manifest = surface::manifest();
-    let mut second = manifest["languages"][0].clone();
-    second["name"] = json!("sql/postgres-15");
-    second["loop"] = json!({"validate": "validate_workflow"});
-    second["capabilities"] = json!({"validate": true});
-    second.as_object_mut().unwrap().remove("catalog");
-    manifest["languages"].as_array_mut().unwrap().push(second);
-    let validate = tool_mut(&mut tools, "validate_workflow");
-    validate["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
-        {"argument": "workflow", "language": "workflow/v1"}, {"argument": "query", "language": "sql/postgres-15"}]});
-    validate["inputSchema"]["properties"]["query"] = json!({"type": "string"});
-    validate["description"] = json!("Validate workflow/v1 documents or sql/postgres-15 queries.");
+    share_validate_tool(&mut tools, &mut manifest);
     let found = findings(&tools, &manifest, None, false);
     assert_eq!(
         rules(&found),
@@ -299,22 +328,8 @@ fn shared_validate_tools_and_catalog_absence() {
 /// Part III section 9: the initialize result of 9.1 and the one listing of 9.2.
 #[test]
 fn part_iii_section_9_is_linted_and_explained() {
-    let blocks = vendored_blocks();
-    let initialize = blocks
-        .iter()
-        .find(|b| b.key() == "9.1#d986bcba2757")
-        .unwrap()
-        .json
-        .clone()
-        .unwrap()["result"]
-        .clone();
-    let listing = blocks
-        .iter()
-        .find(|b| b.key() == "9.2#da27e2e3ce2e")
-        .unwrap()
-        .json
-        .clone()
-        .unwrap();
+    let initialize = part_iii::block("9.1#d986bcba2757")["result"].clone();
+    let listing = part_iii::block("9.2#da27e2e3ce2e");
     let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
     let found = findings(&json!({"tools": [listing]}), &manifest, Some(&initialize), false);
     let text = render_text(&found);
@@ -375,4 +390,90 @@ fn signpost_heuristics_are_neither_too_loose_nor_too_strict() {
     tool_mut(&mut tools, "pilotage_manifest")["description"] =
         json!("The entry point: begin here to learn this server's Languages.");
     assert!(findings(&tools, &manifest, None, false).is_empty());
+}
+
+/// The JSON blocks of the vendored Part III (`schemas/pilotage-part-iii.txt`), by the rule of
+/// `pilotage-tests` (`tests/src/part_iii.rs`): a block starts at a line that begins with `{`
+/// and ends where its braces balance again (braces inside strings do not count); its key is
+/// its section (the nearest numbered heading above it) and the first 12 hex digits of the
+/// SHA-256 of its text, so a spec bump that edits a block is noticed.
+mod part_iii {
+    use serde_json::Value;
+    use sha2::{Digest, Sha256};
+
+    /// The JSON block keyed `key` (`9.2#da27e2e3ce2e`), parsed.
+    pub fn block(key: &str) -> Value {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/pilotage-part-iii.txt");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let found = blocks(&text)
+            .into_iter()
+            .find(|(found, _)| found == key)
+            .unwrap_or_else(|| panic!("Part III has no block {key}"));
+        serde_json::from_str(&found.1).unwrap_or_else(|e| panic!("block {key}: {e}"))
+    }
+
+    /// The section number of a heading line such as `9.4 Successful execution#`.
+    fn heading_section(line: &str) -> Option<&str> {
+        let (number, rest) = line.strip_suffix('#')?.split_once(' ')?;
+        let number = number.trim_end_matches('.');
+        let numeric = !number.is_empty()
+            && number
+                .split('.')
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
+        (numeric && !rest.is_empty()).then_some(number)
+    }
+
+    /// Brace depth change of one line, ignoring braces inside JSON strings.
+    fn brace_delta(line: &str, in_string: &mut bool) -> i64 {
+        let (mut delta, mut escaped) = (0, false);
+        for c in line.chars() {
+            if *in_string {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => *in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => *in_string = true,
+                '{' => delta += 1,
+                '}' => delta -= 1,
+                _ => {}
+            }
+        }
+        delta
+    }
+
+    /// Every block of `text` as (key, text), in order.
+    fn blocks(text: &str) -> Vec<(String, String)> {
+        let lines: Vec<&str> = text.lines().collect();
+        let (mut section, mut found, mut index) = ("0", Vec::new(), 0);
+        while index < lines.len() {
+            if let Some(number) = heading_section(lines[index]) {
+                section = number;
+            }
+            if !lines[index].starts_with('{') {
+                index += 1;
+                continue;
+            }
+            let (start, mut depth, mut in_string) = (index, 0, false);
+            while index < lines.len() {
+                depth += brace_delta(lines[index], &mut in_string);
+                index += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            let block = lines[start..index].join("\n");
+            let hash: String = Sha256::digest(block.as_bytes())
+                .iter()
+                .take(6)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            found.push((format!("{section}#{hash}"), block));
+        }
+        found
+    }
 }

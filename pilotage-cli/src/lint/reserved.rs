@@ -1,0 +1,102 @@
+//! Part III 4.4 and 10.1-5 (reserved argument names): the declaration obligations of the
+//! reserved-name rules 5 to 9, and `mode` exactly where a Language has execution "both".
+
+use pilotage_types::{JsonType, Stage, EXECUTION_BOTH};
+use serde_json::json;
+
+use super::rules::{
+    EXPECTED_CATALOG_VERSION_MISSING, MODE_MISSING, MODE_UNEXPECTED, PROGRAM_ARGUMENT_NOT_REQUIRED, RUN_ID_MISSING,
+    SHARED_PROGRAM_ARGUMENT_REQUIRED, TRACE_LEVEL_MISSING,
+};
+use super::{declared, Finding, Linter, LoopTool};
+
+/// The JSON type of the reserved member `name` (`Some(None)`: any JSON type), or `None` when
+/// `name` is not reserved. The one place the linter reads the reserved-name table.
+pub(super) fn reserved_type(name: &str) -> Option<Option<&'static str>> {
+    pilotage_types::reserved_member(name).map(|member| member.json_type.map(JsonType::as_str))
+}
+
+/// 4.4 on a loop tool.
+pub(super) fn check(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    match tool.stage {
+        Stage::Execute => execute_obligations(linter, tool),
+        Stage::Validate => validate_obligations(linter, tool),
+        Stage::Trace => trace_obligations(linter, tool),
+    }
+}
+
+/// Rules 5 and 6, and `mode` (4.4 mode): the execute tool's reserved members.
+fn execute_obligations(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    let manifest = linter.surface.manifest;
+    let catalog = tool.serves.iter().any(|l| declared(manifest, l, "catalog"));
+    let both = tool
+        .serves
+        .iter()
+        .any(|l| l.get("execution") == Some(&json!(EXECUTION_BOTH)));
+    let properties = tool.pointer("/inputSchema/properties");
+    let mut findings = Vec::new();
+    if !tool.declares("trace_level") {
+        findings.push((
+            &TRACE_LEVEL_MISSING,
+            "the execute tool does not declare `trace_level`",
+            properties.clone(),
+        ));
+    }
+    if catalog && !tool.declares("expected_catalog_version") {
+        findings.push((
+            &EXPECTED_CATALOG_VERSION_MISSING,
+            "the execute tool of a catalog-bearing Language does not declare `expected_catalog_version`",
+            properties.clone(),
+        ));
+    }
+    if both && !tool.declares("mode") {
+        findings.push((
+            &MODE_MISSING,
+            "a Language with execution \"both\" must accept `mode`",
+            properties,
+        ));
+    }
+    if !both && tool.declares("mode") {
+        findings.push((
+            &MODE_UNEXPECTED,
+            "`mode` is declared but no Language served has execution \"both\"",
+            tool.pointer("/inputSchema/properties/mode"),
+        ));
+    }
+    for (rule, message, at) in findings {
+        linter.push(Finding::new(rule, message).tool(tool.name).at(at));
+    }
+}
+
+/// Rules 8 and 9: a single-Language validate tool requires its program argument; a shared one
+/// requires none.
+fn validate_obligations(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    for (argument, _) in &tool.program_arguments {
+        let finding = match (tool.shared(), tool.required.contains(argument.as_str())) {
+            (false, false) => Finding::new(
+                &PROGRAM_ARGUMENT_NOT_REQUIRED,
+                format!("the single-Language validate tool does not mark `{argument}` required"),
+            ),
+            (true, true) => Finding::new(
+                &SHARED_PROGRAM_ARGUMENT_REQUIRED,
+                format!("the shared validate tool marks program argument `{argument}` required"),
+            ),
+            _ => continue,
+        };
+        linter.push(finding.tool(tool.name).at(tool.pointer("/inputSchema/required")));
+    }
+}
+
+/// Rule 7: a trace-fetch tool declares `run_id` and requires it.
+fn trace_obligations(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    if !tool.declares("run_id") || !tool.required.contains("run_id") {
+        linter.push(
+            Finding::new(
+                &RUN_ID_MISSING,
+                "the trace-fetch tool does not declare `run_id` as a required member",
+            )
+            .tool(tool.name)
+            .at(tool.pointer("/inputSchema")),
+        );
+    }
+}
