@@ -55,6 +55,21 @@ type Mutation = fn(&mut Value, &mut Value, &mut Value, &mut bool);
 
 /// One fixture per rule: (rule, severity, what it breaks).
 const FIXTURES: &[(&str, Severity, Mutation)] = &[
+    ("4/duplicate-tool-name", Severity::Error, |tools, _, _, _| {
+        let copy = tool_mut(tools, "trace_run").clone();
+        tools["tools"].as_array_mut().unwrap().push(copy);
+    }),
+    ("4.4/reserved-member-type", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["trace_level"] = json!({"type": "integer"});
+    }),
+    ("4.6/value-constraint", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")["inputSchema"]["properties"]["note"] =
+            json!({"type": "string", "maxLength": 80});
+    }),
+    ("4.6/format-constraint", Severity::Warning, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["not_before"] =
+            json!({"type": "string", "format": "date-time"});
+    }),
     (
         "10.1-5/shared-program-argument-required",
         Severity::Error,
@@ -390,6 +405,167 @@ fn signpost_heuristics_are_neither_too_loose_nor_too_strict() {
     tool_mut(&mut tools, "pilotage_manifest")["description"] =
         json!("The entry point: begin here to learn this server's Languages.");
     assert!(findings(&tools, &manifest, None, false).is_empty());
+}
+
+fn with_member(tool: &str, member: &str, schema: Value) -> Vec<Finding> {
+    let mut tools = surface::tools();
+    tool_mut(&mut tools, tool)["inputSchema"]["properties"][member] = schema;
+    findings(&tools, &surface::manifest(), None, false)
+}
+
+fn pointers(found: &[Finding]) -> Vec<&str> {
+    found.iter().filter_map(|f| f.pointer.as_deref()).collect()
+}
+
+#[test]
+fn reserved_members_have_their_json_type() {
+    // run_workflow is /tools/4 of the surface.
+    let found = with_member("run_workflow", "trace_level", json!({"type": "integer"}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    assert_eq!(pointers(&found), ["/tools/4/inputSchema/properties/trace_level/type"]);
+    assert!(found[0].message.contains("\"string\""), "{}", found[0].message);
+    let found = with_member("run_workflow", "test_run", json!({"type": "string"}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    let found = with_member("run_workflow", "trace_level", json!({"type": ["string", "integer"]}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    let found = with_member("run_workflow", "trace_level", json!({"type": ["null"]}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    // Clean: the exact type, the type or null, no type at all, any type for `input`.
+    for (member, schema) in [
+        (
+            "trace_level",
+            json!({"type": "string", "description": "none, summary or full"}),
+        ),
+        ("test_run", json!({"type": "boolean"})),
+        ("trace_level", json!({"type": ["string", "null"]})),
+        ("store", json!({})),
+        ("input", json!({"type": "array"})),
+    ] {
+        let found = with_member("run_workflow", member, schema.clone());
+        assert!(found.is_empty(), "{member}: {schema}\n{}", render_text(&found));
+    }
+}
+
+#[test]
+fn value_keywords_on_ordinary_members_are_errors() {
+    let found = with_member(
+        "validate_workflow",
+        "level",
+        json!({"type": "string", "enum": ["a", "b"]}),
+    );
+    assert_eq!(rules(&found), ["4.6/value-constraint"]);
+    assert_eq!(pointers(&found), ["/tools/3/inputSchema/properties/level/enum"]);
+    // Nested, and through a local $ref to $defs (as schemars writes an enum type).
+    let found = with_member(
+        "validate_workflow",
+        "tags",
+        json!({"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "minItems": 1}),
+    );
+    let mut at = pointers(&found);
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            "/tools/3/inputSchema/properties/tags/items/pattern",
+            "/tools/3/inputSchema/properties/tags/minItems"
+        ]
+    );
+    let mut tools = surface::tools();
+    let schema = &mut tool_mut(&mut tools, "validate_workflow")["inputSchema"];
+    schema["properties"]["level"] = json!({"anyOf": [{"$ref": "#/$defs/Level"}, {"type": "null"}]});
+    schema["$defs"] = json!({"Level": {"type": "string", "enum": ["low", "high"]}});
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(
+        pointers(&found),
+        ["/tools/3/inputSchema/$defs/Level/enum"],
+        "{}",
+        render_text(&found)
+    );
+    // Across members, on the inputSchema itself.
+    let mut tools = surface::tools();
+    tool_mut(&mut tools, "validate_workflow")["inputSchema"]["dependentRequired"] = json!({"context": ["workflow"]});
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(rules(&found), ["4.6/value-constraint"]);
+    assert_eq!(pointers(&found), ["/tools/3/inputSchema/dependentRequired"]);
+    for keyword in [
+        "const",
+        "minimum",
+        "multipleOf",
+        "uniqueItems",
+        "not",
+        "if",
+        "maxProperties",
+    ] {
+        let found = with_member("validate_workflow", "x", json!({keyword: 1}));
+        assert_eq!(rules(&found), ["4.6/value-constraint"], "{keyword}");
+    }
+}
+
+#[test]
+fn structure_annotations_programs_and_reserved_members_are_not_value_constraints() {
+    // Structure only: types, nested members and their `required`, annotations, a member
+    // named like a keyword.
+    let structural = json!({
+        "type": ["object", "null"],
+        "description": "options",
+        "default": {"pattern": "x"},
+        "examples": [{"enum": 1}],
+        "properties": {"pattern": {"type": "string"}, "enum": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["pattern"]
+    });
+    let found = with_member("validate_workflow", "options", structural);
+    assert!(found.is_empty(), "{}", render_text(&found));
+    // The program argument is left to the Language (a SHOULD of 4.6).
+    let found = with_member(
+        "validate_workflow",
+        "workflow",
+        json!({"type": "object", "minProperties": 1}),
+    );
+    assert!(found.is_empty(), "{}", render_text(&found));
+    // A reserved member's value keyword is the reserved-member rule's, reported once.
+    let found = with_member(
+        "run_workflow",
+        "trace_level",
+        json!({"type": "string", "enum": ["full"]}),
+    );
+    assert_eq!(rules(&found), ["4.6/reserved-member-constrained"]);
+    // Access tools are not loop tools: their Part III schemas carry enum and minimum.
+    assert!(findings(&surface::tools(), &surface::manifest(), None, false).is_empty());
+}
+
+#[test]
+fn every_duplicate_tool_name_is_reported_where_it_is_listed() {
+    let mut tools = surface::tools();
+    let list = tools["tools"].as_array_mut().unwrap();
+    let (first, manifest_tool) = (list[5].clone(), list[0].clone());
+    list.push(first.clone());
+    list.push(manifest_tool);
+    list.push(first);
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(rules(&found), ["4/duplicate-tool-name"], "{}", render_text(&found));
+    let mut at: Vec<(Option<&str>, &str)> = found
+        .iter()
+        .map(|f| (f.tool.as_deref(), f.pointer.as_deref().unwrap()))
+        .collect();
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            (Some("pilotage_manifest"), "/tools/7"),
+            (Some("trace_run"), "/tools/6"),
+            (Some("trace_run"), "/tools/8")
+        ]
+    );
+    assert!(found[0].message.contains("/tools/0") || found[0].message.contains("/tools/5"));
+    // The first of each name is the one linted: a broken duplicate changes nothing else.
+    let mut tools = surface::tools();
+    let mut broken = tools["tools"][5].clone();
+    broken["inputSchema"] = json!({"type": "object", "additionalProperties": false});
+    tools["tools"].as_array_mut().unwrap().push(broken);
+    assert_eq!(
+        rules(&findings(&tools, &surface::manifest(), None, false)),
+        ["4/duplicate-tool-name"]
+    );
 }
 
 /// The JSON blocks of the vendored Part III (`schemas/pilotage-part-iii.txt`), by the rule of

@@ -1,6 +1,8 @@
-//! Part III 4 (the tool surface: the manifest's reference-field binding),
+//! Part III 4 (the tool surface: unique tool names, the manifest's reference-field binding),
 //! 4.1 and 4.2 with 10.1-2 (the fixed access tools and their input schemas), 10.1-3 (a valid
 //! manifest) and Part II 4.2 (every Language has a capability declaration).
+
+use std::collections::BTreeMap;
 
 use pilotage_types::validate::pilotage;
 use pilotage_types::{AccessTool, CATALOG_TOOL, GET_GUIDE_TOOL};
@@ -8,9 +10,33 @@ use serde_json::{json, Value};
 
 use super::rules::{
     ACCESS_INPUT_SCHEMA, ACCESS_TOOL_MISSING, CAPABILITY_DECLARATION_MISSING, CATALOG_BINDING, CATALOG_TOOL_UNEXPECTED,
-    GUIDES_BINDING, MANIFEST_INVALID,
+    DUPLICATE_TOOL_NAME, GUIDES_BINDING, MANIFEST_INVALID,
 };
 use super::{declared, required_members, signposts, Finding, Linter};
+
+/// 4: one finding for every listing entry whose name an earlier entry already has. The
+/// other rules read the first entry of each name.
+pub(super) fn duplicate_tool_names(linter: &mut Linter<'_>) {
+    let mut first: BTreeMap<&str, usize> = BTreeMap::new();
+    for (index, tool) in linter.list.iter().enumerate() {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        match first.get(name) {
+            None => {
+                first.insert(name, index);
+            }
+            Some(earlier) => linter.push(
+                Finding::new(
+                    &DUPLICATE_TOOL_NAME,
+                    format!("`{name}` is already the name of /tools/{earlier}; tool names must be unique (the first is the one linted)"),
+                )
+                .tool(name)
+                .at(Some(format!("/tools/{index}"))),
+            ),
+        }
+    }
+}
 
 /// 10.1-3, Part II 4.2 and the 4 bindings on the manifest. Returns whether the loop tools
 /// can be checked against it (it is valid, or at least lists Languages).

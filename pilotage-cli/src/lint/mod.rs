@@ -8,12 +8,12 @@
 //! - `extension`: 1.2 extension declared (warning), 2 full `_meta` key only, 3.2 initialize
 //!   `_meta` value;
 //! - `signposts`: 3.4 cold-start signposts (text heuristics, said so);
-//! - `access`: 4 the manifest's reference-field binding, 4.1/4.2 and
+//! - `access`: 4 unique tool names and the manifest's reference-field binding, 4.1/4.2 and
 //!   10.1-2 the access tools and their input schemas, 10.1-3 the manifest, Part II 4.2
 //!   capability declarations;
 //! - `loop_names`: 4.3, 10.1-4 loop names exist and match the effective capability map, no
 //!   `plan` member, shared tools only through `languages[]`;
-//! - `reserved`: 4.4, 10.1-5 reserved-name obligations;
+//! - `reserved`: 4.4, 10.1-5 reserved-name obligations and reserved JSON types;
 //! - `annotations`: 4.5 (warnings);
 //! - `schema`: 4.6, 10.1-6 permissive loop schemas;
 //! - `program`: 5, 10.1-7 program declarations;
@@ -108,9 +108,12 @@ pub struct Surface<'a> {
 /// The state of one run: the surface, its indexes, and the findings so far.
 struct Linter<'a> {
     surface: Surface<'a>,
+    /// The listed tools, in order.
+    list: &'a [Value],
     /// The manifest's Language entries (empty when it has none).
     languages: &'a [Value],
-    /// Each tool name with the first listing entry of that name.
+    /// Each tool name with the first listing entry of that name (4/duplicate-tool-name
+    /// reports the others).
     tools: BTreeMap<&'a str, (usize, &'a Value)>,
     findings: Vec<Finding>,
 }
@@ -122,6 +125,7 @@ pub fn lint(surface: Surface<'_>) -> Vec<Finding> {
         extension::initialize(&mut linter, initialize);
         signposts::welcome_text(&mut linter, initialize);
     }
+    access::duplicate_tool_names(&mut linter);
     let manifest_ok = access::manifest(&mut linter);
     stateless::session_retention(&mut linter);
     access::access_tools(&mut linter);
@@ -160,6 +164,7 @@ impl<'a> Linter<'a> {
             .map_or(&[][..], Vec::as_slice);
         Self {
             surface,
+            list,
             languages,
             tools,
             findings: Vec::new(),
@@ -221,6 +226,11 @@ impl LoopTool<'_> {
     /// Whether the inputSchema declares `member`.
     fn declares(&self, member: &str) -> bool {
         self.properties.contains_key(member)
+    }
+
+    /// Whether `member` is a program argument of the declaration.
+    fn is_program_argument(&self, member: &str) -> bool {
+        self.program_arguments.iter().any(|(argument, _)| argument == member)
     }
 
     /// Whether the declaration maps several program arguments (a shared tool, 4.3).

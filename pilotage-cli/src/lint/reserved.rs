@@ -1,12 +1,14 @@
 //! Part III 4.4 and 10.1-5 (reserved argument names): the declaration obligations of the
-//! reserved-name rules 5 to 9, and `mode` exactly where a Language has execution "both".
+//! reserved-name rules 5 to 9, `mode` exactly where a Language has execution "both", and every
+//! declared reserved member typed as its Part II member (rule 3: a reserved name is not used
+//! for another purpose).
 
-use pilotage_types::{JsonType, Stage, EXECUTION_BOTH};
-use serde_json::json;
+use pilotage_types::{escape_pointer_token, JsonType, Stage, EXECUTION_BOTH};
+use serde_json::{json, Value};
 
 use super::rules::{
-    EXPECTED_CATALOG_VERSION_MISSING, MODE_MISSING, MODE_UNEXPECTED, PROGRAM_ARGUMENT_NOT_REQUIRED, RUN_ID_MISSING,
-    SHARED_PROGRAM_ARGUMENT_REQUIRED, TRACE_LEVEL_MISSING,
+    EXPECTED_CATALOG_VERSION_MISSING, MODE_MISSING, MODE_UNEXPECTED, PROGRAM_ARGUMENT_NOT_REQUIRED,
+    RESERVED_MEMBER_TYPE, RUN_ID_MISSING, SHARED_PROGRAM_ARGUMENT_REQUIRED, TRACE_LEVEL_MISSING,
 };
 use super::{declared, Finding, Linter, LoopTool};
 
@@ -18,10 +20,50 @@ pub(super) fn reserved_type(name: &str) -> Option<Option<&'static str>> {
 
 /// 4.4 on a loop tool.
 pub(super) fn check(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    member_types(linter, tool);
     match tool.stage {
         Stage::Execute => execute_obligations(linter, tool),
         Stage::Validate => validate_obligations(linter, tool),
         Stage::Trace => trace_obligations(linter, tool),
+    }
+}
+
+/// Whether a member schema's `type` allows exactly `expected`: the type itself, or the type
+/// and "null" (how generators such as schemars spell an optional member; a `null` argument
+/// is more permissive, not another purpose). A schema without `type` accepts any type and
+/// passes: constraining by type is allowed, not required.
+fn type_allows_exactly(member_schema: &Value, expected: &str) -> bool {
+    match member_schema.get("type") {
+        None => true,
+        Some(Value::String(declared)) => declared == expected,
+        Some(Value::Array(types)) => {
+            types.iter().any(|t| t == expected) && types.iter().all(|t| t == expected || t == "null")
+        }
+        Some(_) => false,
+    }
+}
+
+/// Rule 3 with 4.6: every declared reserved member has its reserved JSON type.
+fn member_types(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
+    for (member, member_schema) in &tool.properties {
+        let Some(Some(expected)) = reserved_type(member) else {
+            continue;
+        };
+        if type_allows_exactly(member_schema, expected) {
+            continue;
+        }
+        let declared = member_schema.get("type").map_or_else(String::new, Value::to_string);
+        linter.push(
+            Finding::new(
+                &RESERVED_MEMBER_TYPE,
+                format!("reserved member `{member}` is declared with type {declared}; its JSON type is \"{expected}\""),
+            )
+            .tool(tool.name)
+            .at(tool.pointer(&format!(
+                "/inputSchema/properties/{}/type",
+                escape_pointer_token(member)
+            ))),
+        );
     }
 }
 

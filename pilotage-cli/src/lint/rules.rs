@@ -109,6 +109,15 @@ pub const STAGE_DESCRIPTION: Rule = Rule {
 };
 
 // 4 Tool surface
+/// Tool names are unique.
+pub const DUPLICATE_TOOL_NAME: Rule = Rule {
+    id: "4/duplicate-tool-name",
+    section: "4",
+    severity: Severity::Error,
+    summary: "Every tool of tools/list has its own name: MCP requires unique names, and every Pilotage tool is invoked by its name through tools/call.",
+    remedy: "rename or remove the later tool: a client calls one of them, and which one is not defined (Part III 4; MCP tools/list)",
+};
+
 /// The `guides` reference field binding.
 pub const GUIDES_BINDING: Rule = Rule {
     id: "4/guides-binding",
@@ -193,6 +202,15 @@ pub const MODE_UNEXPECTED: Rule = Rule {
     remedy: "remove `mode`, or declare execution \"both\" (Part III 4.4)",
 };
 
+/// A reserved member has its reserved JSON type.
+pub const RESERVED_MEMBER_TYPE: Rule = Rule {
+    id: "4.4/reserved-member-type",
+    section: "4.4 rule 3",
+    severity: Severity::Error,
+    summary: "A declared reserved member has the JSON type of its Part II member (optionally also \"null\"), or no `type` at all: a reserved name is not used for another purpose (4.4 rule 3; 4.6 constrains it by that JSON type only).",
+    remedy: "declare the reserved member with its JSON type, e.g. \"trace_level\": {\"type\": \"string\"}, \"test_run\": {\"type\": \"boolean\"} (Part III 4.4, 4.6)",
+};
+
 /// Every execute tool declares `trace_level`.
 pub const TRACE_LEVEL_MISSING: Rule = Rule {
     id: "10.1-5/trace-level-missing",
@@ -265,6 +283,24 @@ pub const RESERVED_MEMBER_CONSTRAINED: Rule = Rule {
     severity: Severity::Error,
     summary: "A loop tool constrains reserved members by their JSON type only.",
     remedy: "constrain reserved members by `type` only, e.g. {\"type\": \"string\"} (Part III 4.6)",
+};
+
+/// No value keyword on an ordinary member.
+pub const VALUE_CONSTRAINT: Rule = Rule {
+    id: "4.6/value-constraint",
+    section: "4.6",
+    severity: Severity::Error,
+    summary: "A loop-tool schema expresses structural faults only (a missing required member, a wrong JSON type): no value keyword (enum, const, pattern, bounds, lengths, counts, multipleOf, uniqueItems, contains, propertyNames, not, if/then/else, dependentRequired, dependentSchemas) on an ordinary member or across members.",
+    remedy: "remove the keyword and check the value after schema validation, reporting a diagnostic (Part III 4.6: only structural faults may be expressed by the schema)",
+};
+
+/// `format` on an ordinary member.
+pub const FORMAT_CONSTRAINT: Rule = Rule {
+    id: "4.6/format-constraint",
+    section: "4.6",
+    severity: Severity::Warning,
+    summary: "A loop-tool member carries no `format`: an annotation in JSON Schema 2020-12, but a value fault wherever the server's validator asserts formats.",
+    remedy: "remove `format`, or make sure the server's argument validator treats it as an annotation (Part III 4.6)",
 };
 
 /// Runnables are not required.
@@ -408,6 +444,7 @@ pub const RULES: &[&Rule] = &[
     &WELCOME_TEXT,
     &ENTRY_POINT_DESCRIPTION,
     &STAGE_DESCRIPTION,
+    &DUPLICATE_TOOL_NAME,
     &GUIDES_BINDING,
     &CATALOG_BINDING,
     &CATALOG_TOOL_UNEXPECTED,
@@ -418,6 +455,7 @@ pub const RULES: &[&Rule] = &[
     &LOOP_TOOL_MISSING,
     &MODE_MISSING,
     &MODE_UNEXPECTED,
+    &RESERVED_MEMBER_TYPE,
     &TRACE_LEVEL_MISSING,
     &EXPECTED_CATALOG_VERSION_MISSING,
     &RUN_ID_MISSING,
@@ -426,6 +464,8 @@ pub const RULES: &[&Rule] = &[
     &READ_ONLY_HINT,
     &ADDITIONAL_PROPERTIES_FALSE,
     &RESERVED_MEMBER_CONSTRAINED,
+    &VALUE_CONSTRAINT,
+    &FORMAT_CONSTRAINT,
     &RUNNABLE_REQUIRED,
     &PROGRAM_REF_UNDECLARED,
     &PROGRAM_DECLARATION_MISSING,
