@@ -13,8 +13,6 @@
 //! - [`render`]: header, constants, trait impls, formatting.
 
 pub mod api;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod enums;
 pub mod error;
 pub mod names;

@@ -21,8 +21,6 @@ mod constants;
 mod fault;
 #[rustfmt::skip]
 mod generated;
-#[cfg(feature = "validate")]
-pub mod conformance;
 #[cfg(feature = "derive")]
 pub mod loop_tool;
 #[cfg(feature = "rmcp")]

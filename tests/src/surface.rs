@@ -1,6 +1,7 @@
 //! A conformant Pilotage server surface built from the toolkit itself: the access tools and
 //! derived loop tools for `workflow/v1` (the Language of Part III section 9), its manifest and
-//! its initialize result. The conformance tests lint it clean, then break one rule at a time.
+//! its initialize result. The conformance tests of pilotage-cli (which keep a copy of it) lint
+//! it clean, then break one rule at a time; the adversarial tests use its loop tools.
 
 use pilotage_types::{AccessTool, PilotageTool};
 use serde_json::{json, Map, Value};

@@ -122,12 +122,12 @@ proptest! {
 
     #[test]
     fn the_linter_never_panics(tools in arbitrary_json(), manifest in arbitrary_json(), initialize in arbitrary_json()) {
-        let findings = pilotage_types::conformance::lint(pilotage_types::conformance::Surface {
+        let findings = pilotage_cli::lint::lint(pilotage_cli::lint::Surface {
             tools: &tools, manifest: &manifest, initialize: Some(&initialize), stateless: true,
         });
         // A manifest that is not even an object is always an error finding.
         if !manifest.is_object() {
-            prop_assert!(pilotage_types::conformance::has_errors(&findings));
+            prop_assert!(pilotage_cli::lint::has_errors(&findings));
         }
     }
 }
@@ -243,16 +243,18 @@ fn hostile_files_through_the_command_lines_get_their_exact_exit_status() {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
         let path = path.display().to_string();
-        let (mut out, mut err) = (String::new(), String::new());
-        let status = pilotage_codegen::cli::validate(&["Retention".into(), path.clone()], &mut out, &mut err);
-        assert_eq!(status, validate_status, "{name}: validate exit {status}: {err}");
-        let (mut out, mut err) = (String::new(), String::new());
-        let status = pilotage_codegen::cli::lint(
-            &["--tools".into(), path.clone(), "--manifest".into(), path],
-            &mut out,
-            &mut err,
-        );
-        assert_eq!(status, lint_status, "{name}: lint exit {status}: {err}{out}");
+        let run = |command: &[&str]| {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let status = pilotage_cli::cli::run(["pilotage"].iter().chain(command), &mut out, &mut err);
+            (
+                status,
+                String::from_utf8_lossy(&out).into_owned() + &String::from_utf8_lossy(&err),
+            )
+        };
+        let (status, output) = run(&["validate", "Retention", &path]);
+        assert_eq!(status, validate_status, "{name}: validate exit {status}: {output}");
+        let (status, output) = run(&["lint", "--tools", &path, "--manifest", &path]);
+        assert_eq!(status, lint_status, "{name}: lint exit {status}: {output}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

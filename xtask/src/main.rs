@@ -4,6 +4,14 @@
 //! - `validate [--schema PATH] [--compatible] <DEF> <FILE>...`: validate JSON files against a `$defs` entry;
 //! - `lint --tools FILE ...`: check a server surface against Part III (also `pilotage lint`).
 //!
+//! `validate` and `lint` are `pilotage_cli`'s commands, run in-process (feature `cli`, on by
+//! default). That feature links the checked-in generated types, so when they do not compile
+//! (after a spec bump) regen still runs without it:
+//!
+//! ```sh
+//! cargo run -p xtask --no-default-features -- regen
+//! ```
+//!
 //! Exit status: 0 success, 1 a failed check or invalid input data, 2 a usage error.
 
 use xtask::codegen;
@@ -18,29 +26,25 @@ const USAGE: &str = "usage:
   cargo xtask lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]
       check a Pilotage server surface against Part III
   cargo xtask bench [--summary-only]
-      run the criterion benchmarks and print each ratio against its baseline and target";
+      run the criterion benchmarks and print each ratio against its baseline and target
+(if the generated types do not compile: cargo run -p xtask --no-default-features -- regen)";
 
-/// Runs `pilotage <command> <args>` (the installable binary of pilotage-codegen) through
-/// cargo, so that this binary never links the generated types: regen must build even when
-/// they do not.
+/// Runs `pilotage <command> <args>` in-process, named `cargo xtask` in its usage messages.
+/// Relative FILE and --schema paths are the user's: cargo runs xtask in the current directory.
+#[cfg(feature = "cli")]
 fn pilotage(command: &str, args: &[String]) -> ExitCode {
-    // The user's current directory is kept, so relative FILE and --schema paths mean what
-    // they say; the manifest path finds the workspace from anywhere.
-    let manifest = xtask::codegen::workspace_root().join("Cargo.toml");
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(manifest)
-        .args(["--package", "pilotage-codegen", "--bin", "pilotage", "--", command])
-        .args(args)
-        .status();
-    match status.map(|s| s.code()) {
-        Ok(Some(code)) => ExitCode::from(u8::try_from(code).unwrap_or(2)),
-        Ok(None) => ExitCode::from(2),
-        Err(e) => {
-            eprintln!("error: cannot run the pilotage binary through cargo: {e}");
-            ExitCode::from(2)
-        }
-    }
+    let line = ["cargo xtask", command]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(args.iter().cloned());
+    let status = pilotage_cli::cli::run(line, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    ExitCode::from(status)
+}
+
+#[cfg(not(feature = "cli"))]
+fn pilotage(command: &str, _args: &[String]) -> ExitCode {
+    eprintln!("error: `{command}` needs xtask's `cli` feature (on by default); this build has it off");
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pilotage_cli::lint::{lint, render_text, Surface};
 use pilotage_reference_engine::{Engine, Options};
-use pilotage_types::conformance::{lint, render_text, Surface};
 use serde_json::Value;
 
 /// The workspace's `tests/e2e`: the official TypeScript SDK, pinned, and the scripts on it.

@@ -1,7 +1,7 @@
 //! Bytes → JSON → the conformance linter, as tools, manifest and initialize: never panics.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pilotage_types::conformance::{lint, Surface};
+use pilotage_cli::lint::{lint, Surface};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {

@@ -13,10 +13,19 @@ fn pilotage(args: &[&str]) -> std::process::Output {
 fn dispatches_and_reports_usage() {
     assert_eq!(pilotage(&[]).status.code(), Some(2));
     assert_eq!(pilotage(&["frobnicate"]).status.code(), Some(2));
-    assert!(pilotage(&["--help"]).status.success());
+    let help = pilotage(&["--help"]);
+    assert!(help.status.success());
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("validate") && help.contains("lint"), "{help}");
+    assert!(pilotage(&["validate", "--help"]).status.success());
+    assert!(pilotage(&["--version"]).status.success());
     let lint = pilotage(&["lint"]);
     assert_eq!(lint.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&lint.stderr).contains("--tools is required"));
+    let stderr = String::from_utf8_lossy(&lint.stderr);
+    assert!(
+        stderr.contains("required") && stderr.contains("--tools <FILE>"),
+        "{stderr}"
+    );
     let dir = std::env::temp_dir().join(format!("pilotage-bin-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("retention.json");

@@ -1,10 +1,13 @@
 //! The conformance linter: the toolkit's own surface lints clean; each fixture breaks exactly
-//! one rule and produces exactly that finding; the Part III section 9 example is linted and
-//! its findings explained.
+//! one rule and produces exactly that finding, and every rule of the table has one; the
+//! Part III section 9 example is linted and its findings explained.
 
-use pilotage_tests::part_iii::vendored_blocks;
-use pilotage_tests::surface;
-use pilotage_types::conformance::{lint, render_text, Finding, Severity, Surface};
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::surface;
+use pilotage_cli::lint::{lint, render_text, Finding, Severity, Surface, RULES};
 use serde_json::{json, Value};
 
 fn findings(tools: &Value, manifest: &Value, initialize: Option<&Value>, stateless: bool) -> Vec<Finding> {
@@ -52,6 +55,29 @@ type Mutation = fn(&mut Value, &mut Value, &mut Value, &mut bool);
 
 /// One fixture per rule: (rule, severity, what it breaks).
 const FIXTURES: &[(&str, Severity, Mutation)] = &[
+    ("4/duplicate-tool-name", Severity::Error, |tools, _, _, _| {
+        let copy = tool_mut(tools, "trace_run").clone();
+        tools["tools"].as_array_mut().unwrap().push(copy);
+    }),
+    ("4.4/reserved-member-type", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["trace_level"] = json!({"type": "integer"});
+    }),
+    ("4.6/value-constraint", Severity::Error, |tools, _, _, _| {
+        tool_mut(tools, "validate_workflow")["inputSchema"]["properties"]["note"] =
+            json!({"type": "string", "maxLength": 80});
+    }),
+    ("4.6/format-constraint", Severity::Warning, |tools, _, _, _| {
+        tool_mut(tools, "run_workflow")["inputSchema"]["properties"]["not_before"] =
+            json!({"type": "string", "format": "date-time"});
+    }),
+    (
+        "10.1-5/shared-program-argument-required",
+        Severity::Error,
+        |tools, manifest, init, _| {
+            share_validate_tool(tools, manifest);
+            init["_meta"]["io.github.jafarsa0/pilotage"]["manifest"] = manifest.clone();
+        },
+    ),
     ("1.2/extension-undeclared", Severity::Warning, |_, _, init, _| {
         init["capabilities"]["extensions"] = json!({});
     }),
@@ -252,6 +278,34 @@ const FIXTURES: &[(&str, Severity, Mutation)] = &[
     ),
 ];
 
+/// Adds a second Language, sql/postgres-15, validated by validate_workflow through its own
+/// program argument `query`; `workflow` stays required.
+fn share_validate_tool(tools: &mut Value, manifest: &mut Value) {
+    let mut second = manifest["languages"][0].clone();
+    second["name"] = json!("sql/postgres-15");
+    second["loop"] = json!({"validate": "validate_workflow"});
+    second["capabilities"] = json!({"validate": true});
+    second.as_object_mut().unwrap().remove("catalog");
+    manifest["languages"].as_array_mut().unwrap().push(second);
+    let validate = tool_mut(tools, "validate_workflow");
+    validate["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
+        {"argument": "workflow", "language": "workflow/v1"}, {"argument": "query", "language": "sql/postgres-15"}]});
+    validate["inputSchema"]["properties"]["query"] = json!({"type": "string"});
+    validate["description"] = json!("Validate workflow/v1 documents or sql/postgres-15 queries.");
+}
+
+#[test]
+fn every_rule_of_the_table_has_a_fixture() {
+    let table: BTreeSet<&str> = RULES.iter().map(|rule| rule.id).collect();
+    let fixtures: BTreeSet<&str> = FIXTURES.iter().map(|(rule, _, _)| *rule).collect();
+    assert_eq!(fixtures.len(), FIXTURES.len(), "one fixture per rule");
+    assert_eq!(fixtures, table);
+    for (id, severity, _) in FIXTURES {
+        let rule = RULES.iter().find(|rule| rule.id == *id).unwrap();
+        assert_eq!(rule.severity, *severity, "{id}");
+    }
+}
+
 #[test]
 fn each_fixture_breaks_exactly_its_rule() {
     for (rule, severity, mutate) in FIXTURES {
@@ -270,17 +324,7 @@ fn shared_validate_tools_and_catalog_absence() {
     // A shared validate tool that requires a program argument, and a missing catalog tool.
     let mut tools = surface::tools();
     let mut manifest = surface::manifest();
-    let mut second = manifest["languages"][0].clone();
-    second["name"] = json!("sql/postgres-15");
-    second["loop"] = json!({"validate": "validate_workflow"});
-    second["capabilities"] = json!({"validate": true});
-    second.as_object_mut().unwrap().remove("catalog");
-    manifest["languages"].as_array_mut().unwrap().push(second);
-    let validate = tool_mut(&mut tools, "validate_workflow");
-    validate["_meta"]["io.github.jafarsa0/pilotage"] = json!({"languages": [
-        {"argument": "workflow", "language": "workflow/v1"}, {"argument": "query", "language": "sql/postgres-15"}]});
-    validate["inputSchema"]["properties"]["query"] = json!({"type": "string"});
-    validate["description"] = json!("Validate workflow/v1 documents or sql/postgres-15 queries.");
+    share_validate_tool(&mut tools, &mut manifest);
     let found = findings(&tools, &manifest, None, false);
     assert_eq!(
         rules(&found),
@@ -299,22 +343,8 @@ fn shared_validate_tools_and_catalog_absence() {
 /// Part III section 9: the initialize result of 9.1 and the one listing of 9.2.
 #[test]
 fn part_iii_section_9_is_linted_and_explained() {
-    let blocks = vendored_blocks();
-    let initialize = blocks
-        .iter()
-        .find(|b| b.key() == "9.1#d986bcba2757")
-        .unwrap()
-        .json
-        .clone()
-        .unwrap()["result"]
-        .clone();
-    let listing = blocks
-        .iter()
-        .find(|b| b.key() == "9.2#da27e2e3ce2e")
-        .unwrap()
-        .json
-        .clone()
-        .unwrap();
+    let initialize = part_iii::block("9.1#d986bcba2757")["result"].clone();
+    let listing = part_iii::block("9.2#da27e2e3ce2e");
     let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
     let found = findings(&json!({"tools": [listing]}), &manifest, Some(&initialize), false);
     let text = render_text(&found);
@@ -375,4 +405,251 @@ fn signpost_heuristics_are_neither_too_loose_nor_too_strict() {
     tool_mut(&mut tools, "pilotage_manifest")["description"] =
         json!("The entry point: begin here to learn this server's Languages.");
     assert!(findings(&tools, &manifest, None, false).is_empty());
+}
+
+fn with_member(tool: &str, member: &str, schema: Value) -> Vec<Finding> {
+    let mut tools = surface::tools();
+    tool_mut(&mut tools, tool)["inputSchema"]["properties"][member] = schema;
+    findings(&tools, &surface::manifest(), None, false)
+}
+
+fn pointers(found: &[Finding]) -> Vec<&str> {
+    found.iter().filter_map(|f| f.pointer.as_deref()).collect()
+}
+
+#[test]
+fn reserved_members_have_their_json_type() {
+    // run_workflow is /tools/4 of the surface.
+    let found = with_member("run_workflow", "trace_level", json!({"type": "integer"}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    assert_eq!(pointers(&found), ["/tools/4/inputSchema/properties/trace_level/type"]);
+    assert!(found[0].message.contains("\"string\""), "{}", found[0].message);
+    let found = with_member("run_workflow", "test_run", json!({"type": "string"}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    let found = with_member("run_workflow", "trace_level", json!({"type": ["string", "integer"]}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    let found = with_member("run_workflow", "trace_level", json!({"type": ["null"]}));
+    assert_eq!(rules(&found), ["4.4/reserved-member-type"]);
+    // Clean: the exact type, the type or null, no type at all, any type for `input`.
+    for (member, schema) in [
+        (
+            "trace_level",
+            json!({"type": "string", "description": "none, summary or full"}),
+        ),
+        ("test_run", json!({"type": "boolean"})),
+        ("trace_level", json!({"type": ["string", "null"]})),
+        ("store", json!({})),
+        ("input", json!({"type": "array"})),
+    ] {
+        let found = with_member("run_workflow", member, schema.clone());
+        assert!(found.is_empty(), "{member}: {schema}\n{}", render_text(&found));
+    }
+}
+
+#[test]
+fn value_keywords_on_ordinary_members_are_errors() {
+    let found = with_member(
+        "validate_workflow",
+        "level",
+        json!({"type": "string", "enum": ["a", "b"]}),
+    );
+    assert_eq!(rules(&found), ["4.6/value-constraint"]);
+    assert_eq!(pointers(&found), ["/tools/3/inputSchema/properties/level/enum"]);
+    // Nested, and through a local $ref to $defs (as schemars writes an enum type).
+    let found = with_member(
+        "validate_workflow",
+        "tags",
+        json!({"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "minItems": 1}),
+    );
+    let mut at = pointers(&found);
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            "/tools/3/inputSchema/properties/tags/items/pattern",
+            "/tools/3/inputSchema/properties/tags/minItems"
+        ]
+    );
+    let mut tools = surface::tools();
+    let schema = &mut tool_mut(&mut tools, "validate_workflow")["inputSchema"];
+    schema["properties"]["level"] = json!({"anyOf": [{"$ref": "#/$defs/Level"}, {"type": "null"}]});
+    schema["$defs"] = json!({"Level": {"type": "string", "enum": ["low", "high"]}});
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(
+        pointers(&found),
+        ["/tools/3/inputSchema/$defs/Level/enum"],
+        "{}",
+        render_text(&found)
+    );
+    // Across members, on the inputSchema itself.
+    let mut tools = surface::tools();
+    tool_mut(&mut tools, "validate_workflow")["inputSchema"]["dependentRequired"] = json!({"context": ["workflow"]});
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(rules(&found), ["4.6/value-constraint"]);
+    assert_eq!(pointers(&found), ["/tools/3/inputSchema/dependentRequired"]);
+    for keyword in [
+        "const",
+        "minimum",
+        "multipleOf",
+        "uniqueItems",
+        "not",
+        "if",
+        "maxProperties",
+    ] {
+        let found = with_member("validate_workflow", "x", json!({keyword: 1}));
+        assert_eq!(rules(&found), ["4.6/value-constraint"], "{keyword}");
+    }
+}
+
+#[test]
+fn structure_annotations_programs_and_reserved_members_are_not_value_constraints() {
+    // Structure only: types, nested members and their `required`, annotations, a member
+    // named like a keyword.
+    let structural = json!({
+        "type": ["object", "null"],
+        "description": "options",
+        "default": {"pattern": "x"},
+        "examples": [{"enum": 1}],
+        "properties": {"pattern": {"type": "string"}, "enum": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["pattern"]
+    });
+    let found = with_member("validate_workflow", "options", structural);
+    assert!(found.is_empty(), "{}", render_text(&found));
+    // The program argument is left to the Language (a SHOULD of 4.6).
+    let found = with_member(
+        "validate_workflow",
+        "workflow",
+        json!({"type": "object", "minProperties": 1}),
+    );
+    assert!(found.is_empty(), "{}", render_text(&found));
+    // A reserved member's value keyword is the reserved-member rule's, reported once.
+    let found = with_member(
+        "run_workflow",
+        "trace_level",
+        json!({"type": "string", "enum": ["full"]}),
+    );
+    assert_eq!(rules(&found), ["4.6/reserved-member-constrained"]);
+    // Access tools are not loop tools: their Part III schemas carry enum and minimum.
+    assert!(findings(&surface::tools(), &surface::manifest(), None, false).is_empty());
+}
+
+#[test]
+fn every_duplicate_tool_name_is_reported_where_it_is_listed() {
+    let mut tools = surface::tools();
+    let list = tools["tools"].as_array_mut().unwrap();
+    let (first, manifest_tool) = (list[5].clone(), list[0].clone());
+    list.push(first.clone());
+    list.push(manifest_tool);
+    list.push(first);
+    let found = findings(&tools, &surface::manifest(), None, false);
+    assert_eq!(rules(&found), ["4/duplicate-tool-name"], "{}", render_text(&found));
+    let mut at: Vec<(Option<&str>, &str)> = found
+        .iter()
+        .map(|f| (f.tool.as_deref(), f.pointer.as_deref().unwrap()))
+        .collect();
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            (Some("pilotage_manifest"), "/tools/7"),
+            (Some("trace_run"), "/tools/6"),
+            (Some("trace_run"), "/tools/8")
+        ]
+    );
+    assert!(found[0].message.contains("/tools/0") || found[0].message.contains("/tools/5"));
+    // The first of each name is the one linted: a broken duplicate changes nothing else.
+    let mut tools = surface::tools();
+    let mut broken = tools["tools"][5].clone();
+    broken["inputSchema"] = json!({"type": "object", "additionalProperties": false});
+    tools["tools"].as_array_mut().unwrap().push(broken);
+    assert_eq!(
+        rules(&findings(&tools, &surface::manifest(), None, false)),
+        ["4/duplicate-tool-name"]
+    );
+}
+
+/// The JSON blocks of the vendored Part III (`schemas/pilotage-part-iii.txt`), by the rule of
+/// `pilotage-tests` (`tests/src/part_iii.rs`): a block starts at a line that begins with `{`
+/// and ends where its braces balance again (braces inside strings do not count); its key is
+/// its section (the nearest numbered heading above it) and the first 12 hex digits of the
+/// SHA-256 of its text, so a spec bump that edits a block is noticed.
+mod part_iii {
+    use serde_json::Value;
+    use sha2::{Digest, Sha256};
+
+    /// The JSON block keyed `key` (`9.2#da27e2e3ce2e`), parsed.
+    pub fn block(key: &str) -> Value {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/pilotage-part-iii.txt");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let found = blocks(&text)
+            .into_iter()
+            .find(|(found, _)| found == key)
+            .unwrap_or_else(|| panic!("Part III has no block {key}"));
+        serde_json::from_str(&found.1).unwrap_or_else(|e| panic!("block {key}: {e}"))
+    }
+
+    /// The section number of a heading line such as `9.4 Successful execution#`.
+    fn heading_section(line: &str) -> Option<&str> {
+        let (number, rest) = line.strip_suffix('#')?.split_once(' ')?;
+        let number = number.trim_end_matches('.');
+        let numeric = !number.is_empty()
+            && number
+                .split('.')
+                .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
+        (numeric && !rest.is_empty()).then_some(number)
+    }
+
+    /// Brace depth change of one line, ignoring braces inside JSON strings.
+    fn brace_delta(line: &str, in_string: &mut bool) -> i64 {
+        let (mut delta, mut escaped) = (0, false);
+        for c in line.chars() {
+            if *in_string {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => *in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => *in_string = true,
+                '{' => delta += 1,
+                '}' => delta -= 1,
+                _ => {}
+            }
+        }
+        delta
+    }
+
+    /// Every block of `text` as (key, text), in order.
+    fn blocks(text: &str) -> Vec<(String, String)> {
+        let lines: Vec<&str> = text.lines().collect();
+        let (mut section, mut found, mut index) = ("0", Vec::new(), 0);
+        while index < lines.len() {
+            if let Some(number) = heading_section(lines[index]) {
+                section = number;
+            }
+            if !lines[index].starts_with('{') {
+                index += 1;
+                continue;
+            }
+            let (start, mut depth, mut in_string) = (index, 0, false);
+            while index < lines.len() {
+                depth += brace_delta(lines[index], &mut in_string);
+                index += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            let block = lines[start..index].join("\n");
+            let hash: String = Sha256::digest(block.as_bytes())
+                .iter()
+                .take(6)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            found.push((format!("{section}#{hash}"), block));
+        }
+        found
+    }
 }

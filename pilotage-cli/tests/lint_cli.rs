@@ -1,10 +1,12 @@
-//! `pilotage lint` / `cargo xtask lint` (the shared `pilotage_codegen::cli::lint`): inputs,
-//! the manifest fallback to the initialize result, output formats and exit statuses.
+//! `pilotage lint` / `cargo xtask lint` (both `pilotage_cli::cli::run`, in-process here):
+//! inputs, the manifest fallback to the initialize result, output formats and exit statuses.
+
+mod common;
 
 use std::fs;
 use std::path::PathBuf;
 
-use pilotage_tests::surface;
+use common::surface;
 use serde_json::{json, Value};
 
 fn scratch(name: &str) -> PathBuf {
@@ -21,10 +23,10 @@ fn write(dir: &std::path::Path, name: &str, value: &Value) -> String {
 }
 
 fn lint(args: &[&str]) -> (u8, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (String::new(), String::new());
-    let status = pilotage_codegen::cli::lint(&args, &mut out, &mut err);
-    (status, out, err)
+    let line = ["pilotage", "lint"].iter().chain(args);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = pilotage_cli::cli::run(line, &mut out, &mut err);
+    (status, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
 #[test]
@@ -98,5 +100,27 @@ fn unusable_input_exits_2() {
     }
     let (_, _, err) = lint(&["--tools", &tools]);
     assert!(err.contains("no manifest"), "{err}");
+    // Usage errors are clap's: they name the argument and show the usage.
+    let (_, _, err) = lint(&["--manifest", &tools]);
+    assert!(
+        err.contains("--tools <FILE>") && err.contains("Usage: pilotage lint"),
+        "{err}"
+    );
+    let (_, _, err) = lint(&["--tools", &tools, "--format", "yaml"]);
+    assert!(
+        err.contains("invalid value 'yaml'") && err.contains("text, json"),
+        "{err}"
+    );
     fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn help_exits_0_on_stdout() {
+    let (status, out, err) = lint(&["--help"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(
+        out.contains("--stateless") && out.contains("--format <FORMAT>"),
+        "{out}"
+    );
+    assert!(err.is_empty());
 }

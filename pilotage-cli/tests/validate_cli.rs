@@ -1,5 +1,5 @@
-//! `pilotage validate [--schema PATH] <DEF> <FILE>...` (also `cargo xtask validate`): output
-//! format and exit statuses.
+//! `pilotage validate [--schema PATH] [--compatible] <DEF> <FILE>...` (also `cargo xtask
+//! validate`), run as the installed binary: output format and exit statuses.
 
 use std::fs;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ fn validate(args: &[&str]) -> Output {
         .arg("validate")
         .args(args)
         .output()
-        .expect("xtask runs")
+        .expect("pilotage runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -84,6 +84,7 @@ fn unusable_input_exits_2_saying_which() {
 
     let usage = validate(&["Trace"]);
     assert_eq!(usage.status.code(), Some(2));
+    assert!(text(&usage.stderr).contains("<FILE>..."), "{}", text(&usage.stderr));
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,0 +1,17 @@
+//! `pilotage`: the toolkit's command line for Pilotage servers and their CI.
+//!
+//! - `pilotage validate [--schema PATH] [--compatible] <DEF> <FILE>...`
+//! - `pilotage lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]`
+//!
+//! Exit status: 0 success, 1 a failed check, 2 unusable input or usage.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let status = pilotage_cli::cli::run(
+        std::env::args_os(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    ExitCode::from(status)
+}
