@@ -84,6 +84,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
             "the schema has no `$defs` and no root type to generate types from",
         ));
     }
+    refs::check_unguarded_cycles(&defs, file)?;
     let def_type_names: Vec<String> = defs.keys().map(|d| render::rust_type_name(d)).collect();
     let named = match &settings.names {
         Some(table) => names::apply(table, &original, &mut defs, &def_type_names)?,

@@ -71,9 +71,96 @@ fn classify(schema: &Value, reference: &str) -> Result<RefTarget, String> {
     }
 }
 
+/// Keywords through which a schema applies another to the *same* instance: a reference
+/// reached only through these, back to where it started, describes no finite type.
+const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref"];
+
+/// The definitions a definition applies to the same instance (through [`IN_PLACE`] keywords
+/// only), by name.
+fn in_place_refs(schema: &Value, out: &mut Vec<String>) {
+    let Value::Object(object) = schema else { return };
+    if let Some(Value::String(reference)) = object.get("$ref") {
+        let name = reference
+            .strip_prefix("#/$defs/")
+            .or_else(|| reference.strip_prefix("#/definitions/"))
+            .filter(|rest| !rest.contains('/'));
+        if let Some(name) = name {
+            out.push(unescape_pointer_token(name));
+        }
+    }
+    for keyword in IN_PLACE {
+        match object.get(*keyword) {
+            Some(Value::Array(branches)) => branches.iter().for_each(|b| in_place_refs(b, out)),
+            Some(branch @ Value::Object(_)) => in_place_refs(branch, out),
+            _ => {}
+        }
+    }
+}
+
+/// A definition that reaches itself through `allOf`/`anyOf`/`oneOf`/`not`/conditionals and
+/// `$ref`s alone, with no object member or array item in between (`B: {"allOf": [..., {"$ref":
+/// "#/$defs/B"}]}`): an error naming it and the cycle. typify would recurse without end on it
+/// (a stack overflow); recursion *through* a member or an item (a tree) is fine.
+pub fn check_unguarded_cycles(defs: &serde_json::Map<String, Value>, file: &str) -> Result<(), CodegenError> {
+    let edges: std::collections::BTreeMap<&str, Vec<String>> = defs
+        .iter()
+        .map(|(name, schema)| {
+            let mut out = Vec::new();
+            in_place_refs(schema, &mut out);
+            (name.as_str(), out)
+        })
+        .collect();
+    for start in edges.keys() {
+        let mut stack: Vec<(String, Vec<String>)> = vec![((*start).to_owned(), vec![(*start).to_owned()])];
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some((at, path)) = stack.pop() {
+            for next in edges.get(at.as_str()).into_iter().flatten() {
+                if next == start {
+                    let mut cycle = path.clone();
+                    cycle.push(next.clone());
+                    return Err(CodegenError::new(
+                        file,
+                        format!("/$defs/{}", crate::error::escape_pointer_token(start)),
+                        format!(
+                            "this definition applies itself to the same value ({}), with no member or item in between: it describes no finite type",
+                            cycle.join(" -> ")
+                        ),
+                    ));
+                }
+                if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unguarded_cycles_are_errors_and_trees_are_not() {
+        let defs = |v: Value| v.as_object().unwrap().clone();
+        let direct = defs(serde_json::json!({"B": {"allOf": [{"type": "integer"}, {"$ref": "#/$defs/B"}]}}));
+        let error = check_unguarded_cycles(&direct, "s.json").unwrap_err();
+        assert_eq!(error.pointer, "/$defs/B");
+        assert!(error.message.contains("B -> B"), "{error}");
+        let mutual = defs(
+            serde_json::json!({"A": {"$ref": "#/$defs/C"}, "C": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}),
+        );
+        assert!(check_unguarded_cycles(&mutual, "s.json")
+            .unwrap_err()
+            .message
+            .contains("->"));
+        let tree = defs(
+            serde_json::json!({"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}),
+        );
+        assert!(check_unguarded_cycles(&tree, "s.json").is_ok());
+    }
     use serde_json::json;
 
     #[test]
