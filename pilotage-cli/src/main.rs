@@ -2,6 +2,8 @@
 //!
 //! - `pilotage validate [--schema PATH] [--compatible] <DEF> <FILE>...`
 //! - `pilotage lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]`
+//! - `pilotage discover [--format text|json] [--timeout SECONDS] [--stateless] (--url URL | -- CMD [ARGS...])`
+//! - `pilotage call --language L --stage validate|execute|trace [--program FILE] ... (--url URL | -- CMD [ARGS...])`
 //!
 //! Exit status: 0 success, 1 a failed check, 2 unusable input or usage.
 

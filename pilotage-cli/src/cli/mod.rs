@@ -8,7 +8,10 @@
 //! in-process. A new subcommand is a new module with an `Args` struct and a `run` function,
 //! and one variant of [`Command`].
 
+pub mod call;
+pub mod discover;
 pub mod lint;
+pub mod remote;
 pub mod validate;
 
 use std::ffi::OsString;
@@ -46,6 +49,10 @@ pub enum Command {
     Validate(validate::Args),
     /// Check a Pilotage server surface against Part III (the MCP binding) of the spec.
     Lint(lint::Args),
+    /// Connect to a server as a Pilotage client and print what discovery finds.
+    Discover(discover::Args),
+    /// Discover, construct one loop request (validate, execute or trace), call, and print the routed result.
+    Call(Box<call::Args>),
 }
 
 impl Command {
@@ -54,6 +61,8 @@ impl Command {
         match self {
             Self::Validate(args) => validate::run(args, out, err),
             Self::Lint(args) => lint::run(args, out, err),
+            Self::Discover(args) => discover::run(args, out, err),
+            Self::Call(args) => call::run(args, out, err),
         }
     }
 }

@@ -72,7 +72,10 @@ pub enum Target {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Command { program, args } => write!(f, "{program} {}", args.join(" ")),
+            Self::Command { program, args } => {
+                f.write_str(program)?;
+                args.iter().try_for_each(|arg| write!(f, " {arg}"))
+            }
             Self::Url(url) => f.write_str(url),
         }
     }

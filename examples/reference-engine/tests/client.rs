@@ -1,0 +1,377 @@
+//! The client side of Part III (`pilotage discover`, `pilotage call`, on
+//! `pilotage_types::client`) against two engines: this reference engine (rmcp) and a small
+//! engine on the official TypeScript SDK's server (`tests/e2e/engine.mjs`), which differs where
+//! the spec allows: no inline manifest, the program argument `ruleset`, a Language without a
+//! catalog. Over stdio and streamable HTTP (sessions and stateless). Each answer's channel,
+//! kinds, arguments sent and exit status are checked against what Part III prescribes.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+fn e2e_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
+}
+
+fn node_available() -> bool {
+    let ready = e2e_dir()
+        .join("node_modules/@modelcontextprotocol/sdk/package.json")
+        .is_file()
+        && Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !ready {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true and node with tests/e2e/node_modules is not available"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the TypeScript engine needs node and `npm ci` in tests/e2e"
+        );
+    }
+    ready
+}
+
+/// `pilotage <args>`, in-process: (exit status, stdout, stderr).
+fn pilotage<S: AsRef<str>>(args: &[S]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("pilotage").chain(args.iter().map(AsRef::as_ref));
+    let status = pilotage_cli::cli::run(argv, &mut out, &mut err);
+    (
+        status,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+fn json_of<S: AsRef<str> + std::fmt::Debug>(args: &[S]) -> (u8, Value) {
+    let (status, out, err) = pilotage(args);
+    let value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
+    (status, value)
+}
+
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(program: &str, args: &[&str]) -> Server {
+    let mut child = Command::new(program)
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program} starts: {e}"));
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("http://") {
+                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(30)).expect("listening within 30 s");
+    Server(child, url)
+}
+
+fn write(name: &str, value: &Value) -> String {
+    let path = std::env::temp_dir().join(format!("pilotage-client-{}-{name}", std::process::id()));
+    std::fs::write(&path, value.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// Every check against the reference engine, reached through `target` (`--url U` or `-- CMD`);
+/// `shared` says whether successive calls reach the same engine (HTTP) or each its own (stdio).
+fn reference_engine(target: &[&str], shared: bool) {
+    let args = |extra: &[&str]| -> Vec<String> { extra.iter().chain(target).map(|s| (*s).to_owned()).collect() };
+    let (status, found) = json_of(&args(&["discover", "--format", "json"]));
+    assert_eq!(status, 0, "{found}");
+    assert_eq!(found["detected_by"], json!(["extension", "manifest_tool"]));
+    let inline_source = if target.contains(&"--stateless") {
+        "discover"
+    } else {
+        "initialize"
+    };
+    assert_eq!(found["manifest_source"], inline_source);
+    assert_eq!(
+        found["languages"][0]["loop"]["validate"],
+        json!({"tool": "validate_workflow", "program_argument": "workflow"})
+    );
+    assert_eq!(
+        found["languages"][0]["loop"]["trace"],
+        json!({"tool": "trace_run", "program_argument": null})
+    );
+
+    let invalid = write(
+        "invalid.json",
+        &json!({"steps": [{"id": "p", "kind": "call", "capability": "cap_read_user_profil"}]}),
+    );
+    let (status, called) = json_of(&args(&[
+        "call",
+        "--language",
+        "workflow/v1",
+        "--stage",
+        "validate",
+        "--program",
+        &invalid,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(status, 0, "valid: false is a response (Part III 7.1): {called}");
+    assert_eq!(called["channel"], "response");
+    assert_eq!(called["is_error"], false);
+    assert_eq!(
+        called["arguments"],
+        json!({"workflow": {"steps": [{"id": "p", "kind": "call", "capability": "cap_read_user_profil"}]}})
+    );
+    assert_eq!(called["structured_content"]["valid"], false);
+
+    let program = write(
+        "program.json",
+        &json!({"steps": [{"id": "p", "kind": "call", "capability": "cap_read_user_profile",
+        "with": {"user_id": "$.input.userId"}}], "output": {"name": "$.steps.p.output.name"}}),
+    );
+    let input = write("input.json", &json!({"userId": "42"}));
+    let (status, run) = json_of(&args(&[
+        "call",
+        "--language",
+        "workflow/v1",
+        "--stage",
+        "execute",
+        "--program",
+        &program,
+        "--input",
+        &input,
+        "--trace-level",
+        "summary",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(status, 0, "{run}");
+    assert_eq!(run["structured_content"]["output"]["name"], "Amira Hassan");
+    assert_eq!(run["arguments"]["trace_level"], "summary");
+    let run_id = run["structured_content"]["run_id"].as_str().unwrap().to_owned();
+    let (status, fetched) = json_of(&args(&[
+        "call",
+        "--language",
+        "workflow/v1",
+        "--stage",
+        "trace",
+        "--run-id",
+        &run_id,
+        "--format",
+        "json",
+    ]));
+    if shared {
+        assert_eq!(status, 0, "{fetched}");
+        assert_eq!(fetched["structured_content"]["run_id"], run_id.as_str());
+    } else {
+        // Over stdio every `pilotage call` starts its own engine, which knows no earlier run.
+        assert_eq!((status, fetched["kind"].as_str()), (1, Some("not_found")), "{fetched}");
+    }
+
+    let (status, unknown) = json_of(&args(&[
+        "call",
+        "--language",
+        "workflow/v1",
+        "--stage",
+        "trace",
+        "--run-id",
+        "run_none",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(status, 1);
+    assert_eq!(unknown["channel"], "request_error");
+    assert_eq!(
+        (unknown["kind"].as_str(), unknown["raw_kind"].as_str()),
+        (Some("not_found"), Some("not_found"))
+    );
+    assert_eq!(unknown["is_error"], true);
+
+    let (status, bad_level) = json_of(&args(&[
+        "call",
+        "--language",
+        "workflow/v1",
+        "--stage",
+        "execute",
+        "--program",
+        &program,
+        "--trace-level",
+        "loud",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        (status, bad_level["kind"].as_str()),
+        (1, Some("invalid_request")),
+        "an unknown trace_level is a request error"
+    );
+
+    // Refusals: nothing is sent, exit 2.
+    for refused in [
+        vec![
+            "call",
+            "--language",
+            "other/v9",
+            "--stage",
+            "validate",
+            "--program",
+            &program,
+        ],
+        vec![
+            "call",
+            "--language",
+            "workflow/v1",
+            "--stage",
+            "execute",
+            "--program",
+            &program,
+            "--mode",
+            "deploy",
+        ],
+        vec!["call", "--language", "workflow/v1", "--stage", "trace"],
+    ] {
+        let (status, _, err) = pilotage(&args(&refused));
+        assert_eq!(status, 2, "{refused:?}: {err}");
+        assert!(err.contains("request not constructed"), "{err}");
+    }
+}
+
+#[test]
+fn the_client_drives_the_reference_engine_over_stdio_and_http() {
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    reference_engine(&["--", engine], false);
+    let sessions = serve(engine, &["--http", "127.0.0.1:0"]);
+    reference_engine(&["--url", &sessions.1], true);
+    let stateless = serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
+    reference_engine(&["--url", &stateless.1], true);
+    reference_engine(&["--stateless", "--url", &stateless.1], true);
+}
+
+/// Every check against the TypeScript engine.
+fn typescript_engine(target: &[&str]) {
+    let args = |extra: &[&str]| -> Vec<String> { extra.iter().chain(target).map(|s| (*s).to_owned()).collect() };
+    let (status, found) = json_of(&args(&["discover", "--format", "json"]));
+    assert_eq!(status, 0, "{found}");
+    assert_eq!(found["detected_by"], json!(["extension", "manifest_tool"]));
+    assert_eq!(
+        found["manifest_source"], "tool",
+        "no inline manifest: the tool is the source"
+    );
+    assert_eq!(
+        found["languages"][0]["loop"]["validate"],
+        json!({"tool": "check_rules", "program_argument": "ruleset"})
+    );
+    assert!(found["manifest"]["languages"][0].get("catalog").is_none());
+
+    let ruleset = write(
+        "ruleset.json",
+        &json!({"rules": [{"id": "r1", "when": "vip", "then": "upgrade"}]}),
+    );
+    let input = write("vip.json", &json!({"vip": true}));
+    let (status, run) = json_of(&args(&[
+        "call",
+        "--language",
+        "rules/v2",
+        "--stage",
+        "execute",
+        "--program",
+        &ruleset,
+        "--input",
+        &input,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(status, 0, "{run}");
+    assert_eq!(run["tool"], "apply_rules");
+    assert!(
+        run["arguments"].get("ruleset").is_some(),
+        "the declared argument name: {run}"
+    );
+    assert_eq!(run["structured_content"]["outcome"]["ok"], true);
+
+    let (status, neither) = json_of(&args(&[
+        "call",
+        "--language",
+        "rules/v2",
+        "--stage",
+        "execute",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        (status, neither["kind"].as_str()),
+        (1, Some("invalid_request")),
+        "{neither}"
+    );
+
+    // The tool declares no expected_catalog_version: refused, nothing sent.
+    let (status, _, err) = pilotage(&args(&[
+        "call",
+        "--language",
+        "rules/v2",
+        "--stage",
+        "execute",
+        "--program",
+        &ruleset,
+        "--expected-catalog-version",
+        "cv",
+    ]));
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("does not declare `expected_catalog_version`"), "{err}");
+}
+
+#[test]
+fn the_client_drives_a_typescript_engine_over_stdio_and_http() {
+    if !node_available() {
+        return;
+    }
+    let script = e2e_dir().join("engine.mjs").display().to_string();
+    typescript_engine(&["--", "node", &script]);
+    let sessions = serve("node", &[&script, "--http", "0"]);
+    typescript_engine(&["--url", &sessions.1]);
+    let stateless = serve("node", &[&script, "--http", "0", "--stateless"]);
+    typescript_engine(&["--url", &stateless.1]);
+}
+
+#[test]
+fn a_server_that_is_not_pilotage_exits_1_and_an_unreachable_one_2() {
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    if node_available() {
+        // No extension, and a `pilotage_manifest` that answers no manifest (Part III 1.3).
+        let plain = e2e_dir().join("plain.mjs").display().to_string();
+        let (status, out, err) = pilotage(&["discover", "--format", "json", "--", "node", &plain]);
+        assert_eq!(status, 1, "{out}{err}");
+        assert!(err.contains("not a Pilotage server"), "{err}");
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["pilotage"], false);
+        let (status, _, err) = pilotage(&["call", "--language", "a/b", "--stage", "validate", "--", "node", &plain]);
+        assert_eq!(status, 2, "call on a server that is not Pilotage: {err}");
+    }
+    let (status, _, err) = pilotage(&["discover", "--timeout", "5", "--url", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("error:"), "{err}");
+    let (status, _, err) = pilotage(&[
+        "call",
+        "--language",
+        "x/y",
+        "--stage",
+        "validate",
+        "--",
+        "/nonexistent/engine",
+    ]);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("cannot start"), "{err}");
+    let (status, _, err) = pilotage(&["discover", "--timeout", "0", "--", engine]);
+    assert_eq!(status, 2, "{err}");
+}
