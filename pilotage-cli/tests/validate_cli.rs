@@ -113,3 +113,29 @@ fn another_schema_and_its_root() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_compatible_reading_accepts_a_later_enum_value_and_nothing_else() {
+    let dir = scratch("compatible");
+    let later = dir.join("later.json");
+    fs::write(&later, r#"{"error": {"kind": "x_later_minor_kind", "message": "m"}}"#).unwrap();
+    let missing = dir.join("missing.json");
+    fs::write(&missing, r#"{"error": {"kind": "x_later_minor_kind"}}"#).unwrap();
+
+    let pinned = validate(&["RequestError", later.to_str().unwrap()]);
+    assert_eq!(pinned.status.code(), Some(1), "pinned: a later kind is invalid");
+    assert!(text(&pinned.stdout).contains("/error/kind"), "{}", text(&pinned.stdout));
+
+    let compatible = validate(&["--compatible", "RequestError", later.to_str().unwrap()]);
+    assert_eq!(compatible.status.code(), Some(0), "{}", text(&compatible.stdout));
+    assert_eq!(text(&compatible.stdout), format!("{}: valid\n", later.display()));
+
+    let still = validate(&["--compatible", "RequestError", missing.to_str().unwrap()]);
+    assert_eq!(still.status.code(), Some(1), "a missing member stays invalid");
+    assert!(
+        text(&still.stdout).contains("\"message\" is a required property"),
+        "{}",
+        text(&still.stdout)
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

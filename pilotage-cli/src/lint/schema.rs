@@ -252,7 +252,12 @@ impl<'a> Walk<'a> {
 fn runnables(linter: &mut Linter<'_>, tool: &LoopTool<'_>) {
     let promotes = tool.serves.iter().any(|l| {
         l.get("promotion_authority").is_some()
-            || matches!(l.get("execution").and_then(Value::as_str), Some("deploy" | "both"))
+            || l.get("execution").and_then(Value::as_str).is_some_and(|execution| {
+                matches!(
+                    pilotage_types::Execution::from(execution),
+                    pilotage_types::Execution::Deploy | pilotage_types::Execution::Both
+                )
+            })
     });
     if promotes && !tool.declares("program_ref") {
         linter.push(
