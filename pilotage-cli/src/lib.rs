@@ -6,5 +6,6 @@
 //! - [`lint`]: the conformance linter, which checks a server surface against Part III (the
 //!   MCP binding), with its rule table [`lint::RULES`].
 
+pub mod check;
 pub mod cli;
 pub mod lint;

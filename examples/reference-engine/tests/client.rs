@@ -375,3 +375,95 @@ fn a_server_that_is_not_pilotage_exits_1_and_an_unreachable_one_2() {
     let (status, _, err) = pilotage(&["discover", "--timeout", "0", "--", engine]);
     assert_eq!(status, 2, "{err}");
 }
+
+#[test]
+fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    let program = write(
+        "check-program.json",
+        &json!({"steps": [{"id": "p", "kind": "call", "capability": "cap_read_user_profile",
+            "with": {"user_id": "$.input.userId"}}], "output": {"name": "$.steps.p.output.name"}}),
+    );
+    let input = write("check-input.json", &json!({"userId": "42"}));
+    let program_arg = format!("workflow/v1={program}");
+    let input_arg = format!("workflow/v1={input}");
+    let run = ["--allow-execute", "--program", &program_arg, "--input", &input_arg];
+    let stdio: Vec<&str> = ["check", "--format", "json"]
+        .into_iter()
+        .chain(run)
+        .chain(["--", engine, "--resources"])
+        .collect();
+    let (status, report) = json_of(&stdio);
+    assert_eq!(status, 0, "{report:#}");
+    let results = report["results"].as_array().unwrap();
+    let status_of = |rule: &str| {
+        results
+            .iter()
+            .find(|r| r["rule"] == rule)
+            .map(|r| r["status"].as_str().unwrap_or_default().to_owned())
+            .unwrap_or_default()
+    };
+    for rule in [
+        "3.1/manifest-tool-answers",
+        "4.1/unknown-not-found",
+        "4.2/unknown-entry-not-found",
+        "4.3/run-and-trace",
+        "7.1/unknown-trace-level",
+        "7.1/invalid-program-diagnostics",
+        "9.5/unknown-run-not-found",
+        "10.1-8/structured-content",
+        "10.1-9/request-error-channel",
+        "10.1-12/resources-equal",
+    ] {
+        assert_eq!(status_of(rule), "passed", "{rule}: {report:#}");
+    }
+    assert!(report["findings"].as_array().unwrap().is_empty(), "{report:#}");
+
+    // Over HTTP, stateless, without --allow-execute: nothing runs; the run probes say why.
+    let server = serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
+    let (status, report) = json_of(&["check", "--format", "json", "--stateless", "--url", &server.1]);
+    assert_eq!(status, 0, "{report:#}");
+    let skipped = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["rule"] == "4.3/run-and-trace")
+        .unwrap();
+    assert_eq!(skipped["status"], "skipped");
+    assert!(
+        skipped["reason"].as_str().unwrap().contains("--allow-execute"),
+        "{skipped}"
+    );
+
+    // JUnit: one test case per rule checked, and it parses as XML.
+    let (status, xml, _) = pilotage(&["check", "--format", "junit", "--url", &server.1]);
+    assert_eq!(status, 0);
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut cases, mut skips) = (0, 0);
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => match e.name().as_ref() {
+                b"testcase" => cases += 1,
+                b"skipped" => skips += 1,
+                _ => {}
+            },
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    let rules = pilotage_cli::lint::RULES.len() + pilotage_cli::check::PROBES.len();
+    assert_eq!(cases, rules, "{xml}");
+    assert!(skips >= 1, "{xml}");
+
+    // A baseline entry for a rule that passes is reported stale.
+    let baseline = write(
+        "baseline.json",
+        &json!({"expected_failures": [{"rule": "9.5/unknown-run-not-found", "reason": "tracked in #1"}]}),
+    );
+    let (status, _, err) = pilotage(&["check", "--baseline", &baseline, "--url", &server.1]);
+    assert_eq!(status, 0);
+    assert!(
+        err.contains("baseline entry 9.5/unknown-run-not-found is stale"),
+        "{err}"
+    );
+}

@@ -9,6 +9,7 @@
 //! and one variant of [`Command`].
 
 pub mod call;
+pub mod check;
 pub mod discover;
 pub mod lint;
 pub mod remote;
@@ -53,6 +54,8 @@ pub enum Command {
     Discover(discover::Args),
     /// Discover, construct one loop request (validate, execute or trace), call, and print the routed result.
     Call(Box<call::Args>),
+    /// Check a running server's conformance to Part III: lint its surface, then probe it over MCP.
+    Check(Box<check::Args>),
 }
 
 impl Command {
@@ -63,6 +66,7 @@ impl Command {
             Self::Lint(args) => lint::run(args, out, err),
             Self::Discover(args) => discover::run(args, out, err),
             Self::Call(args) => call::run(args, out, err),
+            Self::Check(args) => check::run(args, out, err),
         }
     }
 }

@@ -64,7 +64,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of `rule` with the rule's remedy.
-    fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
+    pub(crate) fn new(rule: &'static Rule, message: impl Into<String>) -> Self {
         Self {
             rule: rule.id,
             severity: rule.severity,
@@ -75,18 +75,18 @@ impl Finding {
         }
     }
 
-    fn tool(mut self, tool: &str) -> Self {
+    pub(crate) fn tool(mut self, tool: &str) -> Self {
         self.tool = Some(tool.to_owned());
         self
     }
 
-    fn at(mut self, pointer: Option<String>) -> Self {
+    pub(crate) fn at(mut self, pointer: Option<String>) -> Self {
         self.pointer = pointer;
         self
     }
 
     /// Extends the rule's remedy with a hint for this finding.
-    fn hint(mut self, hint: &str) -> Self {
+    pub(crate) fn hint(mut self, hint: &str) -> Self {
         self.remedy = format!("{}: {hint}", self.remedy);
         self
     }

@@ -489,6 +489,56 @@ impl PilotageClient {
         self.call(CATALOG_TOOL.to_owned(), arguments).await
     }
 
+    /// What the server said about itself, as the initialize result (or, on 2026-07-28, the
+    /// `server/discover` result) reads: `protocolVersion`, `capabilities`, `serverInfo`,
+    /// `instructions`, `_meta`. For the conformance linter.
+    pub fn server_view(&self) -> Value {
+        let Some(info) = self.service.peer_info() else {
+            return Value::Object(Map::new());
+        };
+        let mut view = Map::new();
+        view.insert(
+            "protocolVersion".into(),
+            Value::String(info.protocol_version.to_string()),
+        );
+        view.insert(
+            "capabilities".into(),
+            serde_json::to_value(&info.capabilities).expect("capabilities serialize"),
+        );
+        if let Some(server) = &info.server_info {
+            view.insert(
+                "serverInfo".into(),
+                serde_json::to_value(server).expect("serverInfo serializes"),
+            );
+        }
+        if let Some(instructions) = &info.instructions {
+            view.insert("instructions".into(), Value::String(instructions.clone()));
+        }
+        if let Some(meta) = &info.meta {
+            view.insert("_meta".into(), Value::Object(meta.0.clone()));
+        }
+        Value::Object(view)
+    }
+
+    /// Reads the resource at `uri` and parses its first text content as JSON (Part III 8.3:
+    /// the guides and catalog resources carry what the tools answer).
+    pub async fn read_json_resource(&self, uri: &str) -> Result<Value, ClientError> {
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
+        let read = bounded(
+            &format!("resources/read {uri}"),
+            self.options.timeout,
+            self.service.read_resource(params),
+        )
+        .await?
+        .map_err(|e| ClientError::Connect(format!("resources/read {uri}: {e}")))?;
+        let text = read.contents.iter().find_map(|content| match content {
+            rmcp::model::ResourceContents::TextResourceContents { text, .. } => Some(text.clone()),
+            _ => None,
+        });
+        let text = text.ok_or_else(|| ClientError::Connect(format!("resources/read {uri}: no text content")))?;
+        serde_json::from_str(&text).map_err(|e| ClientError::Connect(format!("resources/read {uri}: not JSON: {e}")))
+    }
+
     /// Closes the connection (and stops a child process).
     pub async fn close(self) -> Result<(), ClientError> {
         self.service
