@@ -1,10 +1,13 @@
 // Smoke test of engine.mjs (the rules/v2 Pilotage engine on the TypeScript SDK server) with the
 // official TypeScript SDK client, over stdio and streamable HTTP (sessions and stateless).
 //
-// usage: node engine-check.mjs [stdio|http|stateless ...]   (default: all three)
+// Then, over stdio, each `--break NAME` fault switch: the one broken behaviour is visible, and an
+// unknown NAME is a usage error (exit status 2).
+//
+// usage: node engine-check.mjs [stdio|http|stateless|faults ...]   (default: all four)
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { dirname, join } from "node:path";
@@ -12,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 
@@ -330,7 +333,121 @@ async function http(stateless) {
   }
 }
 
-const modes = process.argv.slice(2).length ? process.argv.slice(2) : ["stdio", "http", "stateless"];
+// ---------------------------------------------------------------------------------------------
+// The --break fault switches (engine.mjs header): each one visibly breaks its behaviour.
+
+const RULESET = { rules: [{ id: "vip", when: "is_vip", then: "route_priority" }] };
+const INVALID_RULESET = { rules: [{ id: "a", when: "x" }] };
+
+/** For each fault: what must be seen over a stdio session started with `--break NAME`. */
+const FAULT_CHECKS = {
+  "no-structured-content": async ({ raw, check }) => {
+    const manifest = await raw("pilotage_manifest", {});
+    check("a pilotage_manifest result lacks structuredContent, keeps its text and isError false",
+      manifest.structuredContent === undefined && JSON.parse(manifest.content[0].text).pilotage === "1.1" && manifest.isError === false);
+    const missing = await raw("rules_trace", { run_id: "run_0000000000000000" });
+    check("a request error lacks structuredContent, keeps isError true",
+      missing.structuredContent === undefined && missing.isError === true && JSON.parse(missing.content[0].text).error.kind === "not_found");
+  },
+  "invalid-program-is-error": async ({ raw, check }) => {
+    const invalid = await raw("check_rules", { ruleset: INVALID_RULESET });
+    check("check_rules on an invalid rule set: isError true, invalid_request, no diagnostics",
+      invalid.isError === true && invalid.structuredContent.error?.kind === "invalid_request" &&
+      typeof invalid.structuredContent.error.message === "string" && invalid.structuredContent.valid === undefined);
+    const valid = await raw("check_rules", { ruleset: RULESET });
+    check("check_rules on a valid rule set: still valid true", valid.isError === false && valid.structuredContent.valid === true);
+  },
+  "trace-level-32602": async ({ client, raw, check }) => {
+    const carrier = async (args) => {
+      try {
+        await raw("apply_rules", args);
+      } catch (error) {
+        return error instanceof McpError && error.code === -32602;
+      }
+      return false;
+    };
+    check("apply_rules {trace_level: unknown} without a rule set: JSON-RPC -32602",
+      await carrier({ trace_level: "pilotage-check-unknown-level" }));
+    check("apply_rules {ruleset, trace_level: verbose}: JSON-RPC -32602", await carrier({ ruleset: RULESET, trace_level: "verbose" }));
+    const missing = await raw("apply_rules", {});
+    check("apply_rules without a rule set: still invalid_request", missing.isError === true && missing.structuredContent.error.kind === "invalid_request");
+    const known = await raw("apply_rules", { input: {}, trace_level: "summary" });
+    check("apply_rules, a known trace_level, no rule set: still invalid_request", known.isError === true && known.structuredContent.error.kind === "invalid_request");
+    void client;
+  },
+  "request-error-is-error-false": async ({ raw, check }) => {
+    const missing = await raw("rules_trace", { run_id: "run_0000000000000000" });
+    check("an unknown run: not_found request error with isError false",
+      missing.isError === false && missing.structuredContent.error.kind === "not_found");
+    const guide = await raw("pilotage_get_guide", { language: "rules/v9" });
+    check("an unknown language: not_found request error with isError false",
+      guide.isError === false && guide.structuredContent.error.kind === "not_found");
+  },
+  "unknown-kind": async ({ raw, check }) => {
+    const missing = await raw("rules_trace", { run_id: "run_0000000000000000" });
+    check("an unknown run: kind rate_limited, isError true", missing.isError === true && missing.structuredContent.error.kind === "rate_limited");
+    const noRuleset = await raw("apply_rules", {});
+    check("apply_rules without a rule set: kind rate_limited", noRuleset.structuredContent.error.kind === "rate_limited");
+  },
+  "malformed-execute": async ({ raw, check }) => {
+    const executed = await raw("apply_rules", { ruleset: RULESET, input: { is_vip: true } });
+    check("apply_rules: run_id is the number 42", executed.isError === false && executed.structuredContent.run_id === 42 &&
+      executed.structuredContent.outcome.ok === true);
+    const refused = await raw("apply_rules", { ruleset: INVALID_RULESET });
+    check("apply_rules refused (validation_error): run_id is the number 42", refused.structuredContent.run_id === 42);
+    const missing = await raw("apply_rules", {});
+    check("apply_rules request error: unchanged (no run_id)", missing.isError === true && missing.structuredContent.run_id === undefined &&
+      missing.structuredContent.error.kind === "invalid_request");
+  },
+  "trace-level-enum": async ({ client, raw, check }) => {
+    const { tools } = await client.listTools();
+    const apply = tools.find((x) => x.name === "apply_rules");
+    assert.deepStrictEqual(apply.inputSchema.properties.trace_level, { type: "string", enum: ["none", "summary", "full"] });
+    check("apply_rules inputSchema: trace_level enumerated", true);
+    const verbose = await raw("apply_rules", { ruleset: RULESET, trace_level: "verbose" });
+    check("behaviour unchanged: unknown trace_level is still invalid_request", verbose.isError === true && verbose.structuredContent.error.kind === "invalid_request");
+  },
+  "no-program-declaration": async ({ client, check }) => {
+    const { tools } = await client.listTools();
+    const tool = Object.fromEntries(tools.map((x) => [x.name, x]));
+    check("check_rules and apply_rules carry no _meta", tool.check_rules._meta === undefined && tool.apply_rules._meta === undefined);
+  },
+  "unknown-language-success": async ({ raw, check }) => {
+    const guide = await raw("pilotage_get_guide", { language: "rules/v9" });
+    check("get_guide, unknown language: {guides: []}, isError false",
+      guide.isError === false && JSON.stringify(guide.structuredContent) === '{"guides":[]}');
+    const missing = await raw("pilotage_get_guide", { language: LANGUAGE, id: "nope" });
+    check("get_guide, unknown id: still not_found", missing.isError === true && missing.structuredContent.error.kind === "not_found");
+  },
+  "no-welcome": async ({ client, raw, check }) => {
+    check("initialize result has no instructions", client.getInstructions() === undefined);
+    check("the extension is still declared", client.getServerCapabilities()?.extensions?.[EXTENSION]?.version === "1.1");
+    const manifest = await raw("pilotage_manifest", {});
+    check("pilotage_manifest still answers", manifest.structuredContent.pilotage === "1.1");
+  },
+};
+
+async function faults() {
+  console.log("# faults");
+  for (const [fault, expect] of Object.entries(FAULT_CHECKS)) {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [ENGINE, "--break", fault], stderr: "pipe" });
+    const client = new Client({ name: "pilotage-engine-check", version: "1.0.0" }, { capabilities: { extensions: { [EXTENSION]: {} } } });
+    await client.connect(transport);
+    // The raw CallToolResult: client.request, not client.callTool (which checks outputSchema).
+    const raw = (name, args) => client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema);
+    try {
+      await expect({ client, raw, check: (name, condition) => check(`--break ${fault}: ${name}`, condition) });
+    } finally {
+      await client.close();
+    }
+  }
+  const bogus = spawnSync(process.execPath, [ENGINE, "--break", "bogus"], { encoding: "utf8", timeout: 10000 });
+  check("--break bogus: exit status 2, usage on stderr", bogus.status === 2 && /unknown --break fault: bogus/.test(bogus.stderr) && /usage:/.test(bogus.stderr));
+  const bare = spawnSync(process.execPath, [ENGINE, "--break"], { encoding: "utf8", timeout: 10000 });
+  check("--break without NAME: exit status 2", bare.status === 2);
+}
+
+const modes = process.argv.slice(2).length ? process.argv.slice(2) : ["stdio", "http", "stateless", "faults"];
 for (const mode of modes) {
   if (mode === "stdio") {
     await exercise("stdio", new StdioClientTransport({ command: process.execPath, args: [ENGINE], stderr: "inherit" }));
@@ -338,6 +455,8 @@ for (const mode of modes) {
     await http(false);
   } else if (mode === "stateless") {
     await http(true);
+  } else if (mode === "faults") {
+    await faults();
   } else {
     console.error(`unknown mode ${mode}`);
     process.exit(2);

@@ -16,9 +16,35 @@
 // usage: node engine.mjs                          # stdio
 //        node engine.mjs --http PORT              # streamable HTTP, sessions (PORT 0: any free port)
 //        node engine.mjs --http PORT --stateless  # streamable HTTP, a new Server per POST
+//        node engine.mjs [...] --break NAME       # one deliberate conformance fault (below)
 //
 // Over HTTP it binds 127.0.0.1 only, serves http://127.0.0.1:PORT/mcp (printed on stderr),
 // refuses a non-loopback Host header (DNS rebinding) and a non-loopback Origin header.
+//
+// Fault injection, to show that a conformance checker catches each fault: `--break NAME` (one
+// at a time, with any transport) changes exactly one behaviour; without it the engine is
+// conformant. An unknown NAME is a usage error (exit status 2).
+//
+// - no-structured-content: every tools/call result omits structuredContent (the text content
+//   and isError stay) (6);
+// - invalid-program-is-error: check_rules with an invalid rule set answers isError: true with
+//   the request error {"error": {"kind": "invalid_request", ...}} instead of valid: false
+//   diagnostics (6, 7.1);
+// - trace-level-32602: apply_rules with an unknown trace_level answers JSON-RPC -32602 instead
+//   of a request error; trace_level is checked first, before the runnable selection, so
+//   {"trace_level": "bogus"} without a rule set gets the -32602 too (a missing rule set with a
+//   known or absent trace_level stays invalid_request) (7.1);
+// - request-error-is-error-false: every request error is sent with isError: false (same
+//   structuredContent) (7.1);
+// - unknown-kind: every request error uses kind "rate_limited", outside the closed set (7.2);
+// - malformed-execute: apply_rules responses (not request errors) carry run_id as the number 42
+//   instead of a string (6);
+// - trace-level-enum: the apply_rules inputSchema declares trace_level with
+//   "enum": ["none", "summary", "full"] (behaviour otherwise unchanged) (4.6);
+// - no-program-declaration: check_rules and apply_rules carry no _meta program declaration (5);
+// - unknown-language-success: pilotage_get_guide with an unknown language answers the index
+//   form {"guides": []} (isError false) instead of not_found (4.1, 7);
+// - no-welcome: the initialize result has no instructions (no welcome text) (3.4).
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -43,6 +69,20 @@ const RETENTION_DECLARED = "PT10M";
 const RETENTION_MS = 10 * 60 * 1000;
 /** Part II 10.1: execution is bounded; a rule set is at most this many rules. */
 const MAX_RULES = 1000;
+
+/** The `--break` fault names (see the header comment). */
+export const FAULTS = Object.freeze([
+  "no-structured-content",
+  "invalid-program-is-error",
+  "trace-level-32602",
+  "request-error-is-error-false",
+  "unknown-kind",
+  "malformed-execute",
+  "trace-level-enum",
+  "no-program-declaration",
+  "unknown-language-success",
+  "no-welcome",
+]);
 
 export const INSTRUCTIONS =
   "This server speaks Pilotage (io.github.jafarsa0/pilotage). Call pilotage_manifest first: it describes " +
@@ -248,8 +288,22 @@ export const TOOLS = [
   },
 ];
 
+/** The tools/list entries as served: TOOLS, or TOOLS with one `--break` fault applied. */
+export function toolsFor(fault) {
+  const tools = structuredClone(TOOLS);
+  const byName = (name) => tools.find((tool) => tool.name === name);
+  if (fault === "trace-level-enum") {
+    byName(LOOP.execute).inputSchema.properties.trace_level = { type: "string", enum: ["none", "summary", "full"] };
+  } else if (fault === "no-program-declaration") {
+    delete byName(LOOP.validate)._meta;
+    delete byName(LOOP.execute)._meta;
+  }
+  return tools;
+}
+
 // Structural faults (Part III 4.6, 7.1: a missing required member, a wrong JSON type) are found
-// by the declared inputSchema itself and answered as JSON-RPC -32602.
+// by the declared inputSchema itself and answered as JSON-RPC -32602. (Always the conformant
+// schemas: the trace-level-enum fault changes only what tools/list declares.)
 const ajv = new Ajv({ strict: false, allErrors: true });
 const argumentValidators = new Map(TOOLS.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]));
 
@@ -370,16 +424,41 @@ export function run(ruleset, input) {
 // The engine: one per process, shared by every Server (every HTTP session or stateless POST).
 
 export class Engine {
-  constructor() {
+  /** `fault`: undefined (conformant) or one of FAULTS. */
+  constructor({ fault } = {}) {
+    if (fault !== undefined && !FAULTS.includes(fault)) throw new Error(`unknown fault: ${fault}`);
+    this.fault = fault;
     this.runs = new Map();
+  }
+
+  /** A request error result (7.1, 7.2), with the request-error faults applied. */
+  requestError(kind, message) {
+    return toolResult(
+      { error: { kind: this.fault === "unknown-kind" ? "rate_limited" : kind, message } },
+      this.fault !== "request-error-is-error-false",
+    );
   }
 
   /** Handles one tools/call; throws a carrier error, or returns the CallToolResult. */
   call(name, args) {
+    const result = this.dispatch(name, args);
+    if (this.fault === "no-structured-content") delete result.structuredContent;
+    return result;
+  }
+
+  dispatch(name, args) {
     const validateArguments = argumentValidators.get(name);
     if (!validateArguments) throw carrierError(`Unknown tool: ${name}`);
     if (!validateArguments(args)) {
       throw carrierError(`Invalid arguments for tool ${name}: ${ajv.errorsText(validateArguments.errors, { dataVar: "arguments" })}`);
+    }
+    if (
+      this.fault === "trace-level-32602" &&
+      name === LOOP.execute &&
+      args.trace_level !== undefined &&
+      !["none", "summary", "full"].includes(args.trace_level)
+    ) {
+      throw carrierError(`Invalid arguments for tool ${name}: unknown trace_level '${args.trace_level}': none, summary or full`);
     }
     try {
       switch (name) {
@@ -389,23 +468,25 @@ export class Engine {
           return toolResult(this.guide(args));
         case LOOP.validate:
           return toolResult(this.validate(args));
-        case LOOP.execute:
-          return toolResult(this.execute(args));
+        case LOOP.execute: {
+          const response = this.execute(args);
+          if (this.fault === "malformed-execute") response.run_id = 42;
+          return toolResult(response);
+        }
         case LOOP.trace:
           return toolResult(this.fetch(args));
       }
     } catch (error) {
-      if (error instanceof RequestError) {
-        return toolResult({ error: { kind: error.kind, message: error.message } }, true);
-      }
+      if (error instanceof RequestError) return this.requestError(error.kind, error.message);
       console.error(`engine: ${name} failed:`, error);
-      return toolResult({ error: { kind: "internal", message: "internal error" } }, true);
+      return this.requestError("internal", "internal error");
     }
     throw carrierError(`Unknown tool: ${name}`);
   }
 
   guide({ language, id, topic }) {
     if (language !== LANGUAGE) {
+      if (this.fault === "unknown-language-success") return { guides: [] };
       throw new RequestError("not_found", `unknown language '${language}': this server serves ${LANGUAGE}`);
     }
     if (topic !== undefined) {
@@ -442,6 +523,10 @@ export class Engine {
   validate(args) {
     this.eligibility(args);
     const diagnostics = this.diagnose(args);
+    if (this.fault === "invalid-program-is-error" && hasErrors(diagnostics)) {
+      const count = diagnostics.filter((d) => d.severity === "error").length;
+      throw new RequestError("invalid_request", `the rule set is invalid (${count} error${count === 1 ? "" : "s"})`);
+    }
     return { valid: !hasErrors(diagnostics), diagnostics };
   }
 
@@ -506,16 +591,17 @@ export class Engine {
 
 /** A new MCP Server over `engine`: the extension declared and the welcome text, no `_meta`. */
 export function createServer(engine) {
+  const tools = toolsFor(engine.fault);
   const server = new Server(
     { name: "pilotage-rules-engine", title: "Pilotage rules/v2 engine (TypeScript SDK)", version: "0.1.0" },
     {
       // The SDK's ServerCapabilities carries `extensions`; its initialize handler returns
       // capabilities, serverInfo and instructions, and no `_meta`.
       capabilities: { tools: {}, extensions: { [EXTENSION]: { version: PILOTAGE_VERSION } } },
-      instructions: INSTRUCTIONS,
+      ...(engine.fault === "no-welcome" ? {} : { instructions: INSTRUCTIONS }),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: structuredClone(TOOLS) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: structuredClone(tools) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
     engine.call(request.params.name, request.params.arguments ?? {}),
   );
@@ -631,13 +717,15 @@ async function serveHttp(engine, port, stateless) {
 
 function usage(message) {
   if (message) console.error(`engine: ${message}`);
-  console.error("usage: node engine.mjs [--http PORT [--stateless]]");
+  console.error("usage: node engine.mjs [--http PORT [--stateless]] [--break NAME]");
+  console.error(`       NAME: ${FAULTS.join(", ")}`);
   process.exit(2);
 }
 
 async function main(argv) {
   let port;
   let stateless = false;
+  let fault;
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === "--http") {
       const value = argv[++i];
@@ -645,6 +733,12 @@ async function main(argv) {
       port = Number(value);
     } else if (argv[i] === "--stateless") {
       stateless = true;
+    } else if (argv[i] === "--break") {
+      const value = argv[++i];
+      if (fault !== undefined) usage("--break is given once: one fault at a time");
+      if (value === undefined) usage("--break needs a fault NAME");
+      if (!FAULTS.includes(value)) usage(`unknown --break fault: ${value}`);
+      fault = value;
     } else if (argv[i] === "--help" || argv[i] === "-h") {
       usage();
     } else {
@@ -652,7 +746,8 @@ async function main(argv) {
     }
   }
   if (stateless && port === undefined) usage("--stateless needs --http PORT");
-  const engine = new Engine();
+  const engine = new Engine({ fault });
+  if (fault !== undefined) console.error(`engine: --break ${fault}: deliberately NOT conformant`);
   if (port === undefined) {
     await createServer(engine).connect(new StdioServerTransport());
   } else {

@@ -467,3 +467,52 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
         "{err}"
     );
 }
+
+#[test]
+fn pilotage_check_catches_each_broken_rule() {
+    if !node_available() {
+        return;
+    }
+    let script = e2e_dir().join("engine.mjs").display().to_string();
+    let ruleset = write(
+        "check-ruleset.json",
+        &json!({"rules": [{"id": "r1", "when": "vip", "then": "upgrade"}]}),
+    );
+    let program = format!("rules/v2={ruleset}");
+    // (switch of tests/e2e/engine.mjs, the rule that must fail, the section it must cite)
+    let cases = [
+        ("no-structured-content", "10.1-8/structured-content", "6"),
+        ("invalid-program-is-error", "7.1/invalid-program-diagnostics", "7.1"),
+        ("trace-level-32602", "7.1/unknown-trace-level", "7.1"),
+        ("request-error-is-error-false", "10.1-9/request-error-channel", "7.2"),
+        ("unknown-kind", "10.1-9/request-error-channel", "7.2"),
+        ("malformed-execute", "10.1-8/structured-content", "6"),
+        ("trace-level-enum", "4.6/reserved-member-constrained", "4.6"),
+        ("no-program-declaration", "5/program-declaration-missing", "5"),
+        ("unknown-language-success", "4.1/unknown-not-found", "4.1"),
+        ("no-welcome", "3.4/welcome-text", "3.4"),
+    ];
+    // Conformant first: the same command exits 0.
+    let base = ["check", "--format", "json", "--allow-execute", "--program", &program];
+    let (status, report) = json_of(&[&base[..], &["--", "node", &script]].concat());
+    assert_eq!(status, 0, "the TypeScript engine is conformant: {report:#}");
+    for (switch, rule, section) in cases {
+        let (status, report) = json_of(&[&base[..], &["--", "node", &script, "--break", switch]].concat());
+        assert_eq!(status, 1, "--break {switch}: {report:#}");
+        let result = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["rule"] == rule)
+            .unwrap_or_else(|| panic!("{rule} is in the table"));
+        assert_eq!(
+            result["status"], "failed",
+            "--break {switch}: {rule} must fail: {report:#}"
+        );
+        assert_eq!(result["section"], section, "{rule}");
+        assert!(
+            report["findings"].as_array().unwrap().iter().any(|f| f["rule"] == rule),
+            "--break {switch}: a finding of {rule}: {report:#}"
+        );
+    }
+}

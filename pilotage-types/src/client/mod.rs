@@ -378,14 +378,7 @@ impl PilotageClient {
     /// tool that the manifest named.
     fn note_triggers<T>(&self, channel: &Channel<T>) {
         let stateless = self.discovery.as_ref().is_some_and(|(d, _)| d.stateless);
-        let trigger = match channel {
-            Channel::RequestError(error) => {
-                stateless && (error.raw_kind == "unknown_baseline" || error.kind == RequestErrorKind::NotFound)
-            }
-            Channel::Carrier { message, .. } => message.starts_with("Unknown tool"),
-            Channel::Response(_) => false,
-        };
-        if trigger {
+        if rediscovery_trigger(stateless, channel) {
             self.stale.store(true, Ordering::SeqCst);
         }
     }
@@ -549,9 +542,56 @@ impl PilotageClient {
     }
 }
 
+/// Whether `channel` makes the next operation rediscover (Part III 3.3, 10.2-3): on a
+/// stateless deployment, `unknown_baseline` and `not_found` (a name believed current); on any,
+/// an unknown tool (the manifest named it). `catalog_drift` is an outcome, checked by
+/// [`PilotageClient::execute`].
+pub fn rediscovery_trigger<T>(stateless: bool, channel: &Channel<T>) -> bool {
+    match channel {
+        Channel::RequestError(error) => {
+            stateless && (error.raw_kind == "unknown_baseline" || error.kind == RequestErrorKind::NotFound)
+        }
+        Channel::Carrier { message, .. } => message.starts_with("Unknown tool"),
+        Channel::Response(_) => false,
+    }
+}
+
 fn object<'a>(members: impl IntoIterator<Item = (&'a str, &'a String)>) -> Map<String, Value> {
     members
         .into_iter()
         .map(|(name, value)| (name.to_owned(), Value::String(value.clone())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request_error(kind: &str) -> Channel<Value> {
+        let error: crate::RequestError =
+            serde_json::from_value(json!({"error": {"kind": kind, "message": "m"}})).unwrap();
+        Channel::RequestError(RoutedRequestError {
+            kind: error.error.kind.effective(),
+            raw_kind: kind.to_owned(),
+            error,
+        })
+    }
+
+    #[test]
+    fn rediscovery_triggers_follow_part_iii_3_3() {
+        assert!(rediscovery_trigger(true, &request_error("unknown_baseline")));
+        assert!(rediscovery_trigger(true, &request_error("not_found")));
+        assert!(
+            !rediscovery_trigger(false, &request_error("not_found")),
+            "sessions get notifications"
+        );
+        assert!(!rediscovery_trigger(true, &request_error("invalid_request")));
+        let unknown_tool = Channel::<Value>::Carrier {
+            code: -32602,
+            message: "Unknown tool: run_workflow".into(),
+        };
+        assert!(rediscovery_trigger(false, &unknown_tool));
+        assert!(!rediscovery_trigger(true, &Channel::Response(json!({}))));
+    }
 }
