@@ -357,7 +357,7 @@ const FAULT_CHECKS = {
     const valid = await raw("check_rules", { ruleset: RULESET });
     check("check_rules on a valid rule set: still valid true", valid.isError === false && valid.structuredContent.valid === true);
   },
-  "trace-level-32602": async ({ client, raw, check }) => {
+  "trace-level-32602": async ({ raw, check }) => {
     const carrier = async (args) => {
       try {
         await raw("apply_rules", args);
@@ -373,7 +373,6 @@ const FAULT_CHECKS = {
     check("apply_rules without a rule set: still invalid_request", missing.isError === true && missing.structuredContent.error.kind === "invalid_request");
     const known = await raw("apply_rules", { input: {}, trace_level: "summary" });
     check("apply_rules, a known trace_level, no rule set: still invalid_request", known.isError === true && known.structuredContent.error.kind === "invalid_request");
-    void client;
   },
   "request-error-is-error-false": async ({ raw, check }) => {
     const missing = await raw("rules_trace", { run_id: "run_0000000000000000" });

@@ -26,7 +26,8 @@ pub mod rules;
 
 use std::collections::BTreeMap;
 
-use pilotage_types::client::{ClientError, PilotageClient};
+use pilotage_types::client::{ClientError, DetectedBy, Discovery, ManifestSource, PilotageClient};
+use pilotage_types::Manifest;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -87,7 +88,27 @@ pub struct Report {
 
 /// Runs every lint rule on what `client` saw, then every probe.
 pub async fn check(client: &mut PilotageClient, settings: &Settings) -> Result<Report, ClientError> {
-    let discovery = client.discovery().await?.clone();
+    let found = client.discovery().await.map(Clone::clone);
+    let discovery = match found {
+        Ok(discovery) => discovery,
+        // A server that declares the extension but offers no readable manifest is a Pilotage
+        // server that breaks 3.1 (and whatever else its manifest tool shows), not "not a
+        // Pilotage server": it is checked with an empty manifest.
+        Err(ClientError::NotPilotage(_)) if client.declares_extension() => Discovery {
+            protocol_version: client.protocol_version().unwrap_or_default(),
+            stateless: client.is_stateless(),
+            detected_by: vec![DetectedBy::Extension],
+            manifest_source: ManifestSource::Tool,
+            manifest: Manifest {
+                pilotage: pilotage_types::VersionString(String::new()),
+                languages: Vec::new(),
+                capabilities: None,
+                extra: Default::default(),
+            },
+            tools: client.list_tools().await?,
+        },
+        Err(error) => return Err(error),
+    };
     let tools = Value::Array(discovery.tools.clone());
     let manifest = serde_json::to_value(&discovery.manifest).expect("a manifest serializes");
     let view = client.server_view();

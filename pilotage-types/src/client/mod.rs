@@ -532,6 +532,33 @@ impl PilotageClient {
         serde_json::from_str(&text).map_err(|e| ClientError::Connect(format!("resources/read {uri}: not JSON: {e}")))
     }
 
+    /// Whether the server declared the Pilotage extension (initialize or `server/discover`).
+    pub fn declares_extension(&self) -> bool {
+        self.service
+            .peer_info()
+            .and_then(|info| info.capabilities.extensions.clone())
+            .is_some_and(|extensions| extensions.contains_key(EXTENSION_ID))
+    }
+
+    /// Whether the negotiated revision is the stateless one (no initialize).
+    pub fn is_stateless(&self) -> bool {
+        !self
+            .service
+            .peer_info()
+            .is_some_and(|info| info.protocol_version.has_initialize())
+    }
+
+    /// The `tools/list` entries, as listed.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
+        let listed = bounded("tools/list", self.options.timeout, self.service.list_all_tools())
+            .await?
+            .map_err(|e| ClientError::Connect(format!("tools/list: {e}")))?;
+        Ok(listed
+            .iter()
+            .map(|tool| serde_json::to_value(tool).expect("an rmcp Tool serializes"))
+            .collect())
+    }
+
     /// Closes the connection (and stops a child process).
     pub async fn close(self) -> Result<(), ClientError> {
         self.service
