@@ -88,7 +88,7 @@ pub struct Report {
 
 /// Runs every lint rule on what `client` saw, then every probe.
 pub async fn check(client: &mut PilotageClient, settings: &Settings) -> Result<Report, ClientError> {
-    let found = client.discovery().await.map(Clone::clone);
+    let found = client.discovery().await.cloned();
     let discovery = match found {
         Ok(discovery) => discovery,
         // A server that declares the extension but offers no readable manifest is a Pilotage
