@@ -5,10 +5,10 @@
 //! catalog. Over stdio and streamable HTTP (sessions and stateless). Each answer's channel,
 //! kinds, arguments sent and exit status are checked against what Part III prescribes.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -54,34 +54,6 @@ fn json_of<S: AsRef<str> + std::fmt::Debug>(args: &[S]) -> (u8, Value) {
     let (status, out, err) = pilotage(args);
     let value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
     (status, value)
-}
-
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(program: &str, args: &[&str]) -> Server {
-    let mut child = Command::new(program)
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{program} starts: {e}"));
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(30)).expect("listening within 30 s");
-    Server(child, url)
 }
 
 fn write(name: &str, value: &Value) -> String {
@@ -252,11 +224,11 @@ fn reference_engine(target: &[&str], shared: bool) {
 fn the_client_drives_the_reference_engine_over_stdio_and_http() {
     let engine = env!("CARGO_BIN_EXE_reference-engine");
     reference_engine(&["--", engine], false);
-    let sessions = serve(engine, &["--http", "127.0.0.1:0"]);
-    reference_engine(&["--url", &sessions.1], true);
-    let stateless = serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
-    reference_engine(&["--url", &stateless.1], true);
-    reference_engine(&["--stateless", "--url", &stateless.1], true);
+    let sessions = common::serve(engine, &["--http", "127.0.0.1:0"]);
+    reference_engine(&["--url", &sessions.url], true);
+    let stateless = common::serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
+    reference_engine(&["--url", &stateless.url], true);
+    reference_engine(&["--stateless", "--url", &stateless.url], true);
 }
 
 /// Every check against the TypeScript engine.
@@ -339,10 +311,10 @@ fn the_client_drives_a_typescript_engine_over_stdio_and_http() {
     }
     let script = e2e_dir().join("engine.mjs").display().to_string();
     typescript_engine(&["--", "node", &script]);
-    let sessions = serve("node", &[&script, "--http", "0"]);
-    typescript_engine(&["--url", &sessions.1]);
-    let stateless = serve("node", &[&script, "--http", "0", "--stateless"]);
-    typescript_engine(&["--url", &stateless.1]);
+    let sessions = common::serve("node", &[&script, "--http", "0"]);
+    typescript_engine(&["--url", &sessions.url]);
+    let stateless = common::serve("node", &[&script, "--http", "0", "--stateless"]);
+    typescript_engine(&["--url", &stateless.url]);
 }
 
 #[test]
@@ -420,8 +392,8 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
     assert!(report["findings"].as_array().unwrap().is_empty(), "{report:#}");
 
     // Over HTTP, stateless, without --allow-execute: nothing runs; the run probes say why.
-    let server = serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
-    let (status, report) = json_of(&["check", "--format", "json", "--stateless", "--url", &server.1]);
+    let server = common::serve(engine, &["--http", "127.0.0.1:0", "--stateless"]);
+    let (status, report) = json_of(&["check", "--format", "json", "--stateless", "--url", &server.url]);
     assert_eq!(status, 0, "{report:#}");
     let skipped = report["results"]
         .as_array()
@@ -436,7 +408,7 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
     );
 
     // JUnit: one test case per rule checked, and it parses as XML.
-    let (status, xml, _) = pilotage(&["check", "--format", "junit", "--url", &server.1]);
+    let (status, xml, _) = pilotage(&["check", "--format", "junit", "--url", &server.url]);
     assert_eq!(status, 0);
     let mut reader = quick_xml::Reader::from_str(&xml);
     let (mut cases, mut skips) = (0, 0);
@@ -460,7 +432,7 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
         "baseline.json",
         &json!({"expected_failures": [{"rule": "9.5/unknown-run-not-found", "reason": "tracked in #1"}]}),
     );
-    let (status, _, err) = pilotage(&["check", "--baseline", &baseline, "--url", &server.1]);
+    let (status, _, err) = pilotage(&["check", "--baseline", &baseline, "--url", &server.url]);
     assert_eq!(status, 0);
     assert!(
         err.contains("baseline entry 9.5/unknown-run-not-found is stale"),

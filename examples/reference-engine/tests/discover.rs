@@ -5,8 +5,8 @@
 //! reads (1.2; with `--hide-from-undeclared`, 1.3 rule 3); retention is a duration, never
 //! `session` (8.1, 10.1-11); the loop answers as on the handshake revisions.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
+
 use std::time::Duration;
 
 use pilotage_types::{parse_compatible, Manifest, EXTENSION_ID, META_KEY};
@@ -117,35 +117,6 @@ async fn stdio_on_the_stateless_revision() {
     }
 }
 
-struct HttpEngine(Child, String);
-
-impl Drop for HttpEngine {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_http(args: &[&str]) -> HttpEngine {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_reference-engine"))
-        .args(["--http", "127.0.0.1:0"])
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the engine starts");
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(30)).expect("listening within 30 s");
-    HttpEngine(child, url)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_http_on_the_stateless_revision() {
     for (declare, args, hidden) in [
@@ -153,8 +124,8 @@ async fn stateless_http_on_the_stateless_revision() {
         (true, vec![], false),
         (false, vec!["--stateless", "--hide-from-undeclared"], true),
     ] {
-        let engine = start_http(&args);
-        let transport = StreamableHttpClientTransport::from_uri(engine.1.clone());
+        let engine = common::engine_http(&args);
+        let transport = StreamableHttpClientTransport::from_uri(engine.url.clone());
         let client = tokio::time::timeout(
             Duration::from_secs(30),
             config(declare).serve_with_lifecycle(transport, discover_mode()),
@@ -169,9 +140,9 @@ async fn stateless_http_on_the_stateless_revision() {
 
 #[test]
 fn http_refuses_foreign_hosts_and_origins_and_large_bodies() {
-    let engine = start_http(&["--stateless", "--max-body-bytes", "1024"]);
+    let engine = common::engine_http(&["--stateless", "--max-body-bytes", "1024"]);
     let addr = engine
-        .1
+        .url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();

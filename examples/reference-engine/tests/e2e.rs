@@ -7,10 +7,11 @@
 //! The pinned SDK (1.32.2) initializes with MCP 2025-11-25, the newest revision it speaks; the
 //! stateless 2026-07-28 revision is driven by the Rust client in `discover.rs`.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
 use pilotage_cli::lint::{lint, render_text, Surface};
 use pilotage_reference_engine::{Engine, Options};
@@ -51,43 +52,6 @@ fn node_client_available() -> bool {
 
 fn read(dir: &Path, name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
-}
-
-/// The engine serving HTTP on a free loopback port; killed on drop.
-struct HttpEngine {
-    child: Child,
-    url: String,
-}
-
-impl HttpEngine {
-    fn start(extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_reference-engine"))
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the engine starts");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the engine says where it listens within 30 s");
-        Self { child, url }
-    }
-}
-
-impl Drop for HttpEngine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs loop.mjs with `args` after OUT_DIR; asserts it passed and the surface it saw lints clean.
@@ -143,9 +107,9 @@ fn the_official_typescript_client_drives_the_whole_loop_over_http() {
     if !node_client_available() {
         return;
     }
-    let sessions = HttpEngine::start(&["--resources"]);
+    let sessions = common::engine_http(&["--resources"]);
     drive("http-sessions", &["http", &sessions.url]);
-    let stateless = HttpEngine::start(&["--stateless"]);
+    let stateless = common::engine_http(&["--stateless"]);
     drive("http-stateless", &["http", &stateless.url]);
 }
 

@@ -4,10 +4,10 @@
 //! `tests/e2e/python/.venv` (or a Python with it in `PILOTAGE_PYTHON`); `.ci/run` installs it.
 //! Under `CI=true` its absence fails the test; elsewhere it is skipped, loudly.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
 fn e2e_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e/python")
@@ -38,35 +38,6 @@ fn python() -> Option<PathBuf> {
     None
 }
 
-struct HttpEngine(Child, String);
-
-impl Drop for HttpEngine {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_http(args: &[&str]) -> HttpEngine {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_reference-engine"))
-        .args(["--http", "127.0.0.1:0"])
-        .args(args)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the engine starts");
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(30)).expect("listening within 30 s");
-    HttpEngine(child, url)
-}
-
 fn drive(python: &PathBuf, label: &str, mode: &str, target: &[&str]) {
     let output = Command::new(python)
         .arg(e2e_dir().join("loop.py"))
@@ -89,9 +60,9 @@ fn the_official_python_client_drives_the_whole_loop() {
     for mode in ["handshake", "stateless"] {
         drive(&python, "stdio", mode, &["stdio", engine]);
         drive(&python, "stdio --resources", mode, &["stdio", engine, "--resources"]);
-        let sessions = start_http(&["--resources"]);
-        drive(&python, "http sessions", mode, &["http", &sessions.1]);
-        let stateless = start_http(&["--stateless", "--hide-from-undeclared"]);
-        drive(&python, "http stateless", mode, &["http", &stateless.1]);
+        let sessions = common::engine_http(&["--resources"]);
+        drive(&python, "http sessions", mode, &["http", &sessions.url]);
+        let stateless = common::engine_http(&["--stateless", "--hide-from-undeclared"]);
+        drive(&python, "http stateless", mode, &["http", &stateless.url]);
     }
 }

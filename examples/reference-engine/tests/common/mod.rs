@@ -1,0 +1,52 @@
+//! Shared by the engine's test binaries: a server started on a free loopback port, which says
+//! where it listens on stderr, killed when dropped.
+
+// Each test binary uses part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A server listening over streamable HTTP; killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// Its endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `program args...` and waits (at most 30 s) for the `http://` endpoint it prints.
+pub fn serve(program: &str, args: &[&str]) -> HttpServer {
+    let mut child = Command::new(program)
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program} starts: {e}"));
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("http://") {
+                let _ = tx.send(line[at..].split_whitespace().next().unwrap_or_default().to_owned());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the server says where it listens within 30 s");
+    HttpServer { child, url }
+}
+
+/// The reference engine over HTTP on a free loopback port, with `args`.
+pub fn engine_http(args: &[&str]) -> HttpServer {
+    let mut all = vec!["--http", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    serve(env!("CARGO_BIN_EXE_reference-engine"), &all)
+}
