@@ -4,6 +4,8 @@
 pub mod corpus;
 pub mod mcp;
 pub mod part_iii;
+/// The conformant surface fixture, shared with pilotage-cli's conformance tests (one file).
+#[path = "../../pilotage-cli/tests/common/surface.rs"]
 pub mod surface;
 
 use std::path::{Path, PathBuf};

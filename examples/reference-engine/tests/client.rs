@@ -7,36 +7,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::{json, Value};
-
-fn e2e_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
-}
-
-fn node_available() -> bool {
-    let ready = e2e_dir()
-        .join("node_modules/@modelcontextprotocol/sdk/package.json")
-        .is_file()
-        && Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if !ready {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and node with tests/e2e/node_modules is not available"
-        );
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the TypeScript engine needs node and `npm ci` in tests/e2e"
-        );
-    }
-    ready
-}
 
 /// `pilotage <args>`, in-process: (exit status, stdout, stderr).
 fn pilotage<S: AsRef<str>>(args: &[S]) -> (u8, String, String) {
@@ -306,10 +277,10 @@ fn typescript_engine(target: &[&str]) {
 
 #[test]
 fn the_client_drives_a_typescript_engine_over_stdio_and_http() {
-    if !node_available() {
+    if !common::node_available() {
         return;
     }
-    let script = e2e_dir().join("engine.mjs").display().to_string();
+    let script = common::e2e_dir().join("engine.mjs").display().to_string();
     typescript_engine(&["--", "node", &script]);
     let sessions = common::serve("node", &[&script, "--http", "0"]);
     typescript_engine(&["--url", &sessions.url]);
@@ -320,9 +291,9 @@ fn the_client_drives_a_typescript_engine_over_stdio_and_http() {
 #[test]
 fn a_server_that_is_not_pilotage_exits_1_and_an_unreachable_one_2() {
     let engine = env!("CARGO_BIN_EXE_reference-engine");
-    if node_available() {
+    if common::node_available() {
         // No extension, and a `pilotage_manifest` that answers no manifest (Part III 1.3).
-        let plain = e2e_dir().join("plain.mjs").display().to_string();
+        let plain = common::e2e_dir().join("plain.mjs").display().to_string();
         let (status, out, err) = pilotage(&["discover", "--format", "json", "--", "node", &plain]);
         assert_eq!(status, 1, "{out}{err}");
         assert!(err.contains("not a Pilotage server"), "{err}");
@@ -442,10 +413,10 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
 
 #[test]
 fn pilotage_check_catches_each_broken_rule() {
-    if !node_available() {
+    if !common::node_available() {
         return;
     }
-    let script = e2e_dir().join("engine.mjs").display().to_string();
+    let script = common::e2e_dir().join("engine.mjs").display().to_string();
     let ruleset = write(
         "check-ruleset.json",
         &json!({"rules": [{"id": "r1", "when": "vip", "then": "upgrade"}]}),

@@ -9,46 +9,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use pilotage_cli::lint::{lint, render_text, Surface};
 use pilotage_reference_engine::{Engine, Options};
 use serde_json::Value;
-
-/// The workspace's `tests/e2e`: the official TypeScript SDK, pinned, and the scripts on it.
-fn e2e_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
-}
-
-fn node_client_available() -> bool {
-    let installed = e2e_dir()
-        .join("node_modules/@modelcontextprotocol/sdk/package.json")
-        .is_file();
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if installed && node {
-        return true;
-    }
-    let why = if node {
-        "tests/e2e/node_modules is missing (run `npm ci` there)"
-    } else {
-        "node is not installed"
-    };
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true and the end-to-end client cannot run: {why}"
-    );
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: end-to-end test with the TypeScript MCP SDK: {why}"
-    );
-    false
-}
 
 fn read(dir: &Path, name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
@@ -60,7 +27,7 @@ fn drive(label: &str, args: &[&str]) {
     std::fs::create_dir_all(&out).unwrap();
     let started = Instant::now();
     let output = Command::new("node")
-        .arg(e2e_dir().join("loop.mjs"))
+        .arg(common::e2e_dir().join("loop.mjs"))
         .arg(&out)
         .args(args)
         .output()
@@ -94,7 +61,7 @@ fn drive(label: &str, args: &[&str]) {
 
 #[test]
 fn the_official_typescript_client_drives_the_whole_loop_over_stdio() {
-    if !node_client_available() {
+    if !common::node_available() {
         return;
     }
     let engine = env!("CARGO_BIN_EXE_reference-engine");
@@ -104,7 +71,7 @@ fn the_official_typescript_client_drives_the_whole_loop_over_stdio() {
 
 #[test]
 fn the_official_typescript_client_drives_the_whole_loop_over_http() {
-    if !node_client_available() {
+    if !common::node_available() {
         return;
     }
     let sessions = common::engine_http(&["--resources"]);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn e2e_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e/python")
+    common::e2e_dir().join("python")
 }
 
 fn python() -> Option<PathBuf> {

@@ -1,7 +1,7 @@
 //! A conformant Pilotage server surface built from the toolkit itself: the access tools and
 //! derived loop tools for `workflow/v1` (the Language of Part III section 9), its manifest and
 //! its initialize result. The conformance tests lint it clean, then break one rule at a time.
-//! (A copy of `tests/src/surface.rs` of pilotage-tests, which the adversarial tests use.)
+//! pilotage-tests includes this same file (`tests/src/lib.rs`) for its adversarial tests.
 
 use pilotage_types::{AccessTool, PilotageTool};
 use serde_json::{json, Map, Value};

@@ -277,24 +277,14 @@ impl PilotageClient {
     /// Discovers (again): the extension declaration, the inline manifest, `tools/list` and
     /// `pilotage_manifest`, decided by [`discovery::decide`].
     pub async fn discover(&mut self) -> Result<&Discovery, ClientError> {
-        let timeout = self.options.timeout;
-        let listed = bounded("tools/list", timeout, self.service.list_all_tools())
-            .await?
-            .map_err(|e| ClientError::Connect(format!("tools/list: {e}")))?;
-        let tools: Vec<Value> = listed
-            .iter()
-            .map(|tool| serde_json::to_value(tool).expect("an rmcp Tool serializes"))
-            .collect();
+        let tools = self.list_tools().await?;
         let manifest_tool = if discovery::lists_manifest_tool(&tools) {
             Some(self.call_raw(MANIFEST_TOOL, Map::new()).await?)
         } else {
             None
         };
         let info = self.service.peer_info();
-        let protocol_version = info
-            .as_ref()
-            .map(|i| i.protocol_version.to_string())
-            .unwrap_or_default();
+        let protocol_version = self.protocol_version().unwrap_or_default();
         let extensions = info
             .as_ref()
             .and_then(|i| i.capabilities.extensions.as_ref())
@@ -303,10 +293,9 @@ impl PilotageClient {
             .as_ref()
             .and_then(|i| i.meta.as_ref())
             .map(|m| Value::Object(m.0.clone()));
-        let stateless = !matches!(info.as_ref().map(|i| i.protocol_version.has_initialize()), Some(true));
         let found = discovery::decide(discovery::Observed {
             protocol_version: &protocol_version,
-            stateless,
+            stateless: self.is_stateless(),
             extensions: extensions.as_ref(),
             meta: meta.as_ref(),
             tools: &tools,

@@ -1,12 +1,46 @@
-//! Shared by the engine's test binaries: a server started on a free loopback port, which says
-//! where it listens on stderr, killed when dropped.
+//! Shared by the engine's test binaries: where the TypeScript SDK and its scripts are and
+//! whether they can run, and a server started on a free loopback port, which says where it
+//! listens on stderr, killed when dropped.
 
 // Each test binary uses part of this module.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+/// The workspace's `tests/e2e`: the official TypeScript SDK, pinned, and the scripts on it.
+pub fn e2e_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
+}
+
+/// Whether node and the pinned TypeScript SDK (`npm ci` in tests/e2e) are there. Under
+/// `CI=true` their absence fails the test; elsewhere it is skipped, loudly.
+pub fn node_available() -> bool {
+    let installed = e2e_dir()
+        .join("node_modules/@modelcontextprotocol/sdk/package.json")
+        .is_file();
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if installed && node {
+        return true;
+    }
+    let why = if node {
+        "tests/e2e/node_modules is missing (run `npm ci` there)"
+    } else {
+        "node is not installed"
+    };
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true and the TypeScript MCP SDK cannot run: {why}"
+    );
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: a test with the TypeScript MCP SDK: {why}");
+    false
+}
 
 /// A server listening over streamable HTTP; killed on drop.
 pub struct HttpServer {
