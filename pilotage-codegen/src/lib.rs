@@ -10,6 +10,7 @@
 //! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
 //! - [`enums`]: string enums made open (`#[non_exhaustive]`, `Unknown(String)`);
 //! - [`api`]: the snapshot of the generated public API, and the classed difference of two;
+//! - [`validators`]: a validator per definition, generated from the original schema;
 //! - [`render`]: header, constants, trait impls, formatting.
 
 pub mod api;
@@ -22,6 +23,7 @@ pub mod refs;
 pub mod render;
 pub mod typify_stage;
 pub mod unions;
+pub mod validators;
 pub mod walk;
 
 pub use error::CodegenError;
@@ -39,6 +41,9 @@ pub struct GeneratedTypes {
     pub warnings: Vec<String>,
     /// The snapshot of the generated public API ([`api::snapshot`]).
     pub api: String,
+    /// The validators' own file, when they are not embedded in `code`
+    /// ([`TypesSettings::embed_schema`]).
+    pub validators: Option<String>,
 }
 
 /// Parses `bytes` as a JSON Schema document, naming `file` in the error.
@@ -128,5 +133,6 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         code: rendered.code,
         warnings,
         api: rendered.api,
+        validators: rendered.validators,
     })
 }

@@ -1833,640 +1833,200 @@ pub const DEFS: &[&str] = &[
 impl crate::SchemaDef for CapabilityDeclaration {
     const DEF: &'static str = "CapabilityDeclaration";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_declaration;
 }
 impl crate::SchemaDef for CapabilitySettings {
     const DEF: &'static str = "CapabilitySettings";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_settings;
 }
 impl crate::SchemaDef for CapabilityValue {
     const DEF: &'static str = "CapabilityValue";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_value;
 }
 impl crate::SchemaDef for CatalogChangedResult {
     const DEF: &'static str = "CatalogChangedResult";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_changed_result;
 }
 impl crate::SchemaDef for CatalogEntry {
     const DEF: &'static str = "CatalogEntry";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_entry;
 }
 impl crate::SchemaDef for CatalogGetResult {
     const DEF: &'static str = "CatalogGetResult";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_get_result;
 }
 impl crate::SchemaDef for CatalogListResult {
     const DEF: &'static str = "CatalogListResult";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_list_result;
 }
 impl crate::SchemaDef for CatalogToolOutput {
     const DEF: &'static str = "CatalogToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_tool_output;
 }
 impl crate::SchemaDef for Decision {
     const DEF: &'static str = "Decision";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::decision;
 }
 impl crate::SchemaDef for Diagnostic {
     const DEF: &'static str = "Diagnostic";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::diagnostic;
 }
 impl crate::SchemaDef for ExecuteRequest {
     const DEF: &'static str = "ExecuteRequest";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_request;
 }
 impl crate::SchemaDef for ExecuteResponse {
     const DEF: &'static str = "ExecuteResponse";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_response;
 }
 impl crate::SchemaDef for ExecuteToolOutput {
     const DEF: &'static str = "ExecuteToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_tool_output;
 }
 impl crate::SchemaDef for GetGuideToolOutput {
     const DEF: &'static str = "GetGuideToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::get_guide_tool_output;
 }
 impl crate::SchemaDef for Guide {
     const DEF: &'static str = "Guide";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide;
 }
 impl crate::SchemaDef for GuideFetchResult {
     const DEF: &'static str = "GuideFetchResult";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_fetch_result;
 }
 impl crate::SchemaDef for GuideIndexResult {
     const DEF: &'static str = "GuideIndexResult";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_index_result;
 }
 impl crate::SchemaDef for InitializeMetaValue {
     const DEF: &'static str = "InitializeMetaValue";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::initialize_meta_value;
 }
 impl crate::SchemaDef for LanguageEntry {
     const DEF: &'static str = "LanguageEntry";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_entry;
 }
 impl crate::SchemaDef for LanguageIdentifier {
     const DEF: &'static str = "LanguageIdentifier";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_identifier;
 }
 impl crate::SchemaDef for LoopObject {
     const DEF: &'static str = "LoopObject";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::loop_object;
 }
 impl crate::SchemaDef for Manifest {
     const DEF: &'static str = "Manifest";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest;
 }
 impl crate::SchemaDef for ManifestToolOutput {
     const DEF: &'static str = "ManifestToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest_tool_output;
 }
 impl crate::SchemaDef for Outcome {
     const DEF: &'static str = "Outcome";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::outcome;
 }
 impl crate::SchemaDef for Plan {
     const DEF: &'static str = "Plan";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan;
 }
 impl crate::SchemaDef for PlanStep {
     const DEF: &'static str = "PlanStep";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan_step;
 }
 impl crate::SchemaDef for ProgramDeclaration {
     const DEF: &'static str = "ProgramDeclaration";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::program_declaration;
 }
 impl crate::SchemaDef for RequestError {
     const DEF: &'static str = "RequestError";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::request_error;
 }
 impl crate::SchemaDef for Retention {
     const DEF: &'static str = "Retention";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::retention;
 }
 impl crate::SchemaDef for RiskHints {
     const DEF: &'static str = "RiskHints";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::risk_hints;
 }
 impl crate::SchemaDef for TextPosition {
     const DEF: &'static str = "TextPosition";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_position;
 }
 impl crate::SchemaDef for TextRange {
     const DEF: &'static str = "TextRange";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_range;
 }
 impl crate::SchemaDef for Trace {
     const DEF: &'static str = "Trace";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace;
 }
 impl crate::SchemaDef for TraceFetchRequest {
     const DEF: &'static str = "TraceFetchRequest";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_request;
 }
 impl crate::SchemaDef for TraceFetchResponse {
     const DEF: &'static str = "TraceFetchResponse";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_response;
 }
 impl crate::SchemaDef for TraceStep {
     const DEF: &'static str = "TraceStep";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_step;
 }
 impl crate::SchemaDef for TraceToolOutput {
     const DEF: &'static str = "TraceToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_tool_output;
 }
 impl crate::SchemaDef for ValidateResponse {
     const DEF: &'static str = "ValidateResponse";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_response;
 }
 impl crate::SchemaDef for ValidateToolOutput {
     const DEF: &'static str = "ValidateToolOutput";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_tool_output;
 }
 impl crate::SchemaDef for VersionString {
     const DEF: &'static str = "VersionString";
     #[cfg(feature = "validate")]
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as crate::SchemaDef>::validators(),
-                    <Self as crate::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::version_string;
 }

@@ -34,6 +34,10 @@ pub mod structural;
 pub mod tool;
 #[cfg(feature = "validate")]
 pub mod validate;
+#[cfg(feature = "validate")]
+#[rustfmt::skip]
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+mod validators;
 #[doc(hidden)]
 pub mod wire;
 
@@ -74,32 +78,30 @@ pub trait SchemaDef: Sized {
     /// The `$defs` entry this type was generated from.
     const DEF: &'static str;
 
-    /// The validators of the schema this type was generated from (the Pilotage schema unless
-    /// the generated code says otherwise, as for the peer schemas).
+    /// The generated check of this type's definition (generated code; see
+    /// [`validate::runtime`]).
     #[cfg(feature = "validate")]
-    fn validators() -> &'static validate::SchemaValidators {
-        validate::pilotage()
-    }
+    #[doc(hidden)]
+    const CHECK: validate::runtime::Check;
 
     /// Validates `value` against this type's definition in the original schema, listing
     /// every violation (instance pointer, schema pointer, message).
+    ///
+    /// ```
+    /// use pilotage_types::{Guide, SchemaDef};
+    /// let errors = Guide::validate(&serde_json::json!({"id": "intro"})).unwrap_err();
+    /// assert!(errors.violations.iter().any(|v| v.message == r#""title" is a required property"#));
+    /// ```
     #[cfg(feature = "validate")]
     fn validate(value: &serde_json::Value) -> Result<(), ValidationErrors> {
-        validate::validate_with(Self::DEF, Self::validator(), value)
-    }
-
-    /// The compiled validator of this type's definition. Generated impls keep it in a static of
-    /// their own, so that a check costs no lookup.
-    #[cfg(feature = "validate")]
-    fn validator() -> &'static validate::Validator {
-        validate::generated_def_validator(Self::validators(), Self::DEF)
+        validate::run(Self::DEF, Self::CHECK, value, false)
     }
 
     /// Whether `value` is valid against this type's definition; faster than [`Self::validate`]
-    /// when the violations are not needed.
+    /// when the violations are not needed (stops at the first, allocates nothing).
     #[cfg(feature = "validate")]
     fn is_valid(value: &serde_json::Value) -> bool {
-        Self::validator().is_valid(value)
+        validate::verdict(Self::CHECK, value, false)
     }
 
     /// Validates `value` in the compatible reading: this type's definition with every open
@@ -108,18 +110,12 @@ pub trait SchemaDef: Sized {
     /// missing required member, a wrong type or a broken pattern still fails.
     #[cfg(feature = "validate")]
     fn validate_compatible(value: &serde_json::Value) -> Result<(), ValidationErrors> {
-        validate::validate_with(Self::DEF, Self::compatible_validator(), value)
+        validate::run(Self::DEF, Self::CHECK, value, true)
     }
 
     /// Whether `value` is valid in the compatible reading ([`Self::validate_compatible`]).
     #[cfg(feature = "validate")]
     fn is_valid_compatible(value: &serde_json::Value) -> bool {
-        Self::compatible_validator().is_valid(value)
-    }
-
-    /// The compiled validator of this type's definition in the compatible reading.
-    #[cfg(feature = "validate")]
-    fn compatible_validator() -> &'static validate::Validator {
-        validate::generated_def_validator(Self::validators().compatible(), Self::DEF)
+        validate::verdict(Self::CHECK, value, true)
     }
 }

@@ -2,6 +2,7 @@
 //! Part III (`schemas/pilotage-part-iii.txt`). The tests themselves live in `tests/tests/`.
 
 pub mod corpus;
+pub mod instances;
 pub mod mcp;
 pub mod part_iii;
 /// The conformant surface fixture, shared with pilotage-cli's conformance tests (one file).

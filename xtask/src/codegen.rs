@@ -160,10 +160,19 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
     for warning in &generated.warnings {
         eprintln!("warning: {warning}");
     }
+    let validators = generated.validators.ok_or_else(|| {
+        RegenError(format!(
+            "{source_name}: the codegen wrote no validators file for pilotage-types"
+        ))
+    })?;
     let mut files = vec![
         GeneratedFile {
             path: PathBuf::from("pilotage-types/src/generated.rs"),
             contents: generated.code,
+        },
+        GeneratedFile {
+            path: PathBuf::from("pilotage-types/src/validators.rs"),
+            contents: validators,
         },
         GeneratedFile {
             path: PathBuf::from(TYPES_SCHEMA_COPY),

@@ -3,11 +3,14 @@
 //! means its root). Prints one line per file, `<FILE>: valid` or `<FILE>: invalid` followed by
 //! one indented line per violation, `<instance pointer>: <message>`, to `out`; problems with
 //! the input to `err`.
+//!
+//! The Pilotage schema is served by its generated validators; a schema given with `--schema`
+//! is interpreted (jsonschema), since no code was generated for it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pilotage_types::validate::{pilotage, SchemaError, SchemaValidators};
+use pilotage_types::validate::{pilotage, SchemaError, SchemaValidators, ValidationErrors, Validators};
 
 use super::{read_json, Status, FAILED, SUCCESS, UNUSABLE};
 
@@ -32,12 +35,13 @@ pub struct Args {
 /// Runs `pilotage validate`: 0 every file valid, 1 some file invalid, 2 unusable input.
 pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     let owned;
-    let validators: &SchemaValidators = match &args.schema {
-        None => pilotage(),
+    let validators = match &args.schema {
+        None if args.compatible => Source::Generated(pilotage().compatible()),
+        None => Source::Generated(pilotage()),
         Some(path) => match read_json(path) {
             Ok(document) => {
                 owned = SchemaValidators::new(document);
-                &owned
+                Source::Interpreted(if args.compatible { owned.compatible() } else { &owned })
             }
             Err(message) => {
                 let _ = writeln!(err, "error: schema {message}");
@@ -45,16 +49,11 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
             }
         },
     };
-    let validators = if args.compatible {
-        validators.compatible()
-    } else {
-        validators
-    };
     let def = args.def.as_str();
-    if let Err(error) = validators.validator(def) {
+    if let Err(error) = validators.ready(def) {
         let _ = match &error {
             SchemaError::UnknownDef(_) => {
-                let known: Vec<&str> = validators.def_names().collect();
+                let known = validators.def_names();
                 writeln!(err, "error: {error}; known definitions: {}", known.join(", "))
             }
             SchemaError::Invalid { .. } => writeln!(err, "error: {error}"),
@@ -63,18 +62,12 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     }
     args.files
         .iter()
-        .map(|file| validate_file(validators, def, file, out, err))
+        .map(|file| validate_file(&validators, def, file, out, err))
         .fold(SUCCESS, Status::max)
 }
 
 /// Validates one file: prints its verdict and violations; 2 when it cannot be read.
-fn validate_file(
-    validators: &SchemaValidators,
-    def: &str,
-    file: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Status {
+fn validate_file(validators: &Source<'_>, def: &str, file: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     let value = match read_json(file) {
         Ok(value) => value,
         Err(message) => {
@@ -99,6 +92,37 @@ fn validate_file(
         Err(error) => {
             let _ = writeln!(err, "error: {error}");
             UNUSABLE
+        }
+    }
+}
+
+/// Where the verdicts come from: the generated validators of the Pilotage schema, or the
+/// interpreter for a schema given at run time.
+enum Source<'a> {
+    Generated(Validators),
+    Interpreted(&'a SchemaValidators),
+}
+
+impl Source<'_> {
+    /// Whether `def` can be validated against (it exists; for the interpreter, it compiles).
+    fn ready(&self, def: &str) -> Result<(), SchemaError> {
+        match self {
+            Self::Generated(validators) => validators.check(def).map(drop),
+            Self::Interpreted(validators) => validators.validator(def).map(drop),
+        }
+    }
+
+    fn def_names(&self) -> Vec<&str> {
+        match self {
+            Self::Generated(validators) => validators.def_names().collect(),
+            Self::Interpreted(validators) => validators.def_names().collect(),
+        }
+    }
+
+    fn validate(&self, def: &str, value: &serde_json::Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
+        match self {
+            Self::Generated(validators) => validators.validate(def, value),
+            Self::Interpreted(validators) => validators.validate(def, value),
         }
     }
 }

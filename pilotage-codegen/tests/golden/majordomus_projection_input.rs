@@ -161,50 +161,206 @@ pub const DEFS: &[&str] = &["ExecutionEffect", "."];
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/majordomus-mcp.projection.input.schema.json"
 );
-/// The validators of [`SCHEMA_JSON`], compiled per definition on first use.
-pub fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-    static VALIDATORS: ::std::sync::LazyLock<
-        ::pilotage_types::validate::SchemaValidators,
-    > = ::std::sync::LazyLock::new(|| {
-        ::pilotage_types::validate::SchemaValidators::new(
-            ::serde_json::from_str(SCHEMA_JSON).expect("the embedded schema is JSON"),
-        )
-    });
-    &VALIDATORS
+/// The validators generated from [`SCHEMA_JSON`], by definition name.
+pub fn validators() -> ::pilotage_types::validate::Validators {
+    checks::VALIDATORS
+}
+/// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
+/// check per definition.
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+pub mod checks {
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::serde_json::Value;
+    /// Every definition's check, sorted by definition (`.` is the document's root).
+    pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
+        &[(".", root as Check), ("ExecutionEffect", execution_effect as Check)],
+        &[],
+    );
+    /// The schema at ``.
+    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("effect") {
+                let at = &at.key("effect");
+                {
+                    if !(cx.quiet(s2, v, at) || cx.quiet(s3, v, at)) {
+                        ok = false;
+                        if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if o.keys().any(|k| !(matches!(k.as_str(), "effect"))) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/additionalProperties",
+                        Why::Additional(v, &["effect"], &[]),
+                    )
+                {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect`.
+    pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if cx.compatible() {
+            if !v.is_string() {
+                ok = false;
+                if cx.fail(at, "/$defs/ExecutionEffect/type", Why::Type(v, &["string"]))
+                {
+                    return false;
+                }
+            }
+        } else {
+            {
+                let mut holds = 0usize;
+                if holds < 2 && cx.quiet(s4, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s5, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s6, v, at) {
+                    holds += 1;
+                }
+                if holds == 0 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfNone(v)) {
+                        return false;
+                    }
+                } else if holds > 1 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfMany(v)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
+    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/0/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("read")) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/ExecutionEffect/oneOf/0/const", Why::Const("\"read\""))
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
+    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/1/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("process_state")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/1/const",
+                    Why::Const("\"process_state\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
+    fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/2/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("repository_mutation")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/2/const",
+                    Why::Const("\"repository_mutation\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/properties/effect/anyOf/0`.
+    fn s2(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !execution_effect(cx, v, at) {
+            ok = false;
+            if cx.stops() {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/properties/effect/anyOf/1`.
+    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_null()) {
+            ok = false;
+            if cx.fail(at, "/properties/effect/anyOf/1/type", Why::Type(v, &["null"])) {
+                return false;
+            }
+        }
+        ok
+    }
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
 }
 impl ::pilotage_types::SchemaDef for McpProjectionInput {
     const DEF: &'static str = ".";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
 }

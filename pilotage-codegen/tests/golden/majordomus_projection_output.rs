@@ -525,230 +525,1373 @@ pub const DEFS: &[&str] = &[
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/majordomus-mcp.projection.output.schema.json"
 );
-/// The validators of [`SCHEMA_JSON`], compiled per definition on first use.
-pub fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-    static VALIDATORS: ::std::sync::LazyLock<
-        ::pilotage_types::validate::SchemaValidators,
-    > = ::std::sync::LazyLock::new(|| {
-        ::pilotage_types::validate::SchemaValidators::new(
-            ::serde_json::from_str(SCHEMA_JSON).expect("the embedded schema is JSON"),
-        )
-    });
-    &VALIDATORS
+/// The validators generated from [`SCHEMA_JSON`], by definition name.
+pub fn validators() -> ::pilotage_types::validate::Validators {
+    checks::VALIDATORS
+}
+/// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
+/// check per definition.
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+pub mod checks {
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::serde_json::Value;
+    /// Every definition's check, sorted by definition (`.` is the document's root).
+    pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
+        &[
+            (".", root as Check),
+            ("ExecutionEffect", execution_effect as Check),
+            ("ExecutionHints", execution_hints as Check),
+            ("McpClient", mcp_client as Check),
+            ("McpClientStanding", mcp_client_standing as Check),
+            ("McpEffectCount", mcp_effect_count as Check),
+            ("McpFinding", mcp_finding as Check),
+            ("McpResourceSummary", mcp_resource_summary as Check),
+            ("McpServerIdentity", mcp_server_identity as Check),
+            ("McpServing", mcp_serving as Check),
+            ("McpToolEntry", mcp_tool_entry as Check),
+            ("McpTransportEntry", mcp_transport_entry as Check),
+        ],
+        &[],
+    );
+    /// The schema at ``.
+    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in [
+                "server",
+                "protocol_versions",
+                "transports",
+                "serving",
+                "tool_count",
+                "tools",
+                "effects",
+                "writers",
+                "resources",
+                "launcher_in_repository",
+                "clients",
+                "findings",
+            ] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("clients") {
+                let at = &at.key("clients");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/clients/type", Why::Type(v, &["array"]))
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !mcp_client(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("effects") {
+                let at = &at.key("effects");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/effects/type", Why::Type(v, &["array"]))
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !mcp_effect_count(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("findings") {
+                let at = &at.key("findings");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/findings/type", Why::Type(v, &["array"]))
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !mcp_finding(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("launcher_in_repository") {
+                let at = &at.key("launcher_in_repository");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/launcher_in_repository/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("protocol_versions") {
+                let at = &at.key("protocol_versions");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/protocol_versions/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/protocol_versions/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("resources") {
+                let at = &at.key("resources");
+                if !mcp_resource_summary(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("server") {
+                let at = &at.key("server");
+                if !mcp_server_identity(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("serving") {
+                let at = &at.key("serving");
+                if !mcp_serving(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("tool_count") {
+                let at = &at.key("tool_count");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/tool_count/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/properties/tool_count/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("tools") {
+                let at = &at.key("tools");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/tools/type", Why::Type(v, &["array"])) {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !mcp_tool_entry(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("transports") {
+                let at = &at.key("transports");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/transports/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !mcp_transport_entry(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("writers") {
+                let at = &at.key("writers");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/writers/type", Why::Type(v, &["array"]))
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/writers/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect`.
+    pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if cx.compatible() {
+            if !v.is_string() {
+                ok = false;
+                if cx.fail(at, "/$defs/ExecutionEffect/type", Why::Type(v, &["string"]))
+                {
+                    return false;
+                }
+            }
+        } else {
+            {
+                let mut holds = 0usize;
+                if holds < 2 && cx.quiet(s15, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s16, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s17, v, at) {
+                    holds += 1;
+                }
+                if holds == 0 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfNone(v)) {
+                        return false;
+                    }
+                } else if holds > 1 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfMany(v)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
+    fn s15(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/0/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("read")) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/ExecutionEffect/oneOf/0/const", Why::Const("\"read\""))
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
+    fn s16(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/1/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("process_state")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/1/const",
+                    Why::Const("\"process_state\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
+    fn s17(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/2/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("repository_mutation")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/ExecutionEffect/oneOf/2/const",
+                    Why::Const("\"repository_mutation\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/ExecutionHints`.
+    pub fn execution_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/ExecutionHints/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["read_only", "destructive", "idempotent", "open_world"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/ExecutionHints/required", Why::Required(name))
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("destructive") {
+                let at = &at.key("destructive");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecutionHints/properties/destructive/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("idempotent") {
+                let at = &at.key("idempotent");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecutionHints/properties/idempotent/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("open_world") {
+                let at = &at.key("open_world");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecutionHints/properties/open_world/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("read_only") {
+                let at = &at.key("read_only");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecutionHints/properties/read_only/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpClient`.
+    pub fn mcp_client(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpClient/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["id", "title", "config", "standing"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpClient/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("config") {
+                let at = &at.key("config");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpClient/properties/config/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("id") {
+                let at = &at.key("id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpClient/properties/id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("standing") {
+                let at = &at.key("standing");
+                if !mcp_client_standing(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("title") {
+                let at = &at.key("title");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpClient/properties/title/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpClientStanding`.
+    pub fn mcp_client_standing(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if cx.compatible() {
+            if !v.is_string() {
+                ok = false;
+                if cx
+                    .fail(at, "/$defs/McpClientStanding/type", Why::Type(v, &["string"]))
+                {
+                    return false;
+                }
+            }
+        } else {
+            {
+                let mut holds = 0usize;
+                if holds < 2 && cx.quiet(s12, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s13, v, at) {
+                    holds += 1;
+                }
+                if holds < 2 && cx.quiet(s14, v, at) {
+                    holds += 1;
+                }
+                if holds == 0 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpClientStanding/oneOf", Why::OneOfNone(v)) {
+                        return false;
+                    }
+                } else if holds > 1 {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpClientStanding/oneOf", Why::OneOfMany(v)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpClientStanding/oneOf/0`.
+    fn s12(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/0/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("wired")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/0/const",
+                    Why::Const("\"wired\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpClientStanding/oneOf/1`.
+    fn s13(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/1/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("foreign")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/1/const",
+                    Why::Const("\"foreign\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpClientStanding/oneOf/2`.
+    fn s14(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/2/type",
+                    Why::Type(v, &["string"]),
+                )
+            {
+                return false;
+            }
+        }
+        if !(v.as_str() == Some("absent")) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/McpClientStanding/oneOf/2/const",
+                    Why::Const("\"absent\""),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpEffectCount`.
+    pub fn mcp_effect_count(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpEffectCount/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["effect", "tools"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpEffectCount/required", Why::Required(name))
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("effect") {
+                let at = &at.key("effect");
+                if !execution_effect(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("tools") {
+                let at = &at.key("tools");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpEffectCount/properties/tools/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpEffectCount/properties/tools/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpFinding`.
+    pub fn mcp_finding(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpFinding/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["code", "message", "remedy"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("code") {
+                let at = &at.key("code");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpFinding/properties/code/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("message") {
+                let at = &at.key("message");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpFinding/properties/message/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("remedy") {
+                let at = &at.key("remedy");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpFinding/properties/remedy/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpResourceSummary`.
+    pub fn mcp_resource_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpResourceSummary/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["builtin", "objects", "template"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpResourceSummary/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("builtin") {
+                let at = &at.key("builtin");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpResourceSummary/properties/builtin/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpResourceSummary/properties/builtin/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("objects") {
+                let at = &at.key("objects");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpResourceSummary/properties/objects/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpResourceSummary/properties/objects/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("template") {
+                let at = &at.key("template");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpResourceSummary/properties/template/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpServerIdentity`.
+    pub fn mcp_server_identity(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpServerIdentity/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["name", "title", "version"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServerIdentity/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("name") {
+                let at = &at.key("name");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServerIdentity/properties/name/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("title") {
+                let at = &at.key("title");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServerIdentity/properties/title/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("version") {
+                let at = &at.key("version");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServerIdentity/properties/version/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpServing`.
+    pub fn mcp_serving(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpServing/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["methods", "tools", "resources", "prompts", "notifications"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpServing/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("methods") {
+                let at = &at.key("methods");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServing/properties/methods/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServing/properties/methods/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("notifications") {
+                let at = &at.key("notifications");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServing/properties/notifications/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("prompts") {
+                let at = &at.key("prompts");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServing/properties/prompts/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("resources") {
+                let at = &at.key("resources");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServing/properties/resources/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("tools") {
+                let at = &at.key("tools");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpServing/properties/tools/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpToolEntry`.
+    pub fn mcp_tool_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpToolEntry/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["name", "capability", "module", "title", "effect", "hints"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/McpToolEntry/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("capability") {
+                let at = &at.key("capability");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpToolEntry/properties/capability/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("effect") {
+                let at = &at.key("effect");
+                if !execution_effect(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("hints") {
+                let at = &at.key("hints");
+                if !execution_hints(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("module") {
+                let at = &at.key("module");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpToolEntry/properties/module/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("name") {
+                let at = &at.key("name");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpToolEntry/properties/name/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("title") {
+                let at = &at.key("title");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpToolEntry/properties/title/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/McpTransportEntry`.
+    pub fn mcp_transport_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/McpTransportEntry/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["id", "reached_by", "attached"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpTransportEntry/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("attached") {
+                let at = &at.key("attached");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpTransportEntry/properties/attached/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpTransportEntry/properties/attached/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("id") {
+                let at = &at.key("id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpTransportEntry/properties/id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("reached_by") {
+                let at = &at.key("reached_by");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/McpTransportEntry/properties/reached_by/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
 }
 impl ::pilotage_types::SchemaDef for ExecutionHints {
     const DEF: &'static str = "ExecutionHints";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_hints;
 }
 impl ::pilotage_types::SchemaDef for McpClient {
     const DEF: &'static str = "McpClient";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client;
 }
 impl ::pilotage_types::SchemaDef for McpClientStanding {
     const DEF: &'static str = "McpClientStanding";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client_standing;
 }
 impl ::pilotage_types::SchemaDef for McpEffectCount {
     const DEF: &'static str = "McpEffectCount";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_effect_count;
 }
 impl ::pilotage_types::SchemaDef for McpFinding {
     const DEF: &'static str = "McpFinding";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_finding;
 }
 impl ::pilotage_types::SchemaDef for McpResourceSummary {
     const DEF: &'static str = "McpResourceSummary";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_resource_summary;
 }
 impl ::pilotage_types::SchemaDef for McpServerIdentity {
     const DEF: &'static str = "McpServerIdentity";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_server_identity;
 }
 impl ::pilotage_types::SchemaDef for McpServing {
     const DEF: &'static str = "McpServing";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_serving;
 }
 impl ::pilotage_types::SchemaDef for McpToolEntry {
     const DEF: &'static str = "McpToolEntry";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_tool_entry;
 }
 impl ::pilotage_types::SchemaDef for McpTransportEntry {
     const DEF: &'static str = "McpTransportEntry";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_transport_entry;
 }
 impl ::pilotage_types::SchemaDef for McpProjection {
     const DEF: &'static str = ".";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
 }

@@ -234,68 +234,504 @@ pub const DEFS: &[&str] = &["error", "warning", "."];
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/mcec-agent-tool-result.schema.json"
 );
-/// The validators of [`SCHEMA_JSON`], compiled per definition on first use.
-pub fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-    static VALIDATORS: ::std::sync::LazyLock<
-        ::pilotage_types::validate::SchemaValidators,
-    > = ::std::sync::LazyLock::new(|| {
-        ::pilotage_types::validate::SchemaValidators::new(
-            ::serde_json::from_str(SCHEMA_JSON).expect("the embedded schema is JSON"),
-        )
-    });
-    &VALIDATORS
+/// The validators generated from [`SCHEMA_JSON`], by definition name.
+pub fn validators() -> ::pilotage_types::validate::Validators {
+    checks::VALIDATORS
+}
+/// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
+/// check per definition.
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+pub mod checks {
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::serde_json::Value;
+    /// Every definition's check, sorted by definition (`.` is the document's root).
+    pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
+        &[
+            (".", root as Check),
+            ("error", error as Check),
+            ("warning", warning as Check),
+        ],
+        &[],
+    );
+    /// The schema at ``.
+    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "ok";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/required", Why::Required(name)) {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("error") {
+                let at = &at.key("error");
+                if !error(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("ok") {
+                let at = &at.key("ok");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/ok/type", Why::Type(v, &["boolean"])) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("result") {
+                let at = &at.key("result");
+                if !(v.is_object() || v.is_null()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/result/type",
+                            Why::Type(v, &["object", "null"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("sessionId") {
+                let at = &at.key("sessionId");
+                if !(v.is_string() || v.is_null()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/properties/sessionId/type",
+                            Why::Type(v, &["string", "null"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("warnings") {
+                let at = &at.key("warnings");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx.fail(at, "/properties/warnings/type", Why::Type(v, &["array"]))
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !warning(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if o
+                .keys()
+                .any(|k| {
+                    !(matches!(
+                        k.as_str(), "error" | "ok" | "result" | "sessionId" | "warnings"
+                    ))
+                })
+            {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/additionalProperties",
+                        Why::Additional(
+                            v,
+                            &["error", "ok", "result", "sessionId", "warnings"],
+                            &[],
+                        ),
+                    )
+                {
+                    return false;
+                }
+            }
+        }
+        {
+            if cx.quiet(s3, v, at) {
+                if let Value::Object(o) = v {
+                    let name = "error";
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/allOf/0/then/required", Why::Required(name)) {
+                            return false;
+                        }
+                    }
+                    if let Some(v) = o.get("error") {
+                        let at = &at.key("error");
+                        if !error(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            } else {}
+        }
+        {
+            if cx.quiet(s4, v, at) {
+                if cx.quiet(s5, v, at) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/allOf/1/then/not",
+                            Why::Not(
+                                v,
+                                "{\"anyOf\":[{\"properties\":{\"error\":{\"type\":\"object\"}},\"required\":[\"error\"]}]}",
+                            ),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            } else {}
+        }
+        ok
+    }
+    /// The schema at `/$defs/error`.
+    pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["code", "category", "detail"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("category") {
+                let at = &at.key("category");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/error/properties/category/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/error/properties/category/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if !(matches!(
+                        v.as_str(), Some("timeout" | "ambiguous-selector" |
+                        "stale-element" | "no-target" | "invalid-argument" |
+                        "capture-blank" | "focus" | "elevation" | "foreground" |
+                        "internal")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/error/properties/category/enum",
+                                Why::Enum(
+                                    v,
+                                    "\"timeout\", \"ambiguous-selector\", \"stale-element\", \"no-target\", \"invalid-argument\", \"capture-blank\", \"focus\", \"elevation\", \"foreground\", \"internal\"",
+                                ),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("code") {
+                let at = &at.key("code");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/code/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("detail") {
+                let at = &at.key("detail");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/detail/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("lastObservation") {
+                let at = &at.key("lastObservation");
+                if !(v.is_object() || v.is_null()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/lastObservation/type",
+                            Why::Type(v, &["object", "null"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("partialResult") {
+                let at = &at.key("partialResult");
+                if !(v.is_object() || v.is_null()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/partialResult/type",
+                            Why::Type(v, &["object", "null"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if o
+                .keys()
+                .any(|k| {
+                    !(matches!(
+                        k.as_str(), "category" | "code" | "detail" | "lastObservation" |
+                        "partialResult"
+                    ))
+                })
+            {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/error/additionalProperties",
+                        Why::Additional(
+                            v,
+                            &[
+                                "category",
+                                "code",
+                                "detail",
+                                "lastObservation",
+                                "partialResult",
+                            ],
+                            &[],
+                        ),
+                    )
+                {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/warning`.
+    pub fn warning(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/warning/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["code", "detail"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("code") {
+                let at = &at.key("code");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/warning/properties/code/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("detail") {
+                let at = &at.key("detail");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/warning/properties/detail/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if o.keys().any(|k| !(matches!(k.as_str(), "code" | "detail"))) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/warning/additionalProperties",
+                        Why::Additional(v, &["code", "detail"], &[]),
+                    )
+                {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/allOf/0/if`.
+    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if let Value::Object(o) = v {
+            let name = "ok";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/allOf/0/if/required", Why::Required(name)) {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("ok") {
+                let at = &at.key("ok");
+                if !(v.as_bool() == Some(false)) {
+                    ok = false;
+                    if cx
+                        .fail(at, "/allOf/0/if/properties/ok/const", Why::Const("false"))
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/allOf/1/if`.
+    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if let Value::Object(o) = v {
+            let name = "ok";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("ok") {
+                let at = &at.key("ok");
+                if !(v.as_bool() == Some(true)) {
+                    ok = false;
+                    if cx.fail(at, "/allOf/1/if/properties/ok/const", Why::Const("true"))
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/allOf/1/then/not`.
+    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        {
+            if !(cx.quiet(s6, v, at)) {
+                ok = false;
+                if cx.fail(at, "/allOf/1/then/not/anyOf", Why::AnyOf(v)) {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/allOf/1/then/not/anyOf/0`.
+    fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if let Value::Object(o) = v {
+            let name = "error";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/allOf/1/then/not/anyOf/0/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("error") {
+                let at = &at.key("error");
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/allOf/1/then/not/anyOf/0/properties/error/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
 }
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
 }
 impl ::pilotage_types::SchemaDef for Warning {
     const DEF: &'static str = "warning";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::warning;
 }
 impl ::pilotage_types::SchemaDef for McecAgentToolResult {
     const DEF: &'static str = ".";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
 }

@@ -3785,698 +3785,4134 @@ pub const DEFS: &[&str] = &[
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/pcp-tools-0.3.schema.json"
 );
-/// The validators of [`SCHEMA_JSON`], compiled per definition on first use.
-pub fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-    static VALIDATORS: ::std::sync::LazyLock<
-        ::pilotage_types::validate::SchemaValidators,
-    > = ::std::sync::LazyLock::new(|| {
-        ::pilotage_types::validate::SchemaValidators::new(
-            ::serde_json::from_str(SCHEMA_JSON).expect("the embedded schema is JSON"),
-        )
-    });
-    &VALIDATORS
+/// The validators generated from [`SCHEMA_JSON`], by definition name.
+pub fn validators() -> ::pilotage_types::validate::Validators {
+    checks::VALIDATORS
+}
+/// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
+/// check per definition.
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+pub mod checks {
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::serde_json::Value;
+    /// Every definition's check, sorted by definition (`.` is the document's root).
+    pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
+        &[
+            ("actor_at", actor_at as Check),
+            ("audit_list_input", audit_list_input as Check),
+            ("audit_list_output", audit_list_output as Check),
+            ("context_brief_input", context_brief_input as Check),
+            ("context_brief_output", context_brief_output as Check),
+            ("cursor", cursor as Check),
+            ("erase_request_input", erase_request_input as Check),
+            ("erase_request_output", erase_request_output as Check),
+            ("error", error as Check),
+            ("export_create_input", export_create_input as Check),
+            ("export_create_output", export_create_output as Check),
+            ("frontmatter_input", frontmatter_input as Check),
+            ("limit", limit as Check),
+            ("memory_list_input", memory_list_input as Check),
+            ("memory_list_output", memory_list_output as Check),
+            ("memory_propose_input", memory_propose_input as Check),
+            ("memory_propose_output", memory_propose_output as Check),
+            ("memory_read_input", memory_read_input as Check),
+            ("memory_read_output", memory_read_output as Check),
+            ("memory_search_input", memory_search_input as Check),
+            ("memory_search_output", memory_search_output as Check),
+            ("memory_write_input", memory_write_input as Check),
+            ("memory_write_output", memory_write_output as Check),
+            ("page_summary", page_summary as Check),
+            ("partition_list_input", partition_list_input as Check),
+            ("partition_list_output", partition_list_output as Check),
+            ("partition_name", partition_name as Check),
+            ("path", path as Check),
+            ("principal", principal as Check),
+            ("profile_get_input", profile_get_input as Check),
+            ("profile_get_output", profile_get_output as Check),
+            ("profile_update_input", profile_update_input as Check),
+            ("profile_update_output", profile_update_output as Check),
+            ("review_list_input", review_list_input as Check),
+            ("review_list_output", review_list_output as Check),
+            ("review_resolve_input", review_resolve_input as Check),
+            ("review_resolve_output", review_resolve_output as Check),
+            ("utc_datetime", utc_datetime as Check),
+        ],
+        &[
+            "audit.entry.schema.json",
+            "erasure.receipt.schema.json",
+            "memory.page.schema.json",
+            "memory.page.schema.json#/$defs/actor_at",
+            "memory.page.schema.json#/$defs/page_keys",
+            "memory.page.schema.json#/$defs/partition_name",
+            "memory.page.schema.json#/$defs/path",
+            "memory.page.schema.json#/$defs/principal",
+            "memory.page.schema.json#/$defs/utc_datetime",
+            "profile.core.schema.json",
+            "profile.team.schema.json",
+        ],
+    );
+    static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+        source: "^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$",
+        insts: &[
+            ::pilotage_types::validate::pattern::Inst::Start,
+            ::pilotage_types::validate::pattern::Inst::Split(2u32, 10u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('a', 'a')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('p', 'p')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('p', 'p')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('r', 'r')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('o', 'o')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('v', 'v')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('e', 'e')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Jump(27u32),
+            ::pilotage_types::validate::pattern::Inst::Split(11u32, 18u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('r', 'r')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('e', 'e')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('j', 'j')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('e', 'e')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('c', 'c')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('t', 't')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Jump(27u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('a', 'z')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Split(20u32, 22u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('-', '-'), ('0', '9'), ('a', 'z')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Jump(19u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[(':', ':')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('a', 'z')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Split(25u32, 27u32),
+            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
+                ranges: &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                negated: false,
+            }),
+            ::pilotage_types::validate::pattern::Inst::Jump(24u32),
+            ::pilotage_types::validate::pattern::Inst::End,
+            ::pilotage_types::validate::pattern::Inst::Match,
+        ],
+        anchored: true,
+    };
+    static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
+        source: "^[a-f0-9]{64}$",
+        steps: &[
+            ::pilotage_types::validate::pattern::Step {
+                class: ::pilotage_types::validate::pattern::Class {
+                    ranges: &[('0', '9'), ('a', 'f')],
+                    negated: false,
+                },
+                min: 64u32,
+                max: Some(64u32),
+            },
+        ],
+    };
+    /// The schema at `/$defs/actor_at`.
+    pub fn actor_at(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/audit_list_input`.
+    pub fn audit_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/audit_list_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("category") {
+                let at = &at.key("category");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/audit_list_input/properties/category/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("cursor") {
+                let at = &at.key("cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("limit") {
+                let at = &at.key("limit");
+                if !limit(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("principal") {
+                let at = &at.key("principal");
+                if !principal(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("since") {
+                let at = &at.key("since");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("until") {
+                let at = &at.key("until");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/audit_list_output`.
+    pub fn audit_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/audit_list_output/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "entries";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/$defs/audit_list_output/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("entries") {
+                let at = &at.key("entries");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/audit_list_output/properties/entries/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("next_cursor") {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/context_brief_input`.
+    pub fn context_brief_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/context_brief_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("focus") {
+                let at = &at.key("focus");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_input/properties/focus/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_input/properties/focus/maxLength",
+                                Why::MaxLength(v, 2000u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("token_budget") {
+                let at = &at.key("token_budget");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_input/properties/token_budget/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(200u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_input/properties/token_budget/minimum",
+                                Why::Minimum(v, "200"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(50000u64),
+                    ) == Some(::std::cmp::Ordering::Greater)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_input/properties/token_budget/maximum",
+                                Why::Maximum(v, "50000"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/context_brief_output`.
+    pub fn context_brief_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/context_brief_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["kind", "profile_type", "memory", "omitted"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("kind") {
+                let at = &at.key("kind");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_output/properties/kind/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("personal" | "work" | "team"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_output/properties/kind/enum",
+                                Why::Enum(v, "\"personal\", \"work\", \"team\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("memory") {
+                let at = &at.key("memory");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_output/properties/memory/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if let Value::Object(o) = v {
+                            if let Some(v) = o.get("excerpt") {
+                                let at = &at.key("excerpt");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                        {
+                            if !page_summary(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("omitted") {
+                let at = &at.key("omitted");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_output/properties/omitted/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/context_brief_output/properties/omitted/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("partitions") {
+                let at = &at.key("partitions");
+                if !partitions(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("profile") {
+                let at = &at.key("profile");
+                {
+                    if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)
+                        || cx.quiet(s44, v, at))
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_output/properties/profile/anyOf",
+                                Why::AnyOf(v),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("profile_type") {
+                let at = &at.key("profile_type");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_output/properties/profile_type/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/context_brief_output/properties/profile_type/enum",
+                                Why::Enum(v, "\"core\", \"team\", \"none\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("truncated") {
+                let at = &at.key("truncated");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/context_brief_output/properties/truncated/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/0`.
+    fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_null()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/context_brief_output/properties/profile/anyOf/0/type",
+                    Why::Type(v, &["null"]),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/1`.
+    fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/2`.
+    fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/cursor`.
+    pub fn cursor(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_string()) {
+            ok = false;
+            if cx.fail(at, "/$defs/cursor/type", Why::Type(v, &["string"])) {
+                return false;
+            }
+        }
+        if let Value::String(s) = v {
+            if ::pilotage_types::validate::runtime::length(s) > 512u64 {
+                ok = false;
+                if cx.fail(at, "/$defs/cursor/maxLength", Why::MaxLength(v, 512u64)) {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/erase_request_input`.
+    pub fn erase_request_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/erase_request_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("dry_run") {
+                let at = &at.key("dry_run");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_input/properties/dry_run/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("ids") {
+                let at = &at.key("ids");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_input/properties/ids/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_input/properties/ids/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 128u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/ids/items/maxLength",
+                                        Why::MaxLength(v, 128u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    if (a.len() as u64) < 1u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/ids/minItems",
+                                Why::MinItems(v, 1u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if (a.len() as u64) > 500u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/ids/maxItems",
+                                Why::MaxItems(v, 500u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_derived") {
+                let at = &at.key("include_derived");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_input/properties/include_derived/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("paths") {
+                let at = &at.key("paths");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_input/properties/paths/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    if (a.len() as u64) < 1u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/paths/minItems",
+                                Why::MinItems(v, 1u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if (a.len() as u64) > 500u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/paths/maxItems",
+                                Why::MaxItems(v, 500u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("subject") {
+                let at = &at.key("subject");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_input/properties/subject/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) < 1u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/subject/minLength",
+                                Why::MinLength(v, 1u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if ::pilotage_types::validate::runtime::length(s) > 500u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_input/properties/subject/maxLength",
+                                Why::MaxLength(v, 500u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/erase_request_output`.
+    pub fn erase_request_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/erase_request_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "dry_run";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/erase_request_output/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("dry_run") {
+                let at = &at.key("dry_run");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_output/properties/dry_run/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("would_erase") {
+                let at = &at.key("would_erase");
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_output/properties/would_erase/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    for (k, v) in o {
+                        let at = &at.key(k);
+                        if !(false) {
+                            if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_output/properties/would_erase/additionalProperties/type",
+                                        Why::Type(v, &["integer"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if let Value::Number(n) = v {
+                                if ::pilotage_types::validate::runtime::compare(
+                                    n,
+                                    ::pilotage_types::validate::runtime::Num::U(0u64),
+                                ) == Some(::std::cmp::Ordering::Less)
+                                {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/erase_request_output/properties/would_erase/additionalProperties/minimum",
+                                            Why::Minimum(v, "0"),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/error`.
+    pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "error";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("error") {
+                let at = &at.key("error");
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/error/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    for name in ["code", "message"] {
+                        if !o.contains_key(name) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/error/required",
+                                    Why::Required(name),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("code") {
+                        let at = &at.key("code");
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/error/properties/code/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("invalid_input" | "not_found" | "forbidden"
+                                | "conflict" | "too_large" | "rate_limited" | "locked" |
+                                "unsupported" | "internal")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/error/properties/code/enum",
+                                        Why::Enum(
+                                            v,
+                                            "\"invalid_input\", \"not_found\", \"forbidden\", \"conflict\", \"too_large\", \"rate_limited\", \"locked\", \"unsupported\", \"internal\"",
+                                        ),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("message") {
+                        let at = &at.key("message");
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/error/properties/message/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("required_scopes") {
+                        let at = &at.key("required_scopes");
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/error/properties/required_scopes/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate().skip(0usize) {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/error/properties/error/properties/required_scopes/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("violations") {
+                        let at = &at.key("violations");
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/error/properties/violations/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate().skip(0usize) {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/error/properties/error/properties/violations/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/export_create_input`.
+    pub fn export_create_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/export_create_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("encrypt_to") {
+                let at = &at.key("encrypt_to");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_input/properties/encrypt_to/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_input/properties/encrypt_to/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 1000u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_input/properties/encrypt_to/items/maxLength",
+                                        Why::MaxLength(v, 1000u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    if (a.len() as u64) > 10u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_input/properties/encrypt_to/maxItems",
+                                Why::MaxItems(v, 10u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_audit") {
+                let at = &at.key("include_audit");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_input/properties/include_audit/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/export_create_output`.
+    pub fn export_create_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/export_create_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["export_id", "status", "coverage"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("bytes") {
+                let at = &at.key("bytes");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/properties/bytes/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/bytes/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("coverage") {
+                let at = &at.key("coverage");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/coverage/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("full" | "partial"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/coverage/enum",
+                                Why::Enum(v, "\"full\", \"partial\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("download_url") {
+                let at = &at.key("download_url");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/properties/download_url/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("expires_at") {
+                let at = &at.key("expires_at");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("export_id") {
+                let at = &at.key("export_id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/properties/export_id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 128u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/export_id/maxLength",
+                                Why::MaxLength(v, 128u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("page_count") {
+                let at = &at.key("page_count");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/properties/page_count/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/page_count/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("sha256") {
+                let at = &at.key("sha256");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_output/properties/sha256/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if !PATTERN_1.is_match(s) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/sha256/pattern",
+                                Why::Pattern(v, PATTERN_1.source()),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("status") {
+                let at = &at.key("status");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/status/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("pending" | "ready" | "failed"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_output/properties/status/enum",
+                                Why::Enum(v, "\"pending\", \"ready\", \"failed\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/frontmatter_input`.
+    pub fn frontmatter_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/frontmatter_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "title";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/$defs/frontmatter_input/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+        }
+        {}
+        ok
+    }
+    /// The schema at `/$defs/limit`.
+    pub fn limit(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+            ok = false;
+            if cx.fail(at, "/$defs/limit/type", Why::Type(v, &["integer"])) {
+                return false;
+            }
+        }
+        if let Value::Number(n) = v {
+            if ::pilotage_types::validate::runtime::compare(
+                n,
+                ::pilotage_types::validate::runtime::Num::U(1u64),
+            ) == Some(::std::cmp::Ordering::Less)
+            {
+                ok = false;
+                if cx.fail(at, "/$defs/limit/minimum", Why::Minimum(v, "1")) {
+                    return false;
+                }
+            }
+            if ::pilotage_types::validate::runtime::compare(
+                n,
+                ::pilotage_types::validate::runtime::Num::U(100u64),
+            ) == Some(::std::cmp::Ordering::Greater)
+            {
+                ok = false;
+                if cx.fail(at, "/$defs/limit/maximum", Why::Maximum(v, "100")) {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_list_input`.
+    pub fn memory_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_list_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("cursor") {
+                let at = &at.key("cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_archived") {
+                let at = &at.key("include_archived");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_input/properties/include_archived/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_review") {
+                let at = &at.key("include_review");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_input/properties/include_review/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_list_input/properties/include_review/items/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_list_input/properties/include_review/items/enum",
+                                        Why::Enum(v, "\"proposed\", \"rejected\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_stale") {
+                let at = &at.key("include_stale");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_input/properties/include_stale/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("limit") {
+                let at = &at.key("limit");
+                if !limit(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("partition") {
+                let at = &at.key("partition");
+                if !partition_name(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("prefix") {
+                let at = &at.key("prefix");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_input/properties/prefix/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 255u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_list_input/properties/prefix/maxLength",
+                                Why::MaxLength(v, 255u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("type") {
+                let at = &at.key("type");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_list_input/properties/type/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("episodic" | "semantic" | "procedural")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_list_input/properties/type/enum",
+                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_list_output`.
+    pub fn memory_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_list_output/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "pages";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/$defs/memory_list_output/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("next_cursor") {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("pages") {
+                let at = &at.key("pages");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_output/properties/pages/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !page_summary(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_propose_input`.
+    pub fn memory_propose_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_propose_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "body"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_input/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("body") {
+                let at = &at.key("body");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_input/properties/body/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("frontmatter") {
+                let at = &at.key("frontmatter");
+                if !frontmatter_input(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("note") {
+                let at = &at.key("note");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_input/properties/note/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_propose_input/properties/note/maxLength",
+                                Why::MaxLength(v, 2000u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_propose_output`.
+    pub fn memory_propose_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/memory_propose_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "revision", "review_state", "target_exists"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("review_state") {
+                let at = &at.key("review_state");
+                if !(v.as_str() == Some("proposed")) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_output/properties/review_state/const",
+                            Why::Const("\"proposed\""),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("revision") {
+                let at = &at.key("revision");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_output/properties/revision/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("target_exists") {
+                let at = &at.key("target_exists");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_propose_output/properties/target_exists/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_read_input`.
+    pub fn memory_read_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_read_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("id") {
+                let at = &at.key("id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_read_input/properties/id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("revision") {
+                let at = &at.key("revision");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_read_input/properties/revision/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_read_output`.
+    pub fn memory_read_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_read_output/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "frontmatter", "body"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_read_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("body") {
+                let at = &at.key("body");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_read_output/properties/body/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("pending_revisions") {
+                let at = &at.key("pending_revisions");
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_read_output/properties/pending_revisions/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_read_output/properties/pending_revisions/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_search_input`.
+    pub fn memory_search_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_search_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "query";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx
+                    .fail(at, "/$defs/memory_search_input/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("as_of") {
+                let at = &at.key("as_of");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("cursor") {
+                let at = &at.key("cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_archived") {
+                let at = &at.key("include_archived");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/include_archived/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_review") {
+                let at = &at.key("include_review");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/include_review/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_search_input/properties/include_review/items/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_search_input/properties/include_review/items/enum",
+                                        Why::Enum(v, "\"proposed\", \"rejected\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("include_stale") {
+                let at = &at.key("include_stale");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/include_stale/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("limit") {
+                let at = &at.key("limit");
+                if !limit(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("partitions") {
+                let at = &at.key("partitions");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/partitions/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !partition_name(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("query") {
+                let at = &at.key("query");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/query/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) < 1u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_search_input/properties/query/minLength",
+                                Why::MinLength(v, 1u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_search_input/properties/query/maxLength",
+                                Why::MaxLength(v, 2000u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("tags") {
+                let at = &at.key("tags");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_input/properties/tags/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/tags/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("type") {
+                let at = &at.key("type");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_search_input/properties/type/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("episodic" | "semantic" | "procedural")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_search_input/properties/type/enum",
+                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_search_output`.
+    pub fn memory_search_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_search_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "results";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/memory_search_output/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("as_of_exact") {
+                let at = &at.key("as_of_exact");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_output/properties/as_of_exact/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("next_cursor") {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("results") {
+                let at = &at.key("results");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_search_output/properties/results/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if let Value::Object(o) = v {
+                            if let Some(v) = o.get("score") {
+                                let at = &at.key("score");
+                                if !(v.is_number()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/memory_search_output/properties/results/items/properties/score/type",
+                                            Why::Type(v, &["number"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("snippet") {
+                                let at = &at.key("snippet");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                        {
+                            if !page_summary(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_write_input`.
+    pub fn memory_write_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_write_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "body"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_input/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("body") {
+                let at = &at.key("body");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_input/properties/body/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("expected_updated") {
+                let at = &at.key("expected_updated");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("frontmatter") {
+                let at = &at.key("frontmatter");
+                if !frontmatter_input(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/memory_write_output`.
+    pub fn memory_write_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/memory_write_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "applied"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("applied") {
+                let at = &at.key("applied");
+                if !(v.is_boolean()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_output/properties/applied/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("id") {
+                let at = &at.key("id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_output/properties/id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("review_state") {
+                let at = &at.key("review_state");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_write_output/properties/review_state/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("proposed" | "approved"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_write_output/properties/review_state/enum",
+                                Why::Enum(v, "\"proposed\", \"approved\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("revision") {
+                let at = &at.key("revision");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_write_output/properties/revision/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("updated") {
+                let at = &at.key("updated");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/page_summary`.
+    pub fn page_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/page_summary/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "title", "updated"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/page_summary/required", Why::Required(name)) {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("id") {
+                let at = &at.key("id");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/page_summary/properties/id/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("lifecycle") {
+                let at = &at.key("lifecycle");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/lifecycle/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("active" | "validated" | "stale" | "archived")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/lifecycle/enum",
+                                Why::Enum(
+                                    v,
+                                    "\"active\", \"validated\", \"stale\", \"archived\"",
+                                ),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("partition") {
+                let at = &at.key("partition");
+                if !partition_name(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("review_state") {
+                let at = &at.key("review_state");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/review_state/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("proposed" | "approved" | "rejected")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/review_state/enum",
+                                Why::Enum(v, "\"proposed\", \"approved\", \"rejected\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("sensitivity") {
+                let at = &at.key("sensitivity");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/sensitivity/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("normal" | "sensitive"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/sensitivity/enum",
+                                Why::Enum(v, "\"normal\", \"sensitive\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("title") {
+                let at = &at.key("title");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/page_summary/properties/title/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("type") {
+                let at = &at.key("type");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/type/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("episodic" | "semantic" | "procedural")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/page_summary/properties/type/enum",
+                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("updated") {
+                let at = &at.key("updated");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("valid_from") {
+                let at = &at.key("valid_from");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/page_summary/properties/valid_from/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("valid_until") {
+                let at = &at.key("valid_until");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/page_summary/properties/valid_until/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/partition_list_input`.
+    pub fn partition_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/partition_list_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/partition_list_output`.
+    pub fn partition_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/partition_list_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "partitions";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/partition_list_output/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("partitions") {
+                let at = &at.key("partitions");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/partition_list_output/properties/partitions/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/partition_list_output/properties/partitions/items/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Object(o) = v {
+                            for name in ["name", "access"] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/partition_list_output/properties/partitions/items/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("access") {
+                                let at = &at.key("access");
+                                if !(v.is_array()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
+                                            Why::Type(v, &["array"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if let Value::Array(a) = v {
+                                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                                        let at = &at.index(index);
+                                        if cx.compatible() {
+                                            if !v.is_string() {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
+                                                        Why::Type(v, &["string"]),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        } else {
+                                            if !(matches!(
+                                                v.as_str(), Some("read" | "propose" | "write" | "review")
+                                            )) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
+                                                        Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                    }
+                                    if !::pilotage_types::validate::runtime::all_unique(a) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
+                                                Why::Unique(v),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("label") {
+                                let at = &at.key("label");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("name") {
+                                let at = &at.key("name");
+                                if !partition_name(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("review_required") {
+                                let at = &at.key("review_required");
+                                if !(v.is_boolean()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
+                                            Why::Type(v, &["boolean"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/partition_list_output/properties/partitions`.
+    fn partitions(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_array()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/partition_list_output/properties/partitions/type",
+                    Why::Type(v, &["array"]),
+                )
+            {
+                return false;
+            }
+        }
+        if let Value::Array(a) = v {
+            for (index, v) in a.iter().enumerate().skip(0usize) {
+                let at = &at.index(index);
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/partition_list_output/properties/partitions/items/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    for name in ["name", "access"] {
+                        if !o.contains_key(name) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/partition_list_output/properties/partitions/items/required",
+                                    Why::Required(name),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("access") {
+                        let at = &at.key("access");
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate().skip(0usize) {
+                                let at = &at.index(index);
+                                if cx.compatible() {
+                                    if !v.is_string() {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                } else {
+                                    if !(matches!(
+                                        v.as_str(), Some("read" | "propose" | "write" | "review")
+                                    )) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
+                                                Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                            if !::pilotage_types::validate::runtime::all_unique(a) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
+                                        Why::Unique(v),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("label") {
+                        let at = &at.key("label");
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("name") {
+                        let at = &at.key("name");
+                        if !partition_name(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    if let Some(v) = o.get("review_required") {
+                        let at = &at.key("review_required");
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/partition_name`.
+    pub fn partition_name(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/path`.
+    pub fn path(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/principal`.
+    pub fn principal(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/profile_get_input`.
+    pub fn profile_get_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/profile_get_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("namespaces") {
+                let at = &at.key("namespaces");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_get_input/properties/namespaces/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_get_input/properties/namespaces/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/profile_get_output`.
+    pub fn profile_get_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/profile_get_output/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["profile_type", "profile"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_get_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("extensions") {
+                let at = &at.key("extensions");
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_get_output/properties/extensions/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    for (k, v) in o {
+                        let at = &at.key(k);
+                        if !(false) {
+                            if !(v.is_object()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/profile_get_output/properties/extensions/additionalProperties/type",
+                                        Why::Type(v, &["object"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("profile") {
+                let at = &at.key("profile");
+                {
+                    if !(cx.quiet(s38, v, at) || cx.quiet(s39, v, at)
+                        || cx.quiet(s40, v, at))
+                    {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/profile_get_output/properties/profile/anyOf",
+                                Why::AnyOf(v),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("profile_type") {
+                let at = &at.key("profile_type");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/profile_get_output/properties/profile_type/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/profile_get_output/properties/profile_type/enum",
+                                Why::Enum(v, "\"core\", \"team\", \"none\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/0`.
+    fn s38(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_null()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/profile_get_output/properties/profile/anyOf/0/type",
+                    Why::Type(v, &["null"]),
+                )
+            {
+                return false;
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/1`.
+    fn s39(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/2`.
+    fn s40(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
+    /// The schema at `/$defs/profile_update_input`.
+    pub fn profile_update_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/profile_update_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "patch";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/profile_update_input/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("namespace") {
+                let at = &at.key("namespace");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_update_input/properties/namespace/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("patch") {
+                let at = &at.key("patch");
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_update_input/properties/patch/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/profile_update_output`.
+    pub fn profile_update_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/profile_update_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["namespace", "updated", "changed"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_update_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("changed") {
+                let at = &at.key("changed");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_update_output/properties/changed/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_update_output/properties/changed/items/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("namespace") {
+                let at = &at.key("namespace");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_update_output/properties/namespace/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("updated") {
+                let at = &at.key("updated");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/review_list_input`.
+    pub fn review_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/review_list_input/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            if let Some(v) = o.get("cursor") {
+                let at = &at.key("cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("limit") {
+                let at = &at.key("limit");
+                if !limit(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("partition") {
+                let at = &at.key("partition");
+                if !partition_name(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("state") {
+                let at = &at.key("state");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_list_input/properties/state/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_list_input/properties/state/enum",
+                                Why::Enum(v, "\"proposed\", \"rejected\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/review_list_output`.
+    pub fn review_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/review_list_output/type", Why::Type(v, &["object"])) {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            let name = "items";
+            if !o.contains_key(name) {
+                ok = false;
+                if cx.fail(at, "/$defs/review_list_output/required", Why::Required(name))
+                {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("items") {
+                let at = &at.key("items");
+                if !(v.is_array()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_list_output/properties/items/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                        let at = &at.index(index);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/review_list_output/properties/items/items/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Object(o) = v {
+                            for name in [
+                                "path",
+                                "revision",
+                                "title",
+                                "state",
+                                "generated",
+                                "target_exists",
+                            ] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/review_list_output/properties/items/items/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("generated") {
+                                let at = &at.key("generated");
+                                if !actor_at(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("note") {
+                                let at = &at.key("note");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/review_list_output/properties/items/items/properties/note/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("partition") {
+                                let at = &at.key("partition");
+                                if !partition_name(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("path") {
+                                let at = &at.key("path");
+                                if !path(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("revision") {
+                                let at = &at.key("revision");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/review_list_output/properties/items/items/properties/revision/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("state") {
+                                let at = &at.key("state");
+                                if cx.compatible() {
+                                    if !v.is_string() {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/review_list_output/properties/items/items/properties/state/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                } else {
+                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/review_list_output/properties/items/items/properties/state/enum",
+                                                Why::Enum(v, "\"proposed\", \"rejected\""),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("target_exists") {
+                                let at = &at.key("target_exists");
+                                if !(v.is_boolean()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
+                                            Why::Type(v, &["boolean"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if let Some(v) = o.get("title") {
+                                let at = &at.key("title");
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/review_list_output/properties/items/items/properties/title/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("next_cursor") {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/review_resolve_input`.
+    pub fn review_resolve_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx.fail(at, "/$defs/review_resolve_input/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "revision", "verb"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_input/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("note") {
+                let at = &at.key("note");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_input/properties/note/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_resolve_input/properties/note/maxLength",
+                                Why::MaxLength(v, 2000u64),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("revision") {
+                let at = &at.key("revision");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_input/properties/revision/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("verb") {
+                let at = &at.key("verb");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_input/properties/verb/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if !PATTERN_0.is_match(s) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_resolve_input/properties/verb/pattern",
+                                Why::Pattern(v, PATTERN_0.source()),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/review_resolve_output`.
+    pub fn review_resolve_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_object()) {
+            ok = false;
+            if cx
+                .fail(at, "/$defs/review_resolve_output/type", Why::Type(v, &["object"]))
+            {
+                return false;
+            }
+        }
+        if let Value::Object(o) = v {
+            for name in ["path", "revision", "state"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_output/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("path") {
+                let at = &at.key("path");
+                if !path(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("revision") {
+                let at = &at.key("revision");
+                if !(v.is_string()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_resolve_output/properties/revision/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if let Some(v) = o.get("state") {
+                let at = &at.key("state");
+                if cx.compatible() {
+                    if !v.is_string() {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_resolve_output/properties/state/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                } else {
+                    if !(matches!(
+                        v.as_str(), Some("approved" | "rejected" | "proposed")
+                    )) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_resolve_output/properties/state/enum",
+                                Why::Enum(v, "\"approved\", \"rejected\", \"proposed\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+            if let Some(v) = o.get("updated") {
+                let at = &at.key("updated");
+                if !utc_datetime(cx, v, at) {
+                    ok = false;
+                    if cx.stops() {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/utc_datetime`.
+    pub fn utc_datetime(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        ok
+    }
 }
 impl ::pilotage_types::SchemaDef for ActorAt {
     const DEF: &'static str = "actor_at";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::actor_at;
 }
 impl ::pilotage_types::SchemaDef for AuditListInput {
     const DEF: &'static str = "audit_list_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_input;
 }
 impl ::pilotage_types::SchemaDef for AuditListOutput {
     const DEF: &'static str = "audit_list_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_output;
 }
 impl ::pilotage_types::SchemaDef for ContextBriefInput {
     const DEF: &'static str = "context_brief_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_input;
 }
 impl ::pilotage_types::SchemaDef for ContextBriefOutput {
     const DEF: &'static str = "context_brief_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_output;
 }
 impl ::pilotage_types::SchemaDef for Cursor {
     const DEF: &'static str = "cursor";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::cursor;
 }
 impl ::pilotage_types::SchemaDef for EraseRequestInput {
     const DEF: &'static str = "erase_request_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_input;
 }
 impl ::pilotage_types::SchemaDef for EraseRequestOutput {
     const DEF: &'static str = "erase_request_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_output;
 }
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
 }
 impl ::pilotage_types::SchemaDef for ExportCreateInput {
     const DEF: &'static str = "export_create_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_input;
 }
 impl ::pilotage_types::SchemaDef for ExportCreateOutput {
     const DEF: &'static str = "export_create_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_output;
 }
 impl ::pilotage_types::SchemaDef for FrontmatterInput {
     const DEF: &'static str = "frontmatter_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::frontmatter_input;
 }
 impl ::pilotage_types::SchemaDef for Limit {
     const DEF: &'static str = "limit";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::limit;
 }
 impl ::pilotage_types::SchemaDef for MemoryListInput {
     const DEF: &'static str = "memory_list_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_input;
 }
 impl ::pilotage_types::SchemaDef for MemoryListOutput {
     const DEF: &'static str = "memory_list_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_output;
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeInput {
     const DEF: &'static str = "memory_propose_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_input;
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeOutput {
     const DEF: &'static str = "memory_propose_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_output;
 }
 impl ::pilotage_types::SchemaDef for MemoryReadInput {
     const DEF: &'static str = "memory_read_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_input;
 }
 impl ::pilotage_types::SchemaDef for MemoryReadOutput {
     const DEF: &'static str = "memory_read_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_output;
 }
 impl ::pilotage_types::SchemaDef for MemorySearchInput {
     const DEF: &'static str = "memory_search_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_input;
 }
 impl ::pilotage_types::SchemaDef for MemorySearchOutput {
     const DEF: &'static str = "memory_search_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_output;
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteInput {
     const DEF: &'static str = "memory_write_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_input;
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteOutput {
     const DEF: &'static str = "memory_write_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_output;
 }
 impl ::pilotage_types::SchemaDef for PageSummary {
     const DEF: &'static str = "page_summary";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::page_summary;
 }
 impl ::pilotage_types::SchemaDef for PartitionListInput {
     const DEF: &'static str = "partition_list_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_input;
 }
 impl ::pilotage_types::SchemaDef for PartitionListOutput {
     const DEF: &'static str = "partition_list_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_output;
 }
 impl ::pilotage_types::SchemaDef for PartitionName {
     const DEF: &'static str = "partition_name";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_name;
 }
 impl ::pilotage_types::SchemaDef for Path {
     const DEF: &'static str = "path";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::path;
 }
 impl ::pilotage_types::SchemaDef for Principal {
     const DEF: &'static str = "principal";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::principal;
 }
 impl ::pilotage_types::SchemaDef for ProfileGetInput {
     const DEF: &'static str = "profile_get_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_input;
 }
 impl ::pilotage_types::SchemaDef for ProfileGetOutput {
     const DEF: &'static str = "profile_get_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_output;
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateInput {
     const DEF: &'static str = "profile_update_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_input;
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateOutput {
     const DEF: &'static str = "profile_update_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_output;
 }
 impl ::pilotage_types::SchemaDef for ReviewListInput {
     const DEF: &'static str = "review_list_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_input;
 }
 impl ::pilotage_types::SchemaDef for ReviewListOutput {
     const DEF: &'static str = "review_list_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_output;
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveInput {
     const DEF: &'static str = "review_resolve_input";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_input;
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveOutput {
     const DEF: &'static str = "review_resolve_output";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_output;
 }
 impl ::pilotage_types::SchemaDef for UtcDatetime {
     const DEF: &'static str = "utc_datetime";
-    fn validators() -> &'static ::pilotage_types::validate::SchemaValidators {
-        validators()
-    }
-    fn validator() -> &'static ::pilotage_types::validate::Validator {
-        static VALIDATOR: ::std::sync::OnceLock<
-            &'static ::pilotage_types::validate::Validator,
-        > = ::std::sync::OnceLock::new();
-        VALIDATOR
-            .get_or_init(|| {
-                ::pilotage_types::validate::generated_def_validator(
-                    <Self as ::pilotage_types::SchemaDef>::validators(),
-                    <Self as ::pilotage_types::SchemaDef>::DEF,
-                )
-            })
-    }
+    const CHECK: ::pilotage_types::validate::runtime::Check = checks::utc_datetime;
 }

@@ -1,0 +1,274 @@
+//! The `pattern` keyword without a regex engine: the generator parses each pattern (ECMA-262
+//! syntax, as JSON Schema specifies) when the validators are generated, and writes it here as
+//! static data, so nothing is compiled at run time.
+//!
+//! Two forms:
+//! - [`Pattern::Sequence`]: anchored at both ends, a sequence of character classes each
+//!   repeated between a minimum and a maximum number of times, where neighbouring classes share
+//!   no character (`^[0-9]+\.[0-9]+$`, `^[a-f0-9]{64}$`). One greedy pass decides it exactly.
+//! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
+//!   quantifier, `^`/`$` anywhere, look-ahead): a small instruction program run by a Pike VM,
+//!   linear in the text for each instruction, with no backtracking blow-up. A look-ahead runs
+//!   a nested anchored match at its position.
+//!
+//! Semantics are ECMA-262's without flags: `.` is any character but `\n`, `\r`, U+2028 and
+//! U+2029; `\d` is `[0-9]`, `\w` is `[A-Za-z0-9_]`; `^` and `$` match only at the ends of the
+//! text; a pattern matches anywhere in the text unless anchored.
+
+/// A set of characters: sorted, non-overlapping inclusive ranges, possibly negated.
+#[derive(Debug, Clone, Copy)]
+pub struct Class {
+    /// The ranges, sorted and disjoint.
+    pub ranges: &'static [(char, char)],
+    /// Whether the class is every character *not* in `ranges`.
+    pub negated: bool,
+}
+
+impl Class {
+    /// Whether `c` is in the class.
+    #[inline]
+    pub fn contains(&self, c: char) -> bool {
+        let inside = match self.ranges {
+            [(lo, hi)] => *lo <= c && c <= *hi,
+            ranges => ranges
+                .binary_search_by(|&(lo, hi)| {
+                    if hi < c {
+                        std::cmp::Ordering::Less
+                    } else if lo > c {
+                        std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Equal
+                    }
+                })
+                .is_ok(),
+        };
+        inside != self.negated
+    }
+}
+
+/// One step of a [`Pattern::Sequence`]: a class repeated `min..=max` times (`max` `None`:
+/// unbounded).
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// The characters this step takes.
+    pub class: Class,
+    /// The fewest repetitions.
+    pub min: u32,
+    /// The most repetitions, if bounded.
+    pub max: Option<u32>,
+}
+
+/// One instruction of a [`Pattern::Program`].
+#[derive(Debug, Clone, Copy)]
+pub enum Inst {
+    /// Takes one character of the class.
+    Class(Class),
+    /// Continues at both targets (the first preferred; preference does not matter for a
+    /// yes/no match).
+    Split(u32, u32),
+    /// Continues at the target.
+    Jump(u32),
+    /// Holds only at the start of the text.
+    Start,
+    /// Holds only at the end of the text.
+    End,
+    /// A look-ahead: the sub-program starting at the next instruction, up to its
+    /// [`Inst::LookEnd`], must match (or, `negated`, must not) at this position; then continues
+    /// at `next`.
+    Look {
+        /// Whether this is `(?!...)`.
+        negated: bool,
+        /// Where to continue after the look-ahead.
+        next: u32,
+    },
+    /// The end of a look-ahead's sub-program.
+    LookEnd,
+    /// The pattern matched.
+    Match,
+}
+
+/// A compiled `pattern`.
+#[derive(Debug, Clone, Copy)]
+pub enum Pattern {
+    /// An anchored sequence of pairwise-disjoint neighbouring classes.
+    Sequence {
+        /// The pattern as written in the schema.
+        source: &'static str,
+        /// The steps.
+        steps: &'static [Step],
+    },
+    /// A Pike VM program.
+    Program {
+        /// The pattern as written in the schema.
+        source: &'static str,
+        /// The instructions; execution starts at 0.
+        insts: &'static [Inst],
+        /// Whether the program can only match at the start of the text (a leading `^`), so no
+        /// search from later positions is needed.
+        anchored: bool,
+    },
+}
+
+impl Pattern {
+    /// The pattern as written in the schema.
+    pub fn source(&self) -> &'static str {
+        match self {
+            Pattern::Sequence { source, .. } | Pattern::Program { source, .. } => source,
+        }
+    }
+
+    /// Whether the pattern matches somewhere in `text` (JSON Schema's `pattern`).
+    pub fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
+            Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, *anchored),
+        }
+    }
+}
+
+fn sequence_matches(steps: &[Step], text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    for step in steps {
+        let mut taken = 0u32;
+        while step.max.is_none_or(|max| taken < max) {
+            match chars.peek() {
+                Some(&c) if step.class.contains(c) => {
+                    chars.next();
+                    taken += 1;
+                }
+                _ => break,
+            }
+        }
+        if taken < step.min {
+            return false;
+        }
+    }
+    chars.next().is_none()
+}
+
+/// A Pike VM over one text.
+struct Vm<'p, 't> {
+    insts: &'p [Inst],
+    text: &'t str,
+    /// Whether byte 0 of `text` is the start of the whole text (where `^` holds).
+    at_start: bool,
+    /// Whether this runs a look-ahead's sub-program (accepting at [`Inst::LookEnd`]).
+    look: bool,
+}
+
+/// A set of instruction indices, in insertion order, with O(1) membership.
+struct Threads {
+    dense: Vec<u32>,
+    seen: Vec<bool>,
+}
+
+impl Threads {
+    fn new(size: usize) -> Self {
+        Self {
+            dense: Vec::with_capacity(size),
+            seen: vec![false; size],
+        }
+    }
+    fn clear(&mut self) {
+        for &pc in &self.dense {
+            self.seen[pc as usize] = false;
+        }
+        self.dense.clear();
+    }
+}
+
+impl<'p, 't> Vm<'p, 't> {
+    fn new(insts: &'p [Inst], text: &'t str) -> Self {
+        Self {
+            insts,
+            text,
+            at_start: true,
+            look: false,
+        }
+    }
+
+    /// Whether the program from `start` matches: anywhere in the text, or (`anchored`) only
+    /// from byte 0.
+    fn search(&self, start: u32, anchored: bool) -> bool {
+        let size = self.insts.len();
+        let mut current = Threads::new(size);
+        let mut next = Threads::new(size);
+        let mut pos = 0usize;
+        let mut chars = self.text.chars();
+        loop {
+            if (pos == 0 || !anchored) && self.add(&mut current, start, pos) {
+                return true;
+            }
+            if anchored && current.dense.is_empty() {
+                return false;
+            }
+            let Some(c) = chars.next() else { return false };
+            let after = pos + c.len_utf8();
+            next.clear();
+            for i in 0..current.dense.len() {
+                let pc = current.dense[i];
+                if let Inst::Class(class) = self.insts[pc as usize] {
+                    if class.contains(c) && self.add(&mut next, pc + 1, after) {
+                        return true;
+                    }
+                }
+            }
+            std::mem::swap(&mut current, &mut next);
+            pos = after;
+        }
+    }
+
+    /// Adds `pc` and everything reachable from it without taking a character, at byte `pos`;
+    /// returns whether the accepting instruction was reached.
+    fn add(&self, threads: &mut Threads, pc: u32, pos: usize) -> bool {
+        let mut stack = vec![pc];
+        while let Some(pc) = stack.pop() {
+            let index = pc as usize;
+            if threads.seen[index] {
+                continue;
+            }
+            threads.seen[index] = true;
+            threads.dense.push(pc);
+            match self.insts[index] {
+                Inst::Match => {
+                    if !self.look {
+                        return true;
+                    }
+                }
+                Inst::LookEnd => {
+                    if self.look {
+                        return true;
+                    }
+                }
+                Inst::Class(_) => {}
+                Inst::Jump(to) => stack.push(to),
+                Inst::Split(a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                Inst::Start => {
+                    if pos == 0 && self.at_start {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::End => {
+                    if pos == self.text.len() {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::Look { negated, next } => {
+                    let sub = Vm {
+                        insts: self.insts,
+                        text: &self.text[pos..],
+                        at_start: self.at_start && pos == 0,
+                        look: true,
+                    };
+                    if sub.search(pc + 1, true) != negated {
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+        false
+    }
+}

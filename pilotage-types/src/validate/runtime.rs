@@ -1,0 +1,441 @@
+//! What generated validators call: the evaluation context ([`Cx`]: collect every violation or
+//! stop at the first, pinned or compatible reading), the lazily built instance location
+//! ([`Loc`]), JSON equality and number comparison with JSON Schema's semantics, and the
+//! reasons of failure ([`Why`]), formatted only when violations are collected.
+//!
+//! This module is public because code generated for other crates (the peer schemas) calls it;
+//! it is not meant to be called by hand, and may change with the generator.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde_json::{Number, Value};
+
+use super::{bounded_message, Violation};
+
+/// A generated check: `true` when `value` (at `at`) is valid against one schema location.
+pub type Check = fn(&mut Cx, &Value, &Loc<'_>) -> bool;
+
+/// The state of one evaluation.
+#[derive(Debug)]
+pub struct Cx {
+    /// `Some` when every violation is collected; `None` to stop at the first.
+    errors: Option<Vec<Violation>>,
+    compatible: bool,
+}
+
+impl Cx {
+    /// An evaluation that collects every violation (`collect`) or stops at the first, in the
+    /// pinned or the `compatible` reading.
+    #[inline]
+    pub fn new(collect: bool, compatible: bool) -> Self {
+        Self {
+            errors: collect.then(Vec::new),
+            compatible,
+        }
+    }
+
+    /// Whether this is the compatible reading (open enums accept any string).
+    #[inline(always)]
+    pub fn compatible(&self) -> bool {
+        self.compatible
+    }
+
+    /// Whether the evaluation stops at the first violation.
+    #[inline(always)]
+    pub fn stops(&self) -> bool {
+        self.errors.is_none()
+    }
+
+    /// Records a violation at `at` of the keyword at `schema`; returns whether to stop.
+    #[inline]
+    pub fn fail(&mut self, at: &Loc<'_>, schema: &'static str, why: Why<'_>) -> bool {
+        match &mut self.errors {
+            None => true,
+            Some(errors) => {
+                record(errors, at, schema, why);
+                false
+            }
+        }
+    }
+
+    /// Evaluates `check` for its verdict alone (an `anyOf` branch, a `not`, an `if`): nothing
+    /// it finds is recorded.
+    #[inline]
+    pub fn quiet(&mut self, check: Check, value: &Value, at: &Loc<'_>) -> bool {
+        match self.errors.take() {
+            None => check(self, value, at),
+            Some(errors) => {
+                let verdict = check(self, value, at);
+                self.errors = Some(errors);
+                verdict
+            }
+        }
+    }
+
+    /// The violations collected (empty when stopping at the first).
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.errors.unwrap_or_default()
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn record(errors: &mut Vec<Violation>, at: &Loc<'_>, schema: &'static str, why: Why<'_>) {
+    errors.push(Violation {
+        instance_pointer: at.pointer(),
+        schema_pointer: schema.to_owned(),
+        message: bounded_message(why.to_string()),
+    });
+}
+
+/// Where in the instance a check is, built on the stack as the evaluation descends and turned
+/// into a JSON Pointer only when a violation is recorded.
+#[derive(Debug, Clone, Copy)]
+pub enum Loc<'a> {
+    /// The instance itself.
+    Root,
+    /// A member of the object at the parent location.
+    Key(&'a Loc<'a>, &'a str),
+    /// An item of the array at the parent location.
+    Index(&'a Loc<'a>, usize),
+}
+
+impl<'a> Loc<'a> {
+    /// The member `key` of this location.
+    #[inline(always)]
+    pub fn key(&'a self, key: &'a str) -> Loc<'a> {
+        Loc::Key(self, key)
+    }
+
+    /// The item `index` of this location.
+    #[inline(always)]
+    pub fn index(&'a self, index: usize) -> Loc<'a> {
+        Loc::Index(self, index)
+    }
+
+    /// This location as a JSON Pointer (`""` for the root).
+    pub fn pointer(&self) -> String {
+        let mut tokens = Vec::new();
+        let mut here = self;
+        loop {
+            match here {
+                Loc::Root => break,
+                Loc::Key(parent, key) => {
+                    tokens.push(crate::escape_pointer_token(key));
+                    here = parent;
+                }
+                Loc::Index(parent, index) => {
+                    tokens.push(index.to_string());
+                    here = parent;
+                }
+            }
+        }
+        let mut pointer = String::new();
+        for token in tokens.iter().rev() {
+            pointer.push('/');
+            pointer.push_str(token);
+        }
+        pointer
+    }
+}
+
+/// Why a keyword failed; formatted (like jsonschema's messages) only when collected.
+#[derive(Debug, Clone, Copy)]
+pub enum Why<'a> {
+    /// `type`: the value and the allowed types.
+    Type(&'a Value, &'static [&'static str]),
+    /// `required`: the missing member.
+    Required(&'a str),
+    /// `enum`: the value and the allowed values, as JSON text.
+    Enum(&'a Value, &'static str),
+    /// `const`: the expected value, as JSON text.
+    Const(&'static str),
+    /// `pattern`: the value and the pattern.
+    Pattern(&'a Value, &'static str),
+    /// `minLength`.
+    MinLength(&'a Value, u64),
+    /// `maxLength`.
+    MaxLength(&'a Value, u64),
+    /// `minItems`.
+    MinItems(&'a Value, u64),
+    /// `maxItems`.
+    MaxItems(&'a Value, u64),
+    /// `minProperties`.
+    MinProperties(&'a Value, u64),
+    /// `maxProperties`.
+    MaxProperties(&'a Value, u64),
+    /// `uniqueItems`.
+    Unique(&'a Value),
+    /// `minimum`, the limit as JSON text.
+    Minimum(&'a Value, &'static str),
+    /// `maximum`.
+    Maximum(&'a Value, &'static str),
+    /// `exclusiveMinimum`.
+    ExclusiveMinimum(&'a Value, &'static str),
+    /// `exclusiveMaximum`.
+    ExclusiveMaximum(&'a Value, &'static str),
+    /// `multipleOf`.
+    MultipleOf(&'a Value, &'static str),
+    /// `anyOf`: no branch holds.
+    AnyOf(&'a Value),
+    /// `oneOf`: no branch holds.
+    OneOfNone(&'a Value),
+    /// `oneOf`: more than one branch holds.
+    OneOfMany(&'a Value),
+    /// `not`: the value and the forbidden schema, as JSON text.
+    Not(&'a Value, &'static str),
+    /// The schema `false`.
+    False(&'a Value),
+    /// `additionalProperties: false` (or a failing schema for them): the unexpected members.
+    Additional(&'a Value, &'static [&'static str], &'static [&'static Pattern]),
+    /// `contains`: no item (or too few / too many) holds.
+    Contains(&'a Value),
+    /// `propertyNames`: the member name that fails.
+    PropertyName(&'a str),
+    /// `dependentRequired`: the member that requires another, and the missing one.
+    Dependent(&'a str, &'a str),
+}
+
+use super::pattern::Pattern;
+
+impl std::fmt::Display for Why<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn plural(n: u64, one: &str, many: &str) -> String {
+            format!("{n} {}", if n == 1 { one } else { many })
+        }
+        match *self {
+            Why::Type(value, [one]) => write!(f, r#"{value} is not of type "{one}""#),
+            Why::Type(value, types) => {
+                let quoted: Vec<String> = types.iter().map(|t| format!(r#""{t}""#)).collect();
+                write!(f, "{value} is not of types {}", quoted.join(", "))
+            }
+            Why::Required(member) => write!(f, "{} is a required property", Value::from(member)),
+            Why::Enum(value, options) => write!(f, "{value} is not one of {options}"),
+            Why::Const(expected) => write!(f, "{expected} was expected"),
+            Why::Pattern(value, pattern) => write!(f, r#"{value} does not match "{pattern}""#),
+            Why::MinLength(value, n) => write!(f, "{value} is shorter than {}", plural(n, "character", "characters")),
+            Why::MaxLength(value, n) => write!(f, "{value} is longer than {}", plural(n, "character", "characters")),
+            Why::MinItems(value, n) => write!(f, "{value} has less than {}", plural(n, "item", "items")),
+            Why::MaxItems(value, n) => write!(f, "{value} has more than {}", plural(n, "item", "items")),
+            Why::MinProperties(value, n) => {
+                write!(f, "{value} has less than {}", plural(n, "property", "properties"))
+            }
+            Why::MaxProperties(value, n) => {
+                write!(f, "{value} has more than {}", plural(n, "property", "properties"))
+            }
+            Why::Unique(value) => write!(f, "{value} has non-unique elements"),
+            Why::Minimum(value, limit) => write!(f, "{value} is less than the minimum of {limit}"),
+            Why::Maximum(value, limit) => write!(f, "{value} is greater than the maximum of {limit}"),
+            Why::ExclusiveMinimum(value, limit) => {
+                write!(f, "{value} is less than or equal to the minimum of {limit}")
+            }
+            Why::ExclusiveMaximum(value, limit) => {
+                write!(f, "{value} is greater than or equal to the maximum of {limit}")
+            }
+            Why::MultipleOf(value, limit) => write!(f, "{value} is not a multiple of {limit}"),
+            Why::AnyOf(value) => write!(
+                f,
+                "{value} is not valid under any of the schemas listed in the 'anyOf' keyword"
+            ),
+            Why::OneOfNone(value) => write!(
+                f,
+                "{value} is not valid under any of the schemas listed in the 'oneOf' keyword"
+            ),
+            Why::OneOfMany(value) => write!(
+                f,
+                "{value} is valid under more than one of the schemas listed in the 'oneOf' keyword"
+            ),
+            Why::Not(value, schema) => write!(f, "{schema} is not allowed for {value}"),
+            Why::False(value) => write!(f, "False schema does not allow {value}"),
+            Why::Additional(value, known, patterns) => {
+                let mut unexpected = String::new();
+                if let Value::Object(members) = value {
+                    for key in members.keys() {
+                        if !known.contains(&key.as_str()) && !patterns.iter().any(|p| p.is_match(key)) {
+                            if !unexpected.is_empty() {
+                                unexpected.push_str(", ");
+                            }
+                            let _ = write!(unexpected, "{}", Value::from(key.as_str()));
+                        }
+                    }
+                }
+                write!(
+                    f,
+                    "Additional properties are not allowed ({unexpected} were unexpected)"
+                )
+            }
+            Why::Contains(value) => write!(f, "None of {value} are valid under the given schema"),
+            Why::PropertyName(name) => write!(f, "{} is not a valid property name", Value::from(name)),
+            Why::Dependent(member, missing) => write!(
+                f,
+                "{} is a required property (required by {})",
+                Value::from(missing),
+                Value::from(member)
+            ),
+        }
+    }
+}
+
+/// Whether `value` is an integer in JSON Schema's sense: any number with no fractional part
+/// (`5.0` is one).
+#[inline]
+pub fn is_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0),
+        _ => false,
+    }
+}
+
+/// A number of the schema (a limit of `minimum`, a value of `const`), kept exactly.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
+    /// A non-negative integer.
+    U(u64),
+    /// A negative integer.
+    I(i64),
+    /// Any other number.
+    F(f64),
+}
+
+/// Compares a JSON number with a schema number exactly (no rounding of large integers).
+#[inline]
+pub fn compare(n: &Number, limit: Num) -> Option<Ordering> {
+    if let Some(u) = n.as_u64() {
+        return Some(match limit {
+            Num::U(l) => u.cmp(&l),
+            Num::I(_) => Ordering::Greater,
+            Num::F(l) => return int_vs_float(i128::from(u), l),
+        });
+    }
+    if let Some(i) = n.as_i64() {
+        return Some(match limit {
+            Num::U(l) => i128::from(i).cmp(&i128::from(l)),
+            Num::I(l) => i.cmp(&l),
+            Num::F(l) => return int_vs_float(i128::from(i), l),
+        });
+    }
+    let f = n.as_f64()?;
+    match limit {
+        Num::U(l) => int_vs_float(i128::from(l), f).map(Ordering::reverse),
+        Num::I(l) => int_vs_float(i128::from(l), f).map(Ordering::reverse),
+        Num::F(l) => f.partial_cmp(&l),
+    }
+}
+
+/// Compares an integer with a float without rounding the integer.
+fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // Every integer here has magnitude below 2^64, well inside f64's exponent range.
+    if f >= 1.8446744073709552e19 {
+        return Some(Ordering::Less);
+    }
+    if f < -9.223372036854775808e18 {
+        return Some(Ordering::Greater);
+    }
+    let floor = f.floor();
+    #[allow(clippy::cast_possible_truncation)]
+    let whole = floor as i128;
+    Some(match i.cmp(&whole) {
+        Ordering::Equal if f > floor => Ordering::Less,
+        other => other,
+    })
+}
+
+/// Whether the JSON number `n` is a multiple of `m` (`multipleOf`): exact for integers,
+/// by division for fractions.
+pub fn is_multiple_of(n: &Number, m: Num) -> bool {
+    match (m, n.as_i64().map(i128::from).or(n.as_u64().map(i128::from))) {
+        (Num::U(m), Some(i)) if m > 0 => i % i128::from(m) == 0,
+        (Num::I(m), Some(i)) if m != 0 => i % i128::from(m) == 0,
+        _ => {
+            let (Some(value), multiple) = (
+                n.as_f64(),
+                match m {
+                    #[allow(clippy::cast_precision_loss)]
+                    Num::U(m) => m as f64,
+                    #[allow(clippy::cast_precision_loss)]
+                    Num::I(m) => m as f64,
+                    Num::F(m) => m,
+                },
+            ) else {
+                return false;
+            };
+            if value == 0.0 {
+                return true;
+            }
+            let quotient = value / multiple;
+            quotient.is_finite() && quotient.fract() == 0.0
+        }
+    }
+}
+
+/// Whether `value` is the number `expected` (numbers compare by value: `1.0` is `1`).
+#[inline]
+pub fn is_number(value: &Value, expected: Num) -> bool {
+    matches!(value, Value::Number(n) if compare(n, expected) == Some(Ordering::Equal))
+}
+
+/// JSON equality as JSON Schema defines it for `const`, `enum` and `uniqueItems`: numbers
+/// compare by value, objects regardless of member order.
+pub fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let y = if let Some(u) = y.as_u64() {
+                Num::U(u)
+            } else if let Some(i) = y.as_i64() {
+                Num::I(i)
+            } else {
+                Num::F(y.as_f64().unwrap_or(f64::NAN))
+            };
+            compare(x, y) == Some(Ordering::Equal)
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether the items of `items` are pairwise unequal ([`equal`]).
+pub fn all_unique(items: &[Value]) -> bool {
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, a)| items[i + 1..].iter().all(|b| !equal(a, b)))
+}
+
+/// The length of `s` as JSON Schema counts it: in Unicode code points.
+#[inline]
+pub fn length(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+/// A `const`/`enum` value that is an object or an array: parsed once, on first use, from the
+/// JSON text the generator wrote.
+#[derive(Debug)]
+pub struct JsonLiteral {
+    text: &'static str,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl JsonLiteral {
+    /// The literal of `text` (JSON the generator wrote, so it parses).
+    pub const fn new(text: &'static str) -> Self {
+        Self {
+            text,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `value` equals this literal ([`equal`]).
+    pub fn matches(&self, value: &Value) -> bool {
+        let literal = self
+            .value
+            .get_or_init(|| serde_json::from_str(self.text).unwrap_or(Value::Null));
+        equal(literal, value)
+    }
+}

@@ -1,0 +1,184 @@
+//! The generated validators against the oracle (jsonschema interpreting the same schema
+//! document): the same verdict on every instance, and, when an instance fails, the same set of
+//! failing instance pointers. Pinned and compatible readings, for every definition of the
+//! Pilotage schema and of each peer schema; instances from the differential corpus (the
+//! Part III examples, their mutations, every nested value) and generated from each definition
+//! (`pilotage_tests::instances`).
+
+use std::collections::BTreeSet;
+
+use pilotage_tests::corpus;
+use pilotage_tests::instances::{instance, Rng};
+use pilotage_types::validate::{pilotage, SchemaValidators, Validators};
+use serde_json::Value;
+
+#[path = "../../pilotage-codegen/tests/golden/mod.rs"]
+#[allow(unused_imports)]
+mod golden;
+
+/// Generated instances per definition and reading.
+const GENERATED_PER_DEF: u64 = 400;
+
+/// The failing instance pointers of a verdict (empty when valid).
+fn pointers(errors: &pilotage_types::ValidationErrors) -> BTreeSet<String> {
+    errors.violations.iter().map(|v| v.instance_pointer.clone()).collect()
+}
+
+struct Tally {
+    compared: usize,
+    rejected: usize,
+}
+
+/// Compares the generated validators with the oracle on `value` for `def`.
+fn compare(
+    schema: &str,
+    generated: Validators,
+    oracle: &SchemaValidators,
+    def: &str,
+    value: &Value,
+    tally: &mut Tally,
+) {
+    let ours = generated.validate(def, value).expect("a generated definition");
+    let theirs = oracle
+        .validate(def, value)
+        .expect("the oracle compiles every definition");
+    let quick = generated.is_valid(def, value).expect("a generated definition");
+    let reading = if generated.is_compatible_reading() {
+        "compatible"
+    } else {
+        "pinned"
+    };
+    assert_eq!(
+        quick,
+        ours.is_ok(),
+        "{schema} {def} ({reading}): is_valid and validate disagree on {value}"
+    );
+    match (&ours, &theirs) {
+        (Ok(()), Ok(())) => {}
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                pointers(a),
+                pointers(b),
+                "{schema} {def} ({reading}): failing instance pointers differ on {value}\n ours: {a}\n oracle: {b}"
+            );
+            tally.rejected += 1;
+        }
+        _ => panic!("{schema} {def} ({reading}): verdicts differ on {value}\n ours: {ours:?}\n oracle: {theirs:?}"),
+    }
+    tally.compared += 1;
+}
+
+/// Every definition of one schema, both readings, on `corpus` and on generated instances.
+fn agree(schema: &str, document: &Value, generated: Validators, corpus: &[Value]) -> Tally {
+    let oracle = SchemaValidators::new(document.clone());
+    let mut tally = Tally {
+        compared: 0,
+        rejected: 0,
+    };
+    let defs: Vec<&str> = generated.def_names().collect();
+    let expected: BTreeSet<&str> = oracle.def_names().collect();
+    let root = ["."].into_iter().filter(|_| defs.contains(&"."));
+    assert_eq!(
+        defs.iter().copied().collect::<BTreeSet<_>>(),
+        expected.into_iter().chain(root).collect::<BTreeSet<_>>(),
+        "{schema}: a generated validator for every definition"
+    );
+    for (reading, generated, oracle) in [
+        ("pinned", generated, &oracle),
+        ("compatible", generated.compatible(), oracle.compatible()),
+    ] {
+        for def in &defs {
+            let pointer = if *def == "." {
+                String::new()
+            } else {
+                let container = if document.pointer(&format!("/$defs/{def}")).is_some() {
+                    "$defs"
+                } else {
+                    "definitions"
+                };
+                format!("/{container}/{}", pilotage_types::escape_pointer_token(def))
+            };
+            for value in corpus {
+                compare(schema, generated, oracle, def, value, &mut tally);
+            }
+            let mut rng = Rng::new(0x5eed ^ def.len() as u64 ^ if reading == "pinned" { 0 } else { 1 << 40 });
+            for _ in 0..GENERATED_PER_DEF {
+                let value = instance(document, &pointer, &mut rng);
+                compare(schema, generated, oracle, def, &value, &mut tally);
+            }
+        }
+    }
+    tally
+}
+
+/// Every value of the corpus and every value nested in one, without duplicates.
+fn corpus_values() -> Vec<Value> {
+    fn nodes(value: &Value, out: &mut BTreeSet<String>) {
+        out.insert(value.to_string());
+        match value {
+            Value::Object(members) => members.values().for_each(|v| nodes(v, out)),
+            Value::Array(items) => items.iter().for_each(|v| nodes(v, out)),
+            _ => {}
+        }
+    }
+    let mut unique = BTreeSet::new();
+    for value in corpus::corpus() {
+        nodes(&value, &mut unique);
+    }
+    unique.iter().map(|text| serde_json::from_str(text).unwrap()).collect()
+}
+
+#[test]
+fn pilotage_validators_agree_with_the_oracle() {
+    let document: Value = serde_json::from_str(pilotage_types::validate::PILOTAGE_SCHEMA_JSON).unwrap();
+    let corpus = corpus_values();
+    let tally = agree("pilotage", &document, pilotage(), &corpus);
+    eprintln!(
+        "pilotage: {} verdicts compared ({} rejections with their pointers), {} corpus values, {} generated per definition and reading",
+        tally.compared, tally.rejected, corpus.len(), GENERATED_PER_DEF
+    );
+    assert!(
+        tally.rejected > tally.compared / 20,
+        "the instances exercise rejections"
+    );
+    assert!(tally.compared - tally.rejected > tally.compared / 20, "and acceptances");
+}
+
+#[test]
+fn peer_validators_agree_with_the_oracle() {
+    let corpus = corpus_values();
+    let peers: [(&str, &str, Validators); 4] = [
+        (
+            "pcp-tools",
+            golden::pcp_tools::SCHEMA_JSON,
+            golden::pcp_tools::validators(),
+        ),
+        (
+            "mcec",
+            golden::mcec_agent_tool_result::SCHEMA_JSON,
+            golden::mcec_agent_tool_result::validators(),
+        ),
+        (
+            "majordomus-input",
+            golden::majordomus_projection_input::SCHEMA_JSON,
+            golden::majordomus_projection_input::validators(),
+        ),
+        (
+            "majordomus-output",
+            golden::majordomus_projection_output::SCHEMA_JSON,
+            golden::majordomus_projection_output::validators(),
+        ),
+    ];
+    for (name, text, validators) in peers {
+        let document: Value = serde_json::from_str(text).unwrap();
+        let tally = agree(name, &document, validators, &corpus[..corpus.len().min(300)]);
+        eprintln!(
+            "{name}: {} verdicts compared ({} rejections)",
+            tally.compared, tally.rejected
+        );
+        assert!(
+            tally.rejected > 0 && tally.rejected < tally.compared,
+            "{name}: both verdicts occur"
+        );
+    }
+}
