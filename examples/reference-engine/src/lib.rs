@@ -14,7 +14,11 @@
 //!   in `_meta`, the welcome text in `instructions` — on initialize, and on `server/discover`
 //!   for the stateless 2026-07-28 revision (rmcp builds it from the same information);
 //! - optionally ([`Options::resources`]) the guides and the catalog as resources (8.3), at the
-//!   URIs the manifest names, with content equal to the tool responses.
+//!   URIs the manifest names, with content equal to the tool responses;
+//! - optionally ([`Options::execution_both`]) workflow/v1 declared with `"execution": "both"`,
+//!   its execute tool then [`RunWorkflowBoth`], which requires `mode` (4.4);
+//! - for testing conformance checkers, one deliberate fault at a time ([`Options::fault`],
+//!   a [`Fault`]); without one the engine is conformant.
 //!
 //! The binary (`src/main.rs`) serves it over stdio or streamable HTTP.
 
@@ -83,6 +87,53 @@ pub struct RunWorkflow {
     pub store: Option<bool>,
 }
 
+/// Execute a workflow document or a promoted workflow, immediately or by deployment (`mode`).
+/// Execute stage of workflow/v1 when the engine declares `"execution": "both"`
+/// ([`Options::execution_both`]): the same arguments as [`RunWorkflow`], and `mode`.
+#[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool)]
+#[pilotage(
+    stage = "execute",
+    name = "run_workflow",
+    language = "workflow/v1",
+    catalog,
+    execution = "both",
+    destructive,
+    open_world
+)]
+pub struct RunWorkflowBoth {
+    /// The workflow document.
+    #[pilotage(program)]
+    pub workflow: Option<Map<String, Value>>,
+    /// A promoted workflow (this engine has none yet).
+    pub program_ref: Option<String>,
+    /// immediate (run now) or deploy. This engine has no deployment target: a deployed
+    /// workflow runs at once, as an immediate one does.
+    pub mode: Option<String>,
+    /// The run's input, read by `$.input...` references.
+    pub input: Option<Map<String, Value>>,
+    /// none, summary or full (the JSON type only, Part III 4.6).
+    #[schemars(with = "Option<String>")]
+    pub trace_level: Option<ExecuteTraceLevel>,
+    /// The catalog version the program was written against.
+    pub expected_catalog_version: Option<String>,
+    /// Retain the run for trace fetch (default: retained for PT1H).
+    pub store: Option<bool>,
+}
+
+impl From<RunWorkflowBoth> for RunWorkflow {
+    fn from(request: RunWorkflowBoth) -> Self {
+        // The derive has checked `mode` (required, immediate or deploy); both run now.
+        Self {
+            workflow: request.workflow,
+            program_ref: request.program_ref,
+            input: request.input,
+            trace_level: request.trace_level,
+            expected_catalog_version: request.expected_catalog_version,
+            store: request.store,
+        }
+    }
+}
+
 /// Fetch the stored trace of a workflow/v1 run by run_id (trace fetch stage).
 #[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool)]
 #[pilotage(stage = "trace", name = "trace_run", language = "workflow/v1")]
@@ -107,6 +158,45 @@ pub const INSTRUCTIONS: &str =
 It lists the program Language workflow/v1 and its loop: learn with pilotage_get_guide, look up capabilities with \
 pilotage_catalog, then validate_workflow, run_workflow and trace_run.";
 
+/// A deliberate conformance fault (`--break NAME`), to show that a conformance checker such as
+/// `pilotage check` catches it. Each changes exactly one behaviour of the engine; the name on
+/// the command line is the variant's in kebab case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fault {
+    /// A guide fetch (`pilotage_get_guide` with an `id`) answers the index form of the
+    /// Language instead of the guide with its body (4.1).
+    GuideFetchIndexForm,
+    /// The catalog `list` verb answers without `catalog_version` (4.2, Part II 6.3).
+    CatalogListNoVersion,
+    /// A catalog `get` of an unknown id answers `not_found` without the `catalog_version`
+    /// sibling (4.2, 7.2).
+    NotFoundNoCatalogVersion,
+    /// With `--execution-both`: a missing or unrecognized `mode` runs the workflow
+    /// immediately instead of being refused as `invalid_request` (4.4).
+    ModeIgnored,
+    /// `run_workflow` is annotated `destructiveHint: false` although the catalog has a
+    /// destructive entry (4.5).
+    DestructiveHintFalse,
+    /// `run_workflow` given both `workflow` and `program_ref` runs the workflow instead of
+    /// refusing the request as `invalid_request` (4.6).
+    BothRunnablesRun,
+    /// `run_workflow` given neither `workflow` nor `program_ref` runs an empty workflow
+    /// instead of refusing the request as `invalid_request` (4.6).
+    NeitherRunnableRuns,
+    /// A trace fetch of an unknown `run_id` answers `invalid_request` instead of `not_found`
+    /// (9.5).
+    UnknownRunInvalidRequest,
+    /// With `--resources`: the catalog resource carries the previous catalog version, so it
+    /// differs from the `pilotage_catalog` list (8.3).
+    StaleCatalogResource,
+    /// A trace fetch answers the recorded (full) trace whatever level is asked, not
+    /// min(requested, recorded) (Part II 6.6, through 4.3).
+    TraceFetchFull,
+    /// An execute response whose outcome is `ok: false` (a failed Run) is sent with
+    /// `isError: true` (same structuredContent) (6, 7.1).
+    FailedRunIsError,
+}
+
 /// What the engine serves, beyond the required surface.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
@@ -119,6 +209,11 @@ pub struct Options {
     /// request, so only capabilities carried by the request itself (2026-07-28 `_meta`) are
     /// known.
     pub stateless_http: bool,
+    /// Declare workflow/v1 with `"execution": "both"`: `run_workflow` is then
+    /// [`RunWorkflowBoth`] and requires `mode` (Part III 4.4).
+    pub execution_both: bool,
+    /// One deliberate conformance fault; `None` (the default) is conformant.
+    pub fault: Option<Fault>,
 }
 
 /// `name` percent-encoded as one RFC 3986 path segment (Part III 8.3: `/` becomes `%2F`).
@@ -210,7 +305,11 @@ impl Engine {
             }),
             locator: Locator::JsonPointer,
             context_schema: None,
-            execution: Some(Execution::Immediate),
+            execution: Some(if self.options.execution_both {
+                Execution::Both
+            } else {
+                Execution::Immediate
+            }),
             trace: Some(TraceLevel::Full),
             trace_subprogram: None,
             retention: Some(Retention(RETENTION_DECLARED.to_owned())),
@@ -225,7 +324,7 @@ impl Engine {
         }
     }
 
-    /// Every tool, in `tools/list` order.
+    /// Every tool of the default engine, in `tools/list` order.
     pub fn tools() -> Vec<&'static ToolDefinition> {
         vec![
             AccessTool::Manifest.definition(),
@@ -235,6 +334,31 @@ impl Engine {
             RunWorkflow::tool_definition(),
             TraceRun::tool_definition(),
         ]
+    }
+
+    /// Every tool this engine serves, in `tools/list` order: [`Engine::tools`], with
+    /// [`RunWorkflowBoth`] as the execute tool when execution is `both` (and the
+    /// [`Fault::DestructiveHintFalse`] annotation when that fault is on).
+    pub fn served_tools(&self) -> Vec<ToolDefinition> {
+        Self::tools()
+            .into_iter()
+            .map(|tool| {
+                if tool.name != RunWorkflow::tool_definition().name {
+                    return tool.clone();
+                }
+                let mut execute = if self.options.execution_both {
+                    RunWorkflowBoth::tool_definition().clone()
+                } else {
+                    tool.clone()
+                };
+                if self.options.fault == Some(Fault::DestructiveHintFalse) {
+                    if let Some(annotations) = execute.annotations.as_mut() {
+                        annotations.destructive_hint = Some(false);
+                    }
+                }
+                execute
+            })
+            .collect()
     }
 
     /// The initialize result (and, on 2026-07-28, the content of `server/discover`): the
@@ -291,10 +415,18 @@ impl Engine {
                 Ok(request) => mcp::call_tool_result(validate(&request)),
                 Err(fault) => return mcp::argument_fault(fault, Stage::Validate, run_id),
             },
-            n if n == RunWorkflow::tool_definition().name => match RunWorkflow::from_arguments(arguments) {
-                Ok(request) => mcp::call_tool_result(self.execute(request)),
-                Err(fault) => return mcp::argument_fault(fault, Stage::Execute, run_id),
-            },
+            n if n == RunWorkflow::tool_definition().name => {
+                let arguments = self.faulty_execute_arguments(arguments);
+                let request = if self.options.execution_both {
+                    RunWorkflowBoth::from_arguments(&arguments).map(RunWorkflow::from)
+                } else {
+                    RunWorkflow::from_arguments(&arguments)
+                };
+                match request {
+                    Ok(request) => self.execute_result(self.execute(request)),
+                    Err(fault) => return mcp::argument_fault(fault, Stage::Execute, run_id),
+                }
+            }
             n if n == TraceRun::tool_definition().name => match TraceRun::from_arguments(arguments) {
                 Ok(request) => mcp::call_tool_result(self.fetch(&request)),
                 Err(fault) => return mcp::argument_fault(fault, Stage::Trace, run_id),
@@ -303,13 +435,58 @@ impl Engine {
         })
     }
 
+    /// The execute arguments as the engine reads them: unchanged, unless a [`Fault`] rewrites
+    /// them past the runnable selection or `mode` rule it breaks.
+    fn faulty_execute_arguments(&self, arguments: &Value) -> Value {
+        let mut arguments = arguments.clone();
+        let Some(members) = arguments.as_object_mut() else {
+            return arguments;
+        };
+        let given = |members: &Map<String, Value>, name: &str| members.get(name).is_some_and(|v| !v.is_null());
+        match self.options.fault {
+            Some(Fault::BothRunnablesRun) if given(members, "workflow") && given(members, "program_ref") => {
+                members.remove("program_ref");
+            }
+            Some(Fault::NeitherRunnableRuns) if !given(members, "workflow") && !given(members, "program_ref") => {
+                members.insert("workflow".to_owned(), Value::Object(Map::new()));
+            }
+            Some(Fault::ModeIgnored)
+                if !members
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .is_some_and(|mode| ["immediate", "deploy"].contains(&mode)) =>
+            {
+                members.insert("mode".to_owned(), "immediate".into());
+            }
+            _ => {}
+        }
+        arguments
+    }
+
+    /// An execute result: a response or a request error, routed per Part III 7.1 (unless
+    /// [`Fault::FailedRunIsError`] marks a failed Run as an error).
+    fn execute_result(&self, response: Response<ExecuteResponse>) -> CallToolResult {
+        let failed = response.as_ref().is_ok_and(|r| !r.outcome.ok);
+        let mut result = mcp::call_tool_result(response);
+        if failed && self.options.fault == Some(Fault::FailedRunIsError) {
+            result.is_error = Some(true);
+        }
+        result
+    }
+
     fn next_run_id(&self) -> String {
         let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
         format!("run_{:012x}", 0x7d3f_0a9c_0000 + n)
     }
 
     fn get_guide(&self, request: &GuideRequest) -> CallToolResult {
-        match self.guide_response(request) {
+        let mut response = self.guide_response(request);
+        if let (Ok(GuideResponse::Fetch(_)), Some(Fault::GuideFetchIndexForm)) = (&response, self.options.fault) {
+            response = self.guide_response(&GuideRequest::Index {
+                language: request.language().to_owned(),
+            });
+        }
+        match response {
             Ok(GuideResponse::Index(index)) => mcp::call_tool_result(Ok::<_, RequestError>(index)),
             Ok(GuideResponse::Fetch(fetch)) => mcp::call_tool_result(Ok::<_, RequestError>(fetch)),
             Err(error) => mcp::call_tool_result::<Value>(Err(error)),
@@ -343,6 +520,23 @@ impl Engine {
         })))
     }
 
+    /// A page of the catalog list, as the tool and the resource answer it (without
+    /// `catalog_version` under [`Fault::CatalogListNoVersion`]).
+    fn list(
+        &self,
+        kind: &Option<String>,
+        tag: &Option<String>,
+        q: &Option<String>,
+        cursor: &Option<String>,
+        limit: Option<u64>,
+    ) -> Value {
+        let mut listed = to_value(&list(kind, tag, q, cursor, limit));
+        if let (Some(members), Some(Fault::CatalogListNoVersion)) = (listed.as_object_mut(), self.options.fault) {
+            members.remove("catalog_version");
+        }
+        listed
+    }
+
     fn lookup(&self, request: &CatalogRequest) -> CallToolResult {
         let with_version = |error: RequestError| error.with_catalog_version(CATALOG_VERSION);
         let result = known_language(request.language()).map_err(with_version);
@@ -358,7 +552,7 @@ impl Engine {
                     limit,
                     ..
                 },
-            ) => mcp::call_tool_result(Ok::<_, RequestError>(list(kind, tag, q, cursor, *limit))),
+            ) => mcp::call_tool_result(Ok::<_, RequestError>(self.list(kind, tag, q, cursor, *limit))),
             (Ok(()), CatalogRequest::Get { id, .. }) => mcp::call_tool_result(
                 catalog::entries()
                     .into_iter()
@@ -368,7 +562,14 @@ impl Engine {
                         catalog_version: CATALOG_VERSION.to_owned(),
                         extra: Map::new(),
                     })
-                    .ok_or_else(|| with_version(RequestError::not_found(format!("unknown entry '{id}'")))),
+                    .ok_or_else(|| {
+                        let error = RequestError::not_found(format!("unknown entry '{id}'"));
+                        if self.options.fault == Some(Fault::NotFoundNoCatalogVersion) {
+                            error
+                        } else {
+                            with_version(error)
+                        }
+                    }),
             ),
             (Ok(()), CatalogRequest::ChangedSince { catalog_version, .. }) => mcp::call_tool_result(
                 catalog::changes_since(catalog_version).map(|changes| CatalogChangedResult {
@@ -443,11 +644,17 @@ impl Engine {
         let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
         runs.retain(|_, run| run.stored_at.elapsed() < RETENTION);
         let Some(run) = runs.get(&request.run_id) else {
+            if self.options.fault == Some(Fault::UnknownRunInvalidRequest) {
+                return Err(RequestError::invalid_request("unknown run"));
+            }
             // Part III 9.5: one not_found for unknown and expired runs alike.
             return Err(RequestError::not_found("unknown run: it may have expired"));
         };
         // min(requested, recorded): every run is recorded at full.
-        let level = request.trace_level.clone().unwrap_or(TraceLevel::Full);
+        let level = match request.trace_level.clone() {
+            _ if self.options.fault == Some(Fault::TraceFetchFull) => TraceLevel::Full,
+            requested => requested.unwrap_or(TraceLevel::Full),
+        };
         Ok(TraceFetchResponse {
             run_id: request.run_id.clone(),
             outcome: run.response.outcome.clone(),
@@ -480,11 +687,11 @@ impl Engine {
                 out.push((guide_uri(LANGUAGE, &guide.id), guide.title.clone(), to_value(&fetched)));
             }
         }
-        out.push((
-            catalog_uri(LANGUAGE),
-            format!("{LANGUAGE} catalog"),
-            to_value(&list(&None, &None, &None, &None, None)),
-        ));
+        let mut catalog = self.list(&None, &None, &None, &None, None);
+        if self.options.fault == Some(Fault::StaleCatalogResource) {
+            catalog["catalog_version"] = catalog::PREVIOUS_CATALOG_VERSION.into();
+        }
+        out.push((catalog_uri(LANGUAGE), format!("{LANGUAGE} catalog"), catalog));
         out
     }
 }
@@ -593,7 +800,7 @@ impl ServerHandler for Engine {
         {
             return Ok(ListToolsResult::with_all_items(Vec::new()));
         }
-        Ok(mcp::tools_list(Self::tools()))
+        Ok(mcp::tools_list(&self.served_tools()))
     }
 
     async fn call_tool(

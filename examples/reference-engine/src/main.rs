@@ -12,12 +12,43 @@
 //! validates `Host` (loopback names by default; add names with `--allow-host`) and `Origin`
 //! (any browser origin is refused unless allowed with `--allow-origin`), and bounds request
 //! bodies (`--max-body-bytes`, 4 MiB by default).
+//!
+//! `--execution-both` declares workflow/v1 with `"execution": "both"`: `run_workflow` then
+//! requires `mode` (`immediate` or `deploy`; this engine has no deployment target, so a
+//! deployed workflow runs at once).
+//!
+//! Fault injection, to show that a conformance checker (`pilotage check`) catches each fault:
+//! `--break NAME` (one at a time, with any transport) changes exactly one behaviour; without
+//! it the engine is conformant. An unknown NAME is a usage error (exit status 2), and so is a
+//! fault without the option it needs.
+//!
+//! - guide-fetch-index-form: a guide fetch (`pilotage_get_guide` with `id`) answers the index
+//!   form instead of the guide with its body (4.1);
+//! - catalog-list-no-version: the catalog `list` answers without `catalog_version` (4.2);
+//! - not-found-no-catalog-version: a catalog `get` of an unknown id answers `not_found`
+//!   without the `catalog_version` sibling (4.2, 7.2);
+//! - mode-ignored (needs --execution-both): a missing or unrecognized `mode` runs the workflow
+//!   immediately instead of being refused as `invalid_request` (4.4);
+//! - destructive-hint-false: `run_workflow` is annotated `destructiveHint: false` although
+//!   the catalog has a destructive entry (4.5);
+//! - both-runnables-run: `run_workflow` with both `workflow` and `program_ref` runs the
+//!   workflow instead of refusing the request as `invalid_request` (4.6);
+//! - neither-runnable-runs: `run_workflow` with neither runs an empty workflow instead of
+//!   refusing the request as `invalid_request` (4.6);
+//! - unknown-run-invalid-request: a trace fetch of an unknown `run_id` answers
+//!   `invalid_request` instead of `not_found` (9.5);
+//! - stale-catalog-resource (needs --resources): the catalog resource carries the previous
+//!   catalog version, unlike the `pilotage_catalog` list (8.3);
+//! - trace-fetch-full: a trace fetch answers the recorded full trace whatever level is asked,
+//!   not min(requested, recorded) (Part II 6.6, through 4.3);
+//! - failed-run-is-error: an execute response with `ok: false` (a failed Run) is sent with
+//!   `isError: true` (6, 7.1).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use clap::Parser;
-use pilotage_reference_engine::{Engine, Options};
+use pilotage_reference_engine::{Engine, Fault, Options};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -39,6 +70,12 @@ struct Args {
     /// Hide the Pilotage tools from clients that did not declare the extension (Part III 1.3).
     #[arg(long)]
     hide_from_undeclared: bool,
+    /// Declare workflow/v1 with "execution": "both": run_workflow requires `mode` (Part III 4.4).
+    #[arg(long)]
+    execution_both: bool,
+    /// One deliberate conformance fault, to test conformance checkers (see the crate docs).
+    #[arg(long = "break", value_name = "NAME", value_enum)]
+    fault: Option<Fault>,
     /// Over HTTP: a Host name to accept besides the loopback names (repeatable).
     #[arg(long, value_name = "HOST", requires = "http")]
     allow_host: Vec<String>,
@@ -53,10 +90,29 @@ struct Args {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
+    if let Some(fault) = args.fault {
+        let name = clap::ValueEnum::to_possible_value(&fault).map_or_else(String::new, |v| v.get_name().to_owned());
+        let missing = match fault {
+            Fault::ModeIgnored if !args.execution_both => Some("--execution-both"),
+            Fault::StaleCatalogResource if !args.resources => Some("--resources"),
+            _ => None,
+        };
+        if let Some(option) = missing {
+            <Args as clap::CommandFactory>::command()
+                .error(
+                    clap::error::ErrorKind::MissingRequiredArgument,
+                    format!("--break {name} needs {option}"),
+                )
+                .exit();
+        }
+        eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
+    }
     let engine = Engine::new(Options {
         resources: args.resources,
         hide_from_undeclared: args.hide_from_undeclared,
         stateless_http: args.stateless,
+        execution_both: args.execution_both,
+        fault: args.fault,
     });
     let Some(addr) = args.http else {
         let service = engine.serve(rmcp::transport::stdio()).await?;

@@ -459,3 +459,123 @@ fn pilotage_check_catches_each_broken_rule() {
         );
     }
 }
+
+/// The rules the TypeScript engine's faults leave: each `--break` of the reference engine (see
+/// src/main.rs) breaks one, and `pilotage check` must report that rule failed, citing its
+/// section, with a finding; exit 1 for a rule of severity error, 0 for a warning (a SHOULD:
+/// warnings do not fail the command, but they fail their rule).
+#[test]
+fn pilotage_check_catches_each_broken_rule_of_the_reference_engine() {
+    let engine = env!("CARGO_BIN_EXE_reference-engine");
+    let program = write(
+        "break-program.json",
+        &json!({"steps": [{"id": "p", "kind": "call", "capability": "cap_read_user_profile",
+            "with": {"user_id": "$.input.userId"}}], "output": {"name": "$.steps.p.output.name"}}),
+    );
+    // Valid, but its Run fails: the address is refused by cap_send_email.
+    let failing = write(
+        "break-failing.json",
+        &json!({"steps": [{"id": "m", "kind": "call", "capability": "cap_send_email",
+            "with": {"to": "nobody", "subject": "hello"}}], "output": {"sent": "$.steps.m.output.sent"}}),
+    );
+    let input = write("break-input.json", &json!({"userId": "42"}));
+    let (program, failing, input) = (
+        format!("workflow/v1={program}"),
+        format!("workflow/v1={failing}"),
+        format!("workflow/v1={input}"),
+    );
+    let base = [
+        "check",
+        "--format",
+        "json",
+        "--allow-execute",
+        "--program",
+        &program,
+        "--failing-program",
+        &failing,
+        "--input",
+        &input,
+        "--",
+        engine,
+        // What some faults need to show; conformant as they are.
+        "--resources",
+        "--execution-both",
+    ];
+    let status_of = |report: &Value, rule: &str| -> Value {
+        report["results"]
+            .as_array()
+            .and_then(|results| results.iter().find(|r| r["rule"] == rule))
+            .unwrap_or_else(|| panic!("{rule} is in the results: {report:#}"))
+            .clone()
+    };
+
+    // Conformant first: exit 0, no finding, and every probe checked and passed (4.4 too: the
+    // Language's execution is "both").
+    let (status, report) = json_of(&base);
+    assert_eq!(status, 0, "the reference engine is conformant: {report:#}");
+    assert_eq!(report["findings"], json!([]), "{report:#}");
+    for probe in pilotage_cli::check::PROBES {
+        assert_eq!(
+            status_of(&report, probe.id)["status"],
+            "passed",
+            "{}: {report:#}",
+            probe.id
+        );
+    }
+
+    // (--break switch of the reference engine, the rule that must fail, the section it cites)
+    let cases = [
+        ("guide-fetch-index-form", "4.1/guide-forms", "4.1"),
+        ("catalog-list-no-version", "4.2/catalog-list", "4.2"),
+        ("not-found-no-catalog-version", "4.2/unknown-entry-not-found", "7.2"),
+        ("mode-ignored", "4.4/mode-request-error", "4.4"),
+        ("destructive-hint-false", "4.5/destructive-hint-risk", "4.5"),
+        ("both-runnables-run", "4.6/runnable-selection", "4.6"),
+        ("neither-runnable-runs", "4.6/runnable-selection", "4.6"),
+        ("unknown-run-invalid-request", "9.5/unknown-run-not-found", "9.5"),
+        ("stale-catalog-resource", "10.1-12/resources-equal", "8.3"),
+        ("trace-fetch-full", "4.3/run-and-trace", "4.3"),
+        ("failed-run-is-error", "7.1/failed-run-outcome", "7.1"),
+    ];
+    for (switch, rule, section) in cases {
+        let severity = pilotage_cli::check::PROBES
+            .iter()
+            .find(|probe| probe.id == rule)
+            .unwrap_or_else(|| panic!("{rule} is a probe rule"))
+            .severity;
+        let (status, report) = json_of(&[&base[..], &["--break", switch]].concat());
+        let expected = if severity == pilotage_cli::lint::Severity::Error {
+            1
+        } else {
+            0
+        };
+        assert_eq!(status, expected, "--break {switch} ({severity}): {report:#}");
+        let result = status_of(&report, rule);
+        assert_eq!(
+            result["status"], "failed",
+            "--break {switch}: {rule} must fail: {report:#}"
+        );
+        assert_eq!(result["section"], section, "{rule}");
+        let findings = report["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == rule && f["severity"] == severity.to_string()),
+            "--break {switch}: a {severity} finding of {rule}: {report:#}"
+        );
+    }
+
+    // Usage errors exit 2: an unknown fault, and a fault without the option it needs.
+    for args in [
+        &["--break", "no-such-fault"][..],
+        &["--break", "mode-ignored"][..],
+        &["--break", "stale-catalog-resource", "--execution-both"][..],
+    ] {
+        let output = std::process::Command::new(engine)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the engine starts");
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+    }
+}

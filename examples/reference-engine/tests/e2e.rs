@@ -88,9 +88,14 @@ fn the_engine_surface_lints_clean_with_its_inline_manifest() {
             resources: true,
             ..Options::default()
         },
+        Options {
+            execution_both: true,
+            ..Options::default()
+        },
     ] {
         let engine = Engine::new(options);
-        let tools = serde_json::json!({"tools": Engine::tools().iter().map(|t| t.to_value()).collect::<Vec<_>>()});
+        let served = engine.served_tools();
+        let tools = serde_json::json!({"tools": served.iter().map(|t| t.to_value()).collect::<Vec<_>>()});
         let initialize = serde_json::to_value(engine.info()).unwrap();
         let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
         for stateless in [false, true] {

@@ -14,7 +14,8 @@
 //! - 4.4 `mode` missing or unknown where execution is `both` → `invalid_request`;
 //! - 4.5 an execute tool's annotations against the risk the catalog declares;
 //! - 4.6, 7.1 runnable selection, an unknown `trace_level` → `invalid_request`, never a
-//!   carrier error; an invalid program → `valid: false`, never `isError: true`;
+//!   carrier error; an invalid program → `valid: false`, never `isError: true`; with
+//!   `--allow-execute` and `--failing-program`, a failed Run → `ok: false`, `isError: false`;
 //! - 6, 10.1-8 every result carries `structuredContent` valid (pinned) against its tool's
 //!   outputSchema union; 7.2, 10.1-9 request errors carry `isError: true` and a closed kind;
 //! - 8.3, 10.1-12 resources equal the tool responses;
@@ -46,6 +47,9 @@ pub struct Settings {
     pub invalid_programs: BTreeMap<String, Value>,
     /// An input per Language (for the probes that run one).
     pub inputs: BTreeMap<String, Value>,
+    /// A program per Language whose Run fails (for the failed-Run probe, with
+    /// [`Settings::allow_execute`]).
+    pub failing_programs: BTreeMap<String, Value>,
 }
 
 /// The outcome of one rule.

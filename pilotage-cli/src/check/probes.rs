@@ -235,15 +235,22 @@ impl<'a> Run<'a> {
             }
         };
         if let Some(id) = first {
-            if let Answer::Response(content) = self.call(GET_GUIDE_TOOL, json!({"language": name, "id": id})).await? {
-                match parse::<GuideFetchResult>(&content) {
-                    Ok(fetched) if fetched.guide.body.is_some() => {}
-                    _ => self.fail(
-                        &GUIDE_FORMS,
-                        GET_GUIDE_TOOL,
-                        format!("guide {id} of {name}: not the fetch form with a body"),
-                    ),
-                }
+            // A guide the index lists is fetched: an error here breaks the fetch form too.
+            let problem = match self.call(GET_GUIDE_TOOL, json!({"language": name, "id": id})).await? {
+                Answer::Response(content) => match parse::<GuideFetchResult>(&content) {
+                    Ok(fetched) if fetched.guide.body.is_some() => None,
+                    _ => Some(format!("not the fetch form with a body: {content}")),
+                },
+                Answer::RequestError(error) => Some(format!("a request error of kind {}", error.error.kind)),
+                Answer::Carrier(code, message) => Some(format!("a JSON-RPC error {code} ({message})")),
+                Answer::Broken => None,
+            };
+            if let Some(problem) = problem {
+                self.fail(
+                    &GUIDE_FORMS,
+                    GET_GUIDE_TOOL,
+                    format!("guide {id} of {name}, listed by its index, answered {problem}"),
+                );
             }
         }
         for arguments in [
@@ -415,15 +422,20 @@ impl<'a> Run<'a> {
         let Some(tool) = language.loop_.execute.clone() else {
             return Ok(());
         };
-        // No runnable at all: nothing can start, whatever the server does with the rest.
-        for (rule, sent) in [
+        let both = language.execution == Some(Execution::Both);
+        // No runnable at all: nothing can start, whatever the server does with the rest. Where
+        // execution is both, a valid mode goes along, so that only the rule probed is broken
+        // (a missing mode is an invalid_request of its own, 4.4).
+        for (rule, mut sent) in [
             (&UNKNOWN_TRACE_LEVEL, json!({"trace_level": UNKNOWN_LEVEL})),
             (&RUNNABLE_SELECTION, json!({})),
         ] {
+            if both {
+                sent["mode"] = json!("immediate");
+            }
             let answer = self.call(&tool, sent.clone()).await?;
             self.expect_request_error(rule, &tool, &sent, answer, RequestErrorKind::InvalidRequest);
         }
-        let both = language.execution == Some(Execution::Both);
         let argument = self.program_argument(&tool, &name);
         let Some((argument, probe)) = argument else {
             self.skip(&MODE_VALUE, format!("{tool} declares no program argument for {name}"));
@@ -433,6 +445,7 @@ impl<'a> Run<'a> {
         if !self.may_run(&tool) {
             let why = format!("{tool} may be destructive: run with --allow-execute to send it a program");
             self.skip(&MODE_VALUE, why.clone());
+            self.skip(&FAILED_RUN, why.clone());
             self.skip(&RUN_AND_TRACE, why);
             return Ok(());
         }
@@ -464,7 +477,61 @@ impl<'a> Run<'a> {
                 self.expect_request_error(&MODE_VALUE, &tool, &sent, answer, RequestErrorKind::InvalidRequest);
             }
         }
+        self.failed_run(language, &tool, &argument, both).await?;
         self.runs(language, &tool, &argument, both).await
+    }
+
+    /// With `--allow-execute` and a failing program for the Language: its failed Run is a
+    /// response with `ok: false` and `isError: false` (Part III 6, 7.1).
+    async fn failed_run(
+        &mut self,
+        language: &LanguageEntry,
+        tool: &str,
+        argument: &str,
+        both: bool,
+    ) -> Result<(), ClientError> {
+        let name = language.name.0.clone();
+        let Some(program) = self.settings.failing_programs.get(&name).cloned() else {
+            self.skip(&FAILED_RUN, format!("no --failing-program {name}=FILE to run"));
+            return Ok(());
+        };
+        if !self.settings.allow_execute {
+            self.skip(&FAILED_RUN, "probes that run programs need --allow-execute");
+            return Ok(());
+        }
+        let mut sent = json!({ argument: program, "trace_level": "none" });
+        if let Some(input) = self.settings.inputs.get(&name) {
+            sent["input"] = input.clone();
+        }
+        if both {
+            sent["mode"] = json!("immediate");
+        }
+        let problem = match self.call(tool, sent.clone()).await? {
+            Answer::Response(content) => match parse::<ExecuteResponse>(&content) {
+                Ok(response) if !response.outcome.ok => None,
+                Ok(_) => {
+                    self.skip(
+                        &FAILED_RUN,
+                        format!("the --failing-program of {name} did not fail: its Run answered ok: true"),
+                    );
+                    return Ok(());
+                }
+                Err(e) => Some(format!("a response that is not an ExecuteResponse ({e})")),
+            },
+            Answer::RequestError(error) => Some(format!("a request error of kind {}", error.error.kind)),
+            Answer::Carrier(code, message) => Some(format!("a JSON-RPC error {code} ({message})")),
+            // isError true on an outcome (a 10.1-9 finding), or no structuredContent at all.
+            Answer::Broken => Some("no response with structuredContent and isError false".to_owned()),
+        };
+        self.checked.insert(FAILED_RUN.id);
+        if let Some(problem) = problem {
+            self.fail(
+                &FAILED_RUN,
+                tool,
+                format!("{sent}: {problem}, where a failed Run is an outcome with ok: false and isError: false"),
+            );
+        }
+        Ok(())
     }
 
     /// With `--allow-execute` and a program for the Language: a Run at each trace level, and

@@ -125,6 +125,15 @@ pub const RESOURCES_EQUAL: Rule = Rule {
     remedy: "serve at guides_resource / catalog_resource exactly what the tools answer (Part III 8.3)",
 };
 
+/// 6, 7.1: a failed Run is an outcome, not an error.
+pub const FAILED_RUN: Rule = Rule {
+    id: "7.1/failed-run-outcome",
+    section: "7.1",
+    severity: Severity::Error,
+    summary: "A Run that fails answers an ExecuteResponse with outcome.ok false and isError false, never a request or carrier error.",
+    remedy: "report a failed Run as {\"outcome\": {\"ok\": false, ...}} with isError false (Part III 6, 7.1)",
+};
+
 /// 9.5, 7.2: an unknown run.
 pub const UNKNOWN_RUN: Rule = Rule {
     id: "9.5/unknown-run-not-found",
@@ -156,6 +165,7 @@ pub const PROBES: &[&Rule] = &[
     &RUNNABLE_SELECTION,
     &UNKNOWN_TRACE_LEVEL,
     &INVALID_PROGRAM,
+    &FAILED_RUN,
     &UNKNOWN_RUN,
     &STRUCTURED_CONTENT,
     &REQUEST_ERROR_CHANNEL,

@@ -1,5 +1,6 @@
 //! `pilotage check [--format text|json|junit] [--allow-execute] [--program LANG=FILE]...
-//! [--invalid-program LANG=FILE]... [--input LANG=FILE]... [--stateless] [--timeout SECONDS]
+//! [--invalid-program LANG=FILE]... [--failing-program LANG=FILE]... [--input LANG=FILE]...
+//! [--stateless] [--timeout SECONDS]
 //! [--baseline FILE] (--url URL | -- CMD [ARGS...])`: conformance of a running server, probed
 //! over MCP (see [`crate::check`]). Exit 0 without error findings (warnings allowed), 1 with,
 //! 2 when it cannot connect, the server is not a Pilotage server, or the usage is wrong.
@@ -47,6 +48,10 @@ pub struct Args {
     /// An invalid program for Language LANG, as LANG=FILE (repeatable).
     #[arg(long, value_name = "LANG=FILE")]
     pub invalid_program: Vec<String>,
+    /// A program of Language LANG whose Run fails, as LANG=FILE (repeatable; run only with
+    /// --allow-execute).
+    #[arg(long, value_name = "LANG=FILE")]
+    pub failing_program: Vec<String>,
     /// The input of Language LANG's runs, as LANG=FILE (repeatable).
     #[arg(long, value_name = "LANG=FILE")]
     pub input: Vec<String>,
@@ -141,6 +146,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
             programs: per_language(&args.program, "--program")?,
             invalid_programs: per_language(&args.invalid_program, "--invalid-program")?,
             inputs: per_language(&args.input, "--input")?,
+            failing_programs: per_language(&args.failing_program, "--failing-program")?,
         };
         let expected = args.baseline.as_deref().map(baseline).transpose()?.unwrap_or_default();
         Ok::<_, String>((options, settings, expected))
