@@ -1,12 +1,19 @@
 //! Hot paths of pilotage-types, each beside its baseline in the same run (the group's
 //! `baseline` function); `cargo xtask bench` prints the ratios against the targets.
 //!
-//! - `validate/*`: `T::validate` vs a raw `jsonschema` validator built directly from the same
-//!   schema with the crate's fastest settings for it (its defaults: 2020-12 does not assert
-//!   formats, and the look-ahead patterns need the fancy-regex engine). Target <= 1.05.
-//! - `is_valid/*`: the boolean checks, same baseline. Target <= 1.05.
+//! The baseline of the validation groups is a raw `jsonschema` validator built directly from
+//! the same schema with the crate's fastest settings for it (its defaults: 2020-12 does not
+//! assert formats, and the look-ahead patterns need the fancy-regex engine); the toolkit's side
+//! is the generated validators.
+//!
+//! - `is_valid/*`: `T::is_valid` on a valid value. Target <= 0.33.
+//! - `validate/*`: `T::validate` on a valid value (reported).
+//! - `validate_invalid/*`: `T::validate` on an invalid value (three violations), every
+//!   violation collected by both. Target <= 0.5.
+//! - `first_call/*`: the first check of a process: nothing to prepare for the generated
+//!   validator; jsonschema compiles the schema first (reported).
 //! - `parse/*`: `parse::<ExecuteToolOutput>` (validate + deserialize) vs deserializing alone,
-//!   from a `Value` and from bytes. Target <= 2.5.
+//!   from a `Value` and from bytes. Target <= 1.3.
 //! - `tool_definition/*`: a derived tool's definition after the first call vs reading a
 //!   static. Target: under 50 ns.
 //! - `tools_list/*`: serialising a six-tool tools/list vs serialising the same as a `Value`.
@@ -92,21 +99,69 @@ fn raw_validator(def: &str) -> jsonschema::Validator {
     jsonschema::options().build(&schema).unwrap()
 }
 
+/// `value` broken in three places: the run id a number, the outcome without `ok`, and the
+/// trace level outside its enum.
+fn broken(mut value: Value) -> Value {
+    value["run_id"] = json!(7);
+    value["outcome"].as_object_mut().unwrap().remove("ok");
+    value["trace"]["level"] = json!("verbose");
+    value
+}
+
 fn validation(c: &mut Criterion) {
     let raw = raw_validator("ExecuteToolOutput");
     for (name, value) in [("execute_9_4", execute_9_4()), ("trace_100", trace_100())] {
         assert!(ExecuteToolOutput::is_valid(&value) && raw.is_valid(&value));
+        let mut group = c.benchmark_group(format!("is_valid/{name}"));
+        group.bench_function("toolkit", |b| b.iter(|| ExecuteToolOutput::is_valid(black_box(&value))));
+        group.bench_function("baseline", |b| b.iter(|| raw.is_valid(black_box(&value))));
+        group.finish();
         let mut group = c.benchmark_group(format!("validate/{name}"));
         group.bench_function("toolkit", |b| {
             b.iter(|| ExecuteToolOutput::validate(black_box(&value)).is_ok())
         });
         group.bench_function("baseline", |b| b.iter(|| raw.validate(black_box(&value)).is_ok()));
         group.finish();
-        let mut group = c.benchmark_group(format!("is_valid/{name}"));
-        group.bench_function("toolkit", |b| b.iter(|| ExecuteToolOutput::is_valid(black_box(&value))));
-        group.bench_function("baseline", |b| b.iter(|| raw.is_valid(black_box(&value))));
+
+        let invalid = broken(value);
+        let ours = ExecuteToolOutput::validate(&invalid).unwrap_err().violations.len();
+        let theirs = raw.iter_errors(&invalid).count();
+        assert!(
+            ours >= 1 && theirs >= 1,
+            "both see the violations ({ours} and {theirs})"
+        );
+        let mut group = c.benchmark_group(format!("validate_invalid/{name}"));
+        group.bench_function("toolkit", |b| {
+            b.iter(|| {
+                ExecuteToolOutput::validate(black_box(&invalid))
+                    .unwrap_err()
+                    .violations
+                    .len()
+            })
+        });
+        group.bench_function("baseline", |b| {
+            b.iter(|| {
+                raw.iter_errors(black_box(&invalid))
+                    .map(|e| {
+                        (
+                            e.instance_path().as_str().to_owned(),
+                            e.schema_path().as_str().to_owned(),
+                            e.to_string(),
+                        )
+                    })
+                    .count()
+            })
+        });
         group.finish();
     }
+    // The first check of a process: jsonschema must compile the schema first.
+    let value = execute_9_4();
+    let mut group = c.benchmark_group("first_call/execute_9_4");
+    group.bench_function("toolkit", |b| b.iter(|| ExecuteToolOutput::is_valid(black_box(&value))));
+    group.bench_function("baseline", |b| {
+        b.iter(|| raw_validator(black_box("ExecuteToolOutput")).is_valid(black_box(&value)))
+    });
+    group.finish();
 }
 
 fn parsing(c: &mut Criterion) {

@@ -273,58 +273,63 @@ pub fn capability_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        if let Some(v) = o.get("catalog") {
-            let at = &at.key("catalog");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("execute") {
-            let at = &at.key("execute");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "execute" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("guides") {
-            let at = &at.key("guides");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "guides" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("plan") {
-            let at = &at.key("plan");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "plan" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("trace_fetch") {
-            let at = &at.key("trace_fetch");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "trace_fetch" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("validate") {
-            let at = &at.key("validate");
-            if !capability_value(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "validate" => {
+                    let at = &at.key(k);
+                    if !capability_value(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
     }
@@ -340,94 +345,99 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        if let Some(v) = o.get("changed_since") {
-            let at = &at.key("changed_since");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/changed_since/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+        for (k, v) in o {
+            match k.as_str() {
+                "changed_since" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/changed_since/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("idempotency") {
-            let at = &at.key("idempotency");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/idempotency/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+                "idempotency" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/idempotency/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("narrate") {
-            let at = &at.key("narrate");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/narrate/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+                "narrate" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/narrate/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("search") {
-            let at = &at.key("search");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/search/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+                "search" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/search/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("test_run") {
-            let at = &at.key("test_run");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/test_run/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+                "test_run" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/test_run/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("topic_fetch") {
-            let at = &at.key("topic_fetch");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CapabilitySettings/properties/topic_fetch/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+                "topic_fetch" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CapabilitySettings/properties/topic_fetch/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
     }
@@ -479,138 +489,158 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["catalog_version", "changes"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogChangedResult/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("catalog_version") {
-            let at = &at.key("catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogChangedResult/properties/catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("changes") {
-            let at = &at.key("changes");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogChangedResult/properties/changes/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !(v.is_object()) {
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog_version" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/CatalogChangedResult/properties/changes/items/type",
-                                Why::Type(v, &["object"]),
+                                "/$defs/CatalogChangedResult/properties/catalog_version/type",
+                                Why::Type(v, &["string"]),
                             )
                         {
                             return false;
                         }
                     }
-                    if let Value::Object(o) = v {
-                        for name in ["id", "change"] {
-                            if !o.contains_key(name) {
+                }
+                "changes" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogChangedResult/properties/changes/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !(v.is_object()) {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/CatalogChangedResult/properties/changes/items/required",
-                                        Why::Required(name),
+                                        "/$defs/CatalogChangedResult/properties/changes/items/type",
+                                        Why::Type(v, &["object"]),
                                     )
                                 {
                                     return false;
                                 }
                             }
-                        }
-                        if let Some(v) = o.get("change") {
-                            let at = &at.key("change");
-                            if cx.compatible() {
-                                if !v.is_string() {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
+                            if let Value::Object(o) = v {
+                                let mut seen = 0usize;
+                                for (k, v) in o {
+                                    match k.as_str() {
+                                        "change" => {
+                                            seen += 1;
+                                            let at = &at.key(k);
+                                            if cx.compatible() {
+                                                if !v.is_string() {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            } else {
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                                if !(matches!(
+                                                    v.as_str(), Some("added" | "removed" | "modified")
+                                                )) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/enum",
+                                                            Why::Enum(v, "\"added\", \"removed\", \"modified\""),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                        }
+                                        "id" => {
+                                            seen += 1;
+                                            let at = &at.key(k);
+                                            if !(v.is_string()) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/CatalogChangedResult/properties/changes/items/properties/id/type",
+                                                        Why::Type(v, &["string"]),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                        _ => {}
                                     }
                                 }
-                            } else {
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                                if !(matches!(
-                                    v.as_str(), Some("added" | "removed" | "modified")
-                                )) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/enum",
-                                            Why::Enum(v, "\"added\", \"removed\", \"modified\""),
-                                        )
-                                    {
-                                        return false;
+                                if seen < 2usize {
+                                    for name in ["id", "change"] {
+                                        if !o.contains_key(name) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/CatalogChangedResult/properties/changes/items/required",
+                                                    Why::Required(name),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
                                     }
                                 }
                             }
                         }
-                        if let Some(v) = o.get("id") {
-                            let at = &at.key("id");
-                            if !(v.is_string()) {
-                                ok = false;
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/CatalogChangedResult/properties/changes/items/properties/id/type",
-                                        Why::Type(v, &["string"]),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 2usize {
+            for name in ["catalog_version", "changes"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/CatalogChangedResult/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
                     }
                 }
             }
@@ -628,197 +658,210 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["id", "kind", "name", "risk", "risk_hints"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/CatalogEntry/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "description" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/description/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("description") {
-            let at = &at.key("description");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/description/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("id") {
-            let at = &at.key("id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "input_schema" => {
+                    let at = &at.key(k);
+                    if !(v.is_object()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/input_schema/type",
+                                Why::Type(v, &["object"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("input_schema") {
-            let at = &at.key("input_schema");
-            if !(v.is_object()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/input_schema/type",
-                        Why::Type(v, &["object"]),
-                    )
-                {
-                    return false;
+                "kind" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/kind/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("kind") {
-            let at = &at.key("kind");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/kind/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "languages" => {
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/languages/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !language_identifier(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("languages") {
-            let at = &at.key("languages");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/languages/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
+                "name" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/name/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !language_identifier(cx, v, at) {
+                "output_schema" => {
+                    let at = &at.key(k);
+                    if !(v.is_object() || v.is_null()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/output_schema/type",
+                                Why::Type(v, &["object", "null"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "revision" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/revision/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "risk" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogEntry/properties/risk/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "risk_hints" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !risk_hints(cx, v, at) {
                         ok = false;
                         if cx.stops() {
                             return false;
                         }
                     }
                 }
-            }
-        }
-        if let Some(v) = o.get("name") {
-            let at = &at.key("name");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/name/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("output_schema") {
-            let at = &at.key("output_schema");
-            if !(v.is_object() || v.is_null()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/output_schema/type",
-                        Why::Type(v, &["object", "null"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("revision") {
-            let at = &at.key("revision");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/revision/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("risk") {
-            let at = &at.key("risk");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/risk/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("risk_hints") {
-            let at = &at.key("risk_hints");
-            if !risk_hints(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("tags") {
-            let at = &at.key("tags");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogEntry/properties/tags/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !(v.is_string()) {
+                "tags" => {
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/CatalogEntry/properties/tags/items/type",
-                                Why::Type(v, &["string"]),
+                                "/$defs/CatalogEntry/properties/tags/type",
+                                Why::Type(v, &["array"]),
                             )
                         {
                             return false;
                         }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !(v.is_string()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/CatalogEntry/properties/tags/items/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 5usize {
+            for name in ["id", "kind", "name", "risk", "risk_hints"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/CatalogEntry/required", Why::Required(name)) {
+                        return false;
                     }
                 }
             }
@@ -836,35 +879,51 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["entry", "catalog_version"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/CatalogGetResult/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog_version" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogGetResult/properties/catalog_version/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "entry" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !catalog_entry(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("catalog_version") {
-            let at = &at.key("catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogGetResult/properties/catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("entry") {
-            let at = &at.key("entry");
-            if !catalog_entry(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 2usize {
+            for name in ["entry", "catalog_version"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/CatalogGetResult/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -881,68 +940,83 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["items", "catalog_version"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/CatalogListResult/required", Why::Required(name))
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("catalog_version") {
-            let at = &at.key("catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogListResult/properties/catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("items") {
-            let at = &at.key("items");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogListResult/properties/items/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !catalog_entry(cx, v, at) {
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog_version" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
                         ok = false;
-                        if cx.stops() {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogListResult/properties/catalog_version/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
                             return false;
                         }
                     }
                 }
+                "items" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogListResult/properties/items/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !catalog_entry(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                "next_cursor" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/CatalogListResult/properties/next_cursor/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("next_cursor") {
-            let at = &at.key("next_cursor");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/CatalogListResult/properties/next_cursor/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        if seen < 2usize {
+            for name in ["items", "catalog_version"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/CatalogListResult/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -1018,56 +1092,67 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["at", "took", "because"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Decision/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "at" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Decision/properties/at/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "because" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Decision/properties/because/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "took" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Decision/properties/took/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("at") {
-            let at = &at.key("at");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Decision/properties/at/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("because") {
-            let at = &at.key("because");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Decision/properties/because/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("took") {
-            let at = &at.key("took");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Decision/properties/took/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        if seen < 3usize {
+            for name in ["at", "took", "because"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Decision/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -1084,122 +1169,134 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["severity", "code", "path", "message"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Diagnostic/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("code") {
-            let at = &at.key("code");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Diagnostic/properties/code/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("hint") {
-            let at = &at.key("hint");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Diagnostic/properties/hint/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("message") {
-            let at = &at.key("message");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Diagnostic/properties/message/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("path") {
-            let at = &at.key("path");
-            {
-                if !(cx.quiet(s64, v, at) || cx.quiet(s65, v, at)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Diagnostic/properties/path/anyOf",
-                            Why::AnyOf(v),
-                        )
-                    {
-                        return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "code" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Diagnostic/properties/code/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-            }
-        }
-        if let Some(v) = o.get("range") {
-            let at = &at.key("range");
-            if !text_range(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("severity") {
-            let at = &at.key("severity");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Diagnostic/properties/severity/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                "hint" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Diagnostic/properties/hint/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Diagnostic/properties/severity/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                "message" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Diagnostic/properties/message/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-                if !(matches!(v.as_str(), Some("error" | "warning"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Diagnostic/properties/severity/enum",
-                            Why::Enum(v, "\"error\", \"warning\""),
-                        )
+                "path" => {
+                    seen += 1;
+                    let at = &at.key(k);
                     {
+                        if !(cx.quiet(s64, v, at) || cx.quiet(s65, v, at)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Diagnostic/properties/path/anyOf",
+                                    Why::AnyOf(v),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "range" => {
+                    let at = &at.key(k);
+                    if !text_range(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "severity" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Diagnostic/properties/severity/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Diagnostic/properties/severity/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("error" | "warning"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Diagnostic/properties/severity/enum",
+                                    Why::Enum(v, "\"error\", \"warning\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 4usize {
+            for name in ["severity", "code", "path", "message"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Diagnostic/required", Why::Required(name)) {
                         return false;
                     }
                 }
@@ -1246,121 +1343,126 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        if let Some(v) = o.get("expected_catalog_version") {
-            let at = &at.key("expected_catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/properties/expected_catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("idempotency_key") {
-            let at = &at.key("idempotency_key");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/properties/idempotency_key/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("program_ref") {
-            let at = &at.key("program_ref");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/properties/program_ref/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("store") {
-            let at = &at.key("store");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/properties/store/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("test_run") {
-            let at = &at.key("test_run");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/properties/test_run/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("trace_level") {
-            let at = &at.key("trace_level");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteRequest/properties/trace_level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+        for (k, v) in o {
+            match k.as_str() {
+                "expected_catalog_version" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteRequest/properties/expected_catalog_version/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteRequest/properties/trace_level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                "idempotency_key" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteRequest/properties/idempotency_key/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-                if !(matches!(v.as_str(), Some("none" | "summary" | "full"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteRequest/properties/trace_level/enum",
-                            Why::Enum(v, "\"none\", \"summary\", \"full\""),
-                        )
-                    {
-                        return false;
+                "program_ref" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteRequest/properties/program_ref/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
+                "store" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteRequest/properties/store/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "test_run" => {
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteRequest/properties/test_run/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "trace_level" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecuteRequest/properties/trace_level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecuteRequest/properties/trace_level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("none" | "summary" | "full"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecuteRequest/properties/trace_level/enum",
+                                    Why::Enum(v, "\"none\", \"summary\", \"full\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -1390,12 +1492,29 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s62(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "program";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/ExecuteRequest/oneOf/0/required", Why::Required(name))
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "program" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["program"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecuteRequest/oneOf/0/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -1405,12 +1524,29 @@ fn s62(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s63(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "program_ref";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/ExecuteRequest/oneOf/1/required", Why::Required(name))
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "program_ref" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["program_ref"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ExecuteRequest/oneOf/1/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -1426,70 +1562,82 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["run_id", "outcome"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/ExecuteResponse/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "diagnostics" => {
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteResponse/properties/diagnostics/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !diagnostic(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("diagnostics") {
-            let at = &at.key("diagnostics");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteResponse/properties/diagnostics/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !diagnostic(cx, v, at) {
+                "outcome" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !outcome(cx, v, at) {
                         ok = false;
                         if cx.stops() {
                             return false;
                         }
                     }
                 }
-            }
-        }
-        if let Some(v) = o.get("outcome") {
-            let at = &at.key("outcome");
-            if !outcome(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+                "run_id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteResponse/properties/run_id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("run_id") {
-            let at = &at.key("run_id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteResponse/properties/run_id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "trace" => {
+                    let at = &at.key(k);
+                    if !trace(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("trace") {
-            let at = &at.key("trace");
-            if !trace(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 2usize {
+            for name in ["run_id", "outcome"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(at, "/$defs/ExecuteResponse/required", Why::Required(name))
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -1497,17 +1645,29 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     {
         if cx.quiet(s61, v, at) {
             if let Value::Object(o) = v {
-                let name = "diagnostics";
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteResponse/allOf/0/then/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+                let mut seen = 0usize;
+                for (k, v) in o {
+                    match k.as_str() {
+                        "diagnostics" => {
+                            seen += 1;
+                        }
+                        _ => {}
+                    }
+                }
+                if seen < 1usize {
+                    for name in ["diagnostics"] {
+                        if !o.contains_key(name) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecuteResponse/allOf/0/then/required",
+                                    Why::Required(name),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
                 }
             }
@@ -1519,48 +1679,68 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "outcome";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/ExecuteResponse/allOf/0/if/required",
-                    Why::Required(name),
-                )
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "outcome" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        for (k, v) in o {
+                            match k.as_str() {
+                                "status" => {
+                                    seen += 1;
+                                    let at = &at.key(k);
+                                    if !(v.as_str() == Some("validation_error")) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/properties/status/const",
+                                                Why::Const("\"validation_error\""),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        if seen < 1usize {
+                            for name in ["status"] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("outcome") {
-            let at = &at.key("outcome");
-            if let Value::Object(o) = v {
-                let name = "status";
+        if seen < 1usize {
+            for name in ["outcome"] {
                 if !o.contains_key(name) {
                     ok = false;
                     if cx
                         .fail(
                             at,
-                            "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/required",
+                            "/$defs/ExecuteResponse/allOf/0/if/required",
                             Why::Required(name),
                         )
                     {
                         return false;
-                    }
-                }
-                if let Some(v) = o.get("status") {
-                    let at = &at.key("status");
-                    if !(v.as_str() == Some("validation_error")) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/properties/status/const",
-                                Why::Const("\"validation_error\""),
-                            )
-                        {
-                            return false;
-                        }
                     }
                 }
             }
@@ -1659,222 +1839,17 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in [
-            "id",
-            "title",
-            "level",
-            "topics",
-            "language",
-            "version",
-            "size_bytes",
-        ] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Guide/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("body") {
-            let at = &at.key("body");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/body/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("format") {
-            let at = &at.key("format");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/format/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("id") {
-            let at = &at.key("id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("language") {
-            let at = &at.key("language");
-            if !language_identifier(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("level") {
-            let at = &at.key("level");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Guide/properties/level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Guide/properties/level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("core" | "reference" | "examples"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Guide/properties/level/enum",
-                            Why::Enum(v, "\"core\", \"reference\", \"examples\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("size_bytes") {
-            let at = &at.key("size_bytes");
-            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/size_bytes/type",
-                        Why::Type(v, &["integer"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Number(n) = v {
-                if ::pilotage_types::validate::runtime::compare(
-                    n,
-                    ::pilotage_types::validate::runtime::Num::U(0u64),
-                ) == Some(::std::cmp::Ordering::Less)
-                {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Guide/properties/size_bytes/minimum",
-                            Why::Minimum(v, "0"),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("title") {
-            let at = &at.key("title");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/title/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("tokens_estimate") {
-            let at = &at.key("tokens_estimate");
-            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/tokens_estimate/type",
-                        Why::Type(v, &["integer"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Number(n) = v {
-                if ::pilotage_types::validate::runtime::compare(
-                    n,
-                    ::pilotage_types::validate::runtime::Num::U(0u64),
-                ) == Some(::std::cmp::Ordering::Less)
-                {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Guide/properties/tokens_estimate/minimum",
-                            Why::Minimum(v, "0"),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("topics") {
-            let at = &at.key("topics");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/topics/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "body" => {
+                    let at = &at.key(k);
                     if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/Guide/properties/topics/items/type",
+                                "/$defs/Guide/properties/body/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
@@ -1882,20 +1857,242 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
+                "format" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/format/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "language" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !language_identifier(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "level" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Guide/properties/level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Guide/properties/level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(
+                            v.as_str(), Some("core" | "reference" | "examples")
+                        )) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Guide/properties/level/enum",
+                                    Why::Enum(v, "\"core\", \"reference\", \"examples\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "size_bytes" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/size_bytes/type",
+                                Why::Type(v, &["integer"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Number(n) = v {
+                        if ::pilotage_types::validate::runtime::compare(
+                            n,
+                            ::pilotage_types::validate::runtime::Num::U(0u64),
+                        ) == Some(::std::cmp::Ordering::Less)
+                        {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Guide/properties/size_bytes/minimum",
+                                    Why::Minimum(v, "0"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "title" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/title/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "tokens_estimate" => {
+                    let at = &at.key(k);
+                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/tokens_estimate/type",
+                                Why::Type(v, &["integer"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Number(n) = v {
+                        if ::pilotage_types::validate::runtime::compare(
+                            n,
+                            ::pilotage_types::validate::runtime::Num::U(0u64),
+                        ) == Some(::std::cmp::Ordering::Less)
+                        {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Guide/properties/tokens_estimate/minimum",
+                                    Why::Minimum(v, "0"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "topics" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/topics/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !(v.is_string()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/Guide/properties/topics/items/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                "version" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Guide/properties/version/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("version") {
-            let at = &at.key("version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Guide/properties/version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        if seen < 7usize {
+            for name in [
+                "id",
+                "title",
+                "level",
+                "topics",
+                "language",
+                "version",
+                "size_bytes",
+            ] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Guide/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -1912,34 +2109,62 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let name = "guide";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/GuideFetchResult/required", Why::Required(name)) {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "guide" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        for (k, v) in o {
+                            match k.as_str() {
+                                "body" => {
+                                    seen += 1;
+                                }
+                                _ => {}
+                            }
+                        }
+                        if seen < 1usize {
+                            for name in ["body"] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/GuideFetchResult/properties/guide/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    {
+                        if !guide(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("guide") {
-            let at = &at.key("guide");
-            if let Value::Object(o) = v {
-                let name = "body";
+        if seen < 1usize {
+            for name in ["guide"] {
                 if !o.contains_key(name) {
                     ok = false;
                     if cx
                         .fail(
                             at,
-                            "/$defs/GuideFetchResult/properties/guide/required",
+                            "/$defs/GuideFetchResult/required",
                             Why::Required(name),
                         )
                     {
-                        return false;
-                    }
-                }
-            }
-            {
-                if !guide(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
                         return false;
                     }
                 }
@@ -1958,51 +2183,67 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let name = "guides";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/GuideIndexResult/required", Why::Required(name)) {
-                return false;
-            }
-        }
-        if let Some(v) = o.get("guides") {
-            let at = &at.key("guides");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/GuideIndexResult/properties/guides/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    {
-                        if !guide(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "guides" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/GuideIndexResult/properties/guides/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            {
+                                if !guide(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            {
+                                if cx.quiet(s55, v, at) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not",
+                                            Why::Not(v, "{\"required\":[\"body\"]}"),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
                             }
                         }
                     }
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["guides"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/GuideIndexResult/required",
+                            Why::Required(name),
+                        )
                     {
-                        if cx.quiet(s55, v, at) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not",
-                                    Why::Not(v, "{\"required\":[\"body\"]}"),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+                        return false;
                     }
                 }
             }
@@ -2014,17 +2255,29 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s55(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "body";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not/required",
-                    Why::Required(name),
-                )
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "body" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["body"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -2040,28 +2293,33 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        if let Some(v) = o.get("manifest") {
-            let at = &at.key("manifest");
-            if !manifest(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        for (k, v) in o {
+            match k.as_str() {
+                "manifest" => {
+                    let at = &at.key(k);
+                    if !manifest(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("manifest_uri") {
-            let at = &at.key("manifest_uri");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/InitializeMetaValue/properties/manifest_uri/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "manifest_uri" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/InitializeMetaValue/properties/manifest_uri/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
     }
@@ -2079,17 +2337,29 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "manifest";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/InitializeMetaValue/anyOf/0/required",
-                    Why::Required(name),
-                )
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "manifest" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["manifest"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/InitializeMetaValue/anyOf/0/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -2099,17 +2369,29 @@ fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "manifest_uri";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/InitializeMetaValue/anyOf/1/required",
-                    Why::Required(name),
-                )
-            {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "manifest_uri" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["manifest_uri"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/InitializeMetaValue/anyOf/1/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -2125,344 +2407,360 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["name", "title", "guides", "loop", "locator"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/LanguageEntry/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("capabilities") {
-            let at = &at.key("capabilities");
-            if !capability_declaration(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("catalog") {
-            let at = &at.key("catalog");
-            if !(v.as_str() == Some("pilotage_catalog")) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/catalog/const",
-                        Why::Const("\"pilotage_catalog\""),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("catalog_resource") {
-            let at = &at.key("catalog_resource");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/catalog_resource/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("context_schema") {
-            let at = &at.key("context_schema");
-            if !(v.is_object()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/context_schema/type",
-                        Why::Type(v, &["object"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("execution") {
-            let at = &at.key("execution");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/execution/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "capabilities" => {
+                    let at = &at.key(k);
+                    if !capability_declaration(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
                     }
                 }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/execution/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                "catalog" => {
+                    let at = &at.key(k);
+                    if !(v.as_str() == Some("pilotage_catalog")) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/catalog/const",
+                                Why::Const("\"pilotage_catalog\""),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-                if !(matches!(v.as_str(), Some("immediate" | "deploy" | "both"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/execution/enum",
-                            Why::Enum(v, "\"immediate\", \"deploy\", \"both\""),
-                        )
-                    {
-                        return false;
+                "catalog_resource" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/catalog_resource/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
+                "context_schema" => {
+                    let at = &at.key(k);
+                    if !(v.is_object()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/context_schema/type",
+                                Why::Type(v, &["object"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "execution" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/execution/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/execution/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(
+                            v.as_str(), Some("immediate" | "deploy" | "both")
+                        )) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/execution/enum",
+                                    Why::Enum(v, "\"immediate\", \"deploy\", \"both\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "guides" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.as_str() == Some("pilotage_get_guide")) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/guides/const",
+                                Why::Const("\"pilotage_get_guide\""),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "guides_resource" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/guides_resource/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "locator" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/locator/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/locator/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("json-pointer" | "text-range"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/locator/enum",
+                                    Why::Enum(v, "\"json-pointer\", \"text-range\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "loop" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !loop_object(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "name" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !language_identifier(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "promotion_authority" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/promotion_authority/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/promotion_authority/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("caller" | "promoter"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/promotion_authority/enum",
+                                    Why::Enum(v, "\"caller\", \"promoter\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "retention" => {
+                    let at = &at.key(k);
+                    if !retention(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "title" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LanguageEntry/properties/title/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "trace" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("summary" | "full"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace/enum",
+                                    Why::Enum(v, "\"summary\", \"full\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                "trace_subprogram" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace_subprogram/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace_subprogram/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("opaque" | "expanded"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/LanguageEntry/properties/trace_subprogram/enum",
+                                    Why::Enum(v, "\"opaque\", \"expanded\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("guides") {
-            let at = &at.key("guides");
-            if !(v.as_str() == Some("pilotage_get_guide")) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/guides/const",
-                        Why::Const("\"pilotage_get_guide\""),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("guides_resource") {
-            let at = &at.key("guides_resource");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/guides_resource/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("locator") {
-            let at = &at.key("locator");
-            if cx.compatible() {
-                if !v.is_string() {
+        if seen < 5usize {
+            for name in ["name", "title", "guides", "loop", "locator"] {
+                if !o.contains_key(name) {
                     ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/locator/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/locator/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("json-pointer" | "text-range"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/locator/enum",
-                            Why::Enum(v, "\"json-pointer\", \"text-range\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("loop") {
-            let at = &at.key("loop");
-            if !loop_object(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("name") {
-            let at = &at.key("name");
-            if !language_identifier(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("promotion_authority") {
-            let at = &at.key("promotion_authority");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/promotion_authority/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/promotion_authority/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("caller" | "promoter"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/promotion_authority/enum",
-                            Why::Enum(v, "\"caller\", \"promoter\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("retention") {
-            let at = &at.key("retention");
-            if !retention(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("title") {
-            let at = &at.key("title");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LanguageEntry/properties/title/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("trace") {
-            let at = &at.key("trace");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("summary" | "full"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace/enum",
-                            Why::Enum(v, "\"summary\", \"full\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("trace_subprogram") {
-            let at = &at.key("trace_subprogram");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace_subprogram/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace_subprogram/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("opaque" | "expanded"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/LanguageEntry/properties/trace_subprogram/enum",
-                            Why::Enum(v, "\"opaque\", \"expanded\""),
-                        )
+                    if cx.fail(at, "/$defs/LanguageEntry/required", Why::Required(name))
                     {
                         return false;
                     }
@@ -2507,55 +2805,65 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let name = "validate";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/LoopObject/required", Why::Required(name)) {
-                return false;
-            }
-        }
-        if let Some(v) = o.get("execute") {
-            let at = &at.key("execute");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LoopObject/properties/execute/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "execute" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LoopObject/properties/execute/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("trace") {
-            let at = &at.key("trace");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LoopObject/properties/trace/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "trace" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LoopObject/properties/trace/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "validate" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/LoopObject/properties/validate/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("validate") {
-            let at = &at.key("validate");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/LoopObject/properties/validate/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        if seen < 1usize {
+            for name in ["validate"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/LoopObject/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -2572,67 +2880,77 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["pilotage", "languages"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Manifest/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("capabilities") {
-            let at = &at.key("capabilities");
-            if !capability_declaration(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("languages") {
-            let at = &at.key("languages");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Manifest/properties/languages/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !language_entry(cx, v, at) {
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "capabilities" => {
+                    let at = &at.key(k);
+                    if !capability_declaration(cx, v, at) {
                         ok = false;
                         if cx.stops() {
                             return false;
                         }
                     }
                 }
-                if (a.len() as u64) < 1u64 {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Manifest/properties/languages/minItems",
-                            Why::MinItems(v, 1u64),
-                        )
-                    {
-                        return false;
+                "languages" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Manifest/properties/languages/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !language_entry(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                        if (a.len() as u64) < 1u64 {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Manifest/properties/languages/minItems",
+                                    Why::MinItems(v, 1u64),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
                 }
+                "pilotage" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !version_string(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("pilotage") {
-            let at = &at.key("pilotage");
-            if !version_string(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 2usize {
+            for name in ["pilotage", "languages"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Manifest/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -2651,11 +2969,29 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "capabilities";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/Manifest/anyOf/0/required", Why::Required(name)) {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "capabilities" => {
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["capabilities"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/Manifest/anyOf/0/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -2665,27 +3001,44 @@ fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        if let Some(v) = o.get("languages") {
-            let at = &at.key("languages");
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if let Value::Object(o) = v {
-                        let name = "capabilities";
-                        if !o.contains_key(name) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/Manifest/anyOf/1/properties/languages/items/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
+        for (k, v) in o {
+            match k.as_str() {
+                "languages" => {
+                    let at = &at.key(k);
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if let Value::Object(o) = v {
+                                let mut seen = 0usize;
+                                for (k, v) in o {
+                                    match k.as_str() {
+                                        "capabilities" => {
+                                            seen += 1;
+                                        }
+                                        _ => {}
+                                    }
+                                }
+                                if seen < 1usize {
+                                    for name in ["capabilities"] {
+                                        if !o.contains_key(name) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/Manifest/anyOf/1/properties/languages/items/required",
+                                                    Why::Required(name),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
+                _ => {}
             }
         }
     }
@@ -2736,56 +3089,67 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["ok", "status", "error"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Outcome/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "error" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string() || v.is_null()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Outcome/properties/error/type",
+                                Why::Type(v, &["string", "null"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "ok" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Outcome/properties/ok/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "status" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Outcome/properties/status/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("error") {
-            let at = &at.key("error");
-            if !(v.is_string() || v.is_null()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Outcome/properties/error/type",
-                        Why::Type(v, &["string", "null"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("ok") {
-            let at = &at.key("ok");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Outcome/properties/ok/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("status") {
-            let at = &at.key("status");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Outcome/properties/status/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+        if seen < 3usize {
+            for name in ["ok", "status", "error"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Outcome/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -2793,37 +3157,47 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     {
         if cx.quiet(s48, v, at) {
             if let Value::Object(o) = v {
-                if let Some(v) = o.get("error") {
-                    let at = &at.key("error");
-                    if !(v.is_null()) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/Outcome/allOf/0/then/properties/error/type",
-                                Why::Type(v, &["null"]),
-                            )
-                        {
-                            return false;
+                for (k, v) in o {
+                    match k.as_str() {
+                        "error" => {
+                            let at = &at.key(k);
+                            if !(v.is_null()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/Outcome/allOf/0/then/properties/error/type",
+                                        Why::Type(v, &["null"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
+                        _ => {}
                     }
                 }
             }
         } else {
             if let Value::Object(o) = v {
-                if let Some(v) = o.get("error") {
-                    let at = &at.key("error");
-                    if !(v.is_string()) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/Outcome/allOf/0/else/properties/error/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+                for (k, v) in o {
+                    match k.as_str() {
+                        "error" => {
+                            let at = &at.key(k);
+                            if !(v.is_string()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/Outcome/allOf/0/else/properties/error/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
+                        _ => {}
                     }
                 }
             }
@@ -2835,25 +3209,41 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "ok";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/Outcome/allOf/0/if/required", Why::Required(name)) {
-                return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "ok" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.as_bool() == Some(true)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Outcome/allOf/0/if/properties/ok/const",
+                                Why::Const("true"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("ok") {
-            let at = &at.key("ok");
-            if !(v.as_bool() == Some(true)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Outcome/allOf/0/if/properties/ok/const",
-                        Why::Const("true"),
-                    )
-                {
-                    return false;
+        if seen < 1usize {
+            for name in ["ok"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/Outcome/allOf/0/if/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -2870,60 +3260,71 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["steps", "max_risk", "max_risk_hints"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Plan/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "max_risk" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Plan/properties/max_risk/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("max_risk") {
-            let at = &at.key("max_risk");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Plan/properties/max_risk/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("max_risk_hints") {
-            let at = &at.key("max_risk_hints");
-            if !risk_hints(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("steps") {
-            let at = &at.key("steps");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Plan/properties/steps/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !plan_step(cx, v, at) {
+                "max_risk_hints" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !risk_hints(cx, v, at) {
                         ok = false;
                         if cx.stops() {
                             return false;
                         }
+                    }
+                }
+                "steps" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Plan/properties/steps/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !plan_step(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 3usize {
+            for name in ["steps", "max_risk", "max_risk_hints"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Plan/required", Why::Required(name)) {
+                        return false;
                     }
                 }
             }
@@ -2941,51 +3342,88 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["id", "risk", "risk_hints"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/PlanStep/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("arm") {
-            let at = &at.key("arm");
-            if !(v.is_object()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/PlanStep/properties/arm/type",
-                        Why::Type(v, &["object"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Object(o) = v {
-                for name in ["branch", "label"] {
-                    if !o.contains_key(name) {
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "arm" => {
+                    let at = &at.key(k);
+                    if !(v.is_object()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/PlanStep/properties/arm/required",
-                                Why::Required(name),
+                                "/$defs/PlanStep/properties/arm/type",
+                                Why::Type(v, &["object"]),
                             )
                         {
                             return false;
                         }
                     }
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        for (k, v) in o {
+                            match k.as_str() {
+                                "branch" => {
+                                    seen += 1;
+                                    let at = &at.key(k);
+                                    if !(v.is_string()) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/PlanStep/properties/arm/properties/branch/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                                "label" => {
+                                    seen += 1;
+                                    let at = &at.key(k);
+                                    if !(v.is_string()) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/PlanStep/properties/arm/properties/label/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        if seen < 2usize {
+                            for name in ["branch", "label"] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/PlanStep/properties/arm/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
-                if let Some(v) = o.get("branch") {
-                    let at = &at.key("branch");
+                "calls" => {
+                    let at = &at.key(k);
                     if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/PlanStep/properties/arm/properties/branch/type",
+                                "/$defs/PlanStep/properties/calls/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
@@ -2993,14 +3431,15 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
-                if let Some(v) = o.get("label") {
-                    let at = &at.key("label");
+                "id" => {
+                    seen += 1;
+                    let at = &at.key(k);
                     if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/PlanStep/properties/arm/properties/label/type",
+                                "/$defs/PlanStep/properties/id/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
@@ -3008,74 +3447,57 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
-            }
-        }
-        if let Some(v) = o.get("calls") {
-            let at = &at.key("calls");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/PlanStep/properties/calls/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "loop" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/PlanStep/properties/loop/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("id") {
-            let at = &at.key("id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/PlanStep/properties/id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "risk" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/PlanStep/properties/risk/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("loop") {
-            let at = &at.key("loop");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/PlanStep/properties/loop/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "risk_hints" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !risk_hints(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("risk") {
-            let at = &at.key("risk");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/PlanStep/properties/risk/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("risk_hints") {
-            let at = &at.key("risk_hints");
-            if !risk_hints(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 3usize {
+            for name in ["id", "risk", "risk_hints"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/PlanStep/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -3105,41 +3527,51 @@ pub fn program_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        for name in ["argument", "language"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ProgramDeclaration/anyOf/0/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "argument" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ProgramDeclaration/anyOf/0/properties/argument/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "language" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !language_identifier(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("argument") {
-            let at = &at.key("argument");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ProgramDeclaration/anyOf/0/properties/argument/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("language") {
-            let at = &at.key("language");
-            if !language_identifier(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 2usize {
+            for name in ["argument", "language"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ProgramDeclaration/anyOf/0/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -3150,96 +3582,116 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mut ok = true;
     if let Value::Object(o) = v {
-        let name = "languages";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/ProgramDeclaration/anyOf/1/required",
-                    Why::Required(name),
-                )
-            {
-                return false;
-            }
-        }
-        if let Some(v) = o.get("languages") {
-            let at = &at.key("languages");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !(v.is_object()) {
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "languages" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/type",
-                                Why::Type(v, &["object"]),
+                                "/$defs/ProgramDeclaration/anyOf/1/properties/languages/type",
+                                Why::Type(v, &["array"]),
                             )
                         {
                             return false;
                         }
                     }
-                    if let Value::Object(o) = v {
-                        for name in ["argument", "language"] {
-                            if !o.contains_key(name) {
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !(v.is_object()) {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/required",
-                                        Why::Required(name),
+                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/type",
+                                        Why::Type(v, &["object"]),
                                     )
                                 {
                                     return false;
                                 }
                             }
-                        }
-                        if let Some(v) = o.get("argument") {
-                            let at = &at.key("argument");
-                            if !(v.is_string()) {
-                                ok = false;
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/properties/argument/type",
-                                        Why::Type(v, &["string"]),
-                                    )
-                                {
-                                    return false;
+                            if let Value::Object(o) = v {
+                                let mut seen = 0usize;
+                                for (k, v) in o {
+                                    match k.as_str() {
+                                        "argument" => {
+                                            seen += 1;
+                                            let at = &at.key(k);
+                                            if !(v.is_string()) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/properties/argument/type",
+                                                        Why::Type(v, &["string"]),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                        "language" => {
+                                            seen += 1;
+                                            let at = &at.key(k);
+                                            if !language_identifier(cx, v, at) {
+                                                ok = false;
+                                                if cx.stops() {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                        _ => {}
+                                    }
+                                }
+                                if seen < 2usize {
+                                    for name in ["argument", "language"] {
+                                        if !o.contains_key(name) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/required",
+                                                    Why::Required(name),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
                                 }
                             }
                         }
-                        if let Some(v) = o.get("language") {
-                            let at = &at.key("language");
-                            if !language_identifier(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                        if (a.len() as u64) < 2u64 {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ProgramDeclaration/anyOf/1/properties/languages/minItems",
+                                    Why::MinItems(v, 2u64),
+                                )
+                            {
+                                return false;
                             }
                         }
                     }
                 }
-                if (a.len() as u64) < 2u64 {
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["languages"] {
+                if !o.contains_key(name) {
                     ok = false;
                     if cx
                         .fail(
                             at,
-                            "/$defs/ProgramDeclaration/anyOf/1/properties/languages/minItems",
-                            Why::MinItems(v, 2u64),
+                            "/$defs/ProgramDeclaration/anyOf/1/required",
+                            Why::Required(name),
                         )
                     {
                         return false;
@@ -3260,119 +3712,139 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let name = "error";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/RequestError/required", Why::Required(name)) {
-                return false;
-            }
-        }
-        if let Some(v) = o.get("catalog_version") {
-            let at = &at.key("catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/RequestError/properties/catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("error") {
-            let at = &at.key("error");
-            if !(v.is_object()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/RequestError/properties/error/type",
-                        Why::Type(v, &["object"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Object(o) = v {
-                for name in ["kind", "message"] {
-                    if !o.contains_key(name) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/RequestError/properties/error/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-                if let Some(v) = o.get("kind") {
-                    let at = &at.key("kind");
-                    if cx.compatible() {
-                        if !v.is_string() {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/RequestError/properties/error/properties/kind/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    } else {
-                        if !(v.is_string()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/RequestError/properties/error/properties/kind/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if !(matches!(
-                            v.as_str(), Some("not_found" | "invalid_request" |
-                            "unknown_baseline" | "idempotency_conflict" |
-                            "bounds_exceeded" | "unsupported" | "internal")
-                        )) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/RequestError/properties/error/properties/kind/enum",
-                                    Why::Enum(
-                                        v,
-                                        "\"not_found\", \"invalid_request\", \"unknown_baseline\", \"idempotency_conflict\", \"bounds_exceeded\", \"unsupported\", \"internal\"",
-                                    ),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                }
-                if let Some(v) = o.get("message") {
-                    let at = &at.key("message");
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog_version" => {
+                    let at = &at.key(k);
                     if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/RequestError/properties/error/properties/message/type",
+                                "/$defs/RequestError/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
                             return false;
                         }
+                    }
+                }
+                "error" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_object()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/RequestError/properties/error/type",
+                                Why::Type(v, &["object"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        for (k, v) in o {
+                            match k.as_str() {
+                                "kind" => {
+                                    seen += 1;
+                                    let at = &at.key(k);
+                                    if cx.compatible() {
+                                        if !v.is_string() {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/RequestError/properties/error/properties/kind/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    } else {
+                                        if !(v.is_string()) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/RequestError/properties/error/properties/kind/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                        if !(matches!(
+                                            v.as_str(), Some("not_found" | "invalid_request" |
+                                            "unknown_baseline" | "idempotency_conflict" |
+                                            "bounds_exceeded" | "unsupported" | "internal")
+                                        )) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/RequestError/properties/error/properties/kind/enum",
+                                                    Why::Enum(
+                                                        v,
+                                                        "\"not_found\", \"invalid_request\", \"unknown_baseline\", \"idempotency_conflict\", \"bounds_exceeded\", \"unsupported\", \"internal\"",
+                                                    ),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                }
+                                "message" => {
+                                    seen += 1;
+                                    let at = &at.key(k);
+                                    if !(v.is_string()) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/RequestError/properties/error/properties/message/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        if seen < 2usize {
+                            for name in ["kind", "message"] {
+                                if !o.contains_key(name) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/RequestError/properties/error/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["error"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/RequestError/required", Why::Required(name)) {
+                        return false;
                     }
                 }
             }
@@ -3460,56 +3932,67 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["readOnly", "destructive", "openWorld"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/RiskHints/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "destructive" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/RiskHints/properties/destructive/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "openWorld" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/RiskHints/properties/openWorld/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "readOnly" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/RiskHints/properties/readOnly/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("destructive") {
-            let at = &at.key("destructive");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/RiskHints/properties/destructive/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("openWorld") {
-            let at = &at.key("openWorld");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/RiskHints/properties/openWorld/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("readOnly") {
-            let at = &at.key("readOnly");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/RiskHints/properties/readOnly/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+        if seen < 3usize {
+            for name in ["readOnly", "destructive", "openWorld"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/RiskHints/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -3526,75 +4009,85 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["line", "column"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/TextPosition/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("column") {
-            let at = &at.key("column");
-            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TextPosition/properties/column/type",
-                        Why::Type(v, &["integer"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Number(n) = v {
-                if ::pilotage_types::validate::runtime::compare(
-                    n,
-                    ::pilotage_types::validate::runtime::Num::U(1u64),
-                ) == Some(::std::cmp::Ordering::Less)
-                {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/TextPosition/properties/column/minimum",
-                            Why::Minimum(v, "1"),
-                        )
-                    {
-                        return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "column" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TextPosition/properties/column/type",
+                                Why::Type(v, &["integer"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Number(n) = v {
+                        if ::pilotage_types::validate::runtime::compare(
+                            n,
+                            ::pilotage_types::validate::runtime::Num::U(1u64),
+                        ) == Some(::std::cmp::Ordering::Less)
+                        {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TextPosition/properties/column/minimum",
+                                    Why::Minimum(v, "1"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
                 }
+                "line" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TextPosition/properties/line/type",
+                                Why::Type(v, &["integer"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Number(n) = v {
+                        if ::pilotage_types::validate::runtime::compare(
+                            n,
+                            ::pilotage_types::validate::runtime::Num::U(1u64),
+                        ) == Some(::std::cmp::Ordering::Less)
+                        {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TextPosition/properties/line/minimum",
+                                    Why::Minimum(v, "1"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("line") {
-            let at = &at.key("line");
-            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TextPosition/properties/line/type",
-                        Why::Type(v, &["integer"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Number(n) = v {
-                if ::pilotage_types::validate::runtime::compare(
-                    n,
-                    ::pilotage_types::validate::runtime::Num::U(1u64),
-                ) == Some(::std::cmp::Ordering::Less)
-                {
+        if seen < 2usize {
+            for name in ["line", "column"] {
+                if !o.contains_key(name) {
                     ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/TextPosition/properties/line/minimum",
-                            Why::Minimum(v, "1"),
-                        )
-                    {
+                    if cx.fail(at, "/$defs/TextPosition/required", Why::Required(name)) {
                         return false;
                     }
                 }
@@ -3613,29 +4106,39 @@ pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["start", "end"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/TextRange/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "end" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !text_position(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
                 }
+                "start" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !text_position(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("end") {
-            let at = &at.key("end");
-            if !text_position(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("start") {
-            let at = &at.key("start");
-            if !text_position(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 2usize {
+            for name in ["start", "end"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/TextRange/required", Why::Required(name)) {
+                        return false;
+                    }
                 }
             }
         }
@@ -3652,108 +4155,119 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["run_id", "level", "steps"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/Trace/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("level") {
-            let at = &at.key("level");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Trace/properties/level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "level" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Trace/properties/level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Trace/properties/level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("summary" | "full"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/Trace/properties/level/enum",
+                                    Why::Enum(v, "\"summary\", \"full\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
                 }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Trace/properties/level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if !(matches!(v.as_str(), Some("summary" | "full"))) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Trace/properties/level/enum",
-                            Why::Enum(v, "\"summary\", \"full\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("run_id") {
-            let at = &at.key("run_id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Trace/properties/run_id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("stats") {
-            let at = &at.key("stats");
-            if !(v.is_object()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Trace/properties/stats/type",
-                        Why::Type(v, &["object"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("steps") {
-            let at = &at.key("steps");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/Trace/properties/steps/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !trace_step(cx, v, at) {
+                "run_id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
                         ok = false;
-                        if cx.stops() {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Trace/properties/run_id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
                             return false;
                         }
+                    }
+                }
+                "stats" => {
+                    let at = &at.key(k);
+                    if !(v.is_object()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Trace/properties/stats/type",
+                                Why::Type(v, &["object"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "steps" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/Trace/properties/steps/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !trace_step(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 3usize {
+            for name in ["run_id", "level", "steps"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx.fail(at, "/$defs/Trace/required", Why::Required(name)) {
+                        return false;
                     }
                 }
             }
@@ -3771,78 +4285,94 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let name = "run_id";
-        if !o.contains_key(name) {
-            ok = false;
-            if cx.fail(at, "/$defs/TraceFetchRequest/required", Why::Required(name)) {
-                return false;
-            }
-        }
-        if let Some(v) = o.get("question") {
-            let at = &at.key("question");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceFetchRequest/properties/question/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("run_id") {
-            let at = &at.key("run_id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceFetchRequest/properties/run_id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("trace_level") {
-            let at = &at.key("trace_level");
-            if cx.compatible() {
-                if !v.is_string() {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/TraceFetchRequest/properties/trace_level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "question" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceFetchRequest/properties/question/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-            } else {
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/TraceFetchRequest/properties/trace_level/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                "run_id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceFetchRequest/properties/run_id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
-                if !(matches!(v.as_str(), Some("summary" | "full"))) {
+                "trace_level" => {
+                    let at = &at.key(k);
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TraceFetchRequest/properties/trace_level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TraceFetchRequest/properties/trace_level/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(v.as_str(), Some("summary" | "full"))) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TraceFetchRequest/properties/trace_level/enum",
+                                    Why::Enum(v, "\"summary\", \"full\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if seen < 1usize {
+            for name in ["run_id"] {
+                if !o.contains_key(name) {
                     ok = false;
                     if cx
                         .fail(
                             at,
-                            "/$defs/TraceFetchRequest/properties/trace_level/enum",
-                            Why::Enum(v, "\"summary\", \"full\""),
+                            "/$defs/TraceFetchRequest/required",
+                            Why::Required(name),
                         )
                     {
                         return false;
@@ -3863,60 +4393,76 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["run_id", "outcome", "trace"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/TraceFetchResponse/required", Why::Required(name))
-                {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "narration" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceFetchResponse/properties/narration/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
+                "outcome" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !outcome(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "run_id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceFetchResponse/properties/run_id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                "trace" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !trace(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("narration") {
-            let at = &at.key("narration");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceFetchResponse/properties/narration/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("outcome") {
-            let at = &at.key("outcome");
-            if !outcome(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("run_id") {
-            let at = &at.key("run_id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceFetchResponse/properties/run_id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("trace") {
-            let at = &at.key("trace");
-            if !trace(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
+        if seen < 3usize {
+            for name in ["run_id", "outcome", "trace"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/TraceFetchResponse/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -3933,107 +4479,117 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["id", "outcome"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/TraceStep/required", Why::Required(name)) {
-                    return false;
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "calls" => {
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceStep/properties/calls/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("calls") {
-            let at = &at.key("calls");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceStep/properties/calls/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
+                "decisions" => {
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceStep/properties/decisions/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !decision(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
                 }
-            }
-        }
-        if let Some(v) = o.get("decisions") {
-            let at = &at.key("decisions");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceStep/properties/decisions/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
+                "id" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_string()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceStep/properties/id/type",
+                                Why::Type(v, &["string"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !decision(cx, v, at) {
+                "outcome" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !outcome(cx, v, at) {
                         ok = false;
                         if cx.stops() {
                             return false;
                         }
                     }
                 }
+                "t_ms" => {
+                    let at = &at.key(k);
+                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/TraceStep/properties/t_ms/type",
+                                Why::Type(v, &["integer"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Number(n) = v {
+                        if ::pilotage_types::validate::runtime::compare(
+                            n,
+                            ::pilotage_types::validate::runtime::Num::U(0u64),
+                        ) == Some(::std::cmp::Ordering::Less)
+                        {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/TraceStep/properties/t_ms/minimum",
+                                    Why::Minimum(v, "0"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("id") {
-            let at = &at.key("id");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceStep/properties/id/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("outcome") {
-            let at = &at.key("outcome");
-            if !outcome(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("t_ms") {
-            let at = &at.key("t_ms");
-            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/TraceStep/properties/t_ms/type",
-                        Why::Type(v, &["integer"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Number(n) = v {
-                if ::pilotage_types::validate::runtime::compare(
-                    n,
-                    ::pilotage_types::validate::runtime::Num::U(0u64),
-                ) == Some(::std::cmp::Ordering::Less)
-                {
+        if seen < 2usize {
+            for name in ["id", "outcome"] {
+                if !o.contains_key(name) {
                     ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/TraceStep/properties/t_ms/minimum",
-                            Why::Minimum(v, "0"),
-                        )
-                    {
+                    if cx.fail(at, "/$defs/TraceStep/required", Why::Required(name)) {
                         return false;
                     }
                 }
@@ -4087,87 +4643,17 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for name in ["valid", "diagnostics"] {
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/ValidateResponse/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("catalog_version") {
-            let at = &at.key("catalog_version");
-            if !(v.is_string()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ValidateResponse/properties/catalog_version/type",
-                        Why::Type(v, &["string"]),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("diagnostics") {
-            let at = &at.key("diagnostics");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ValidateResponse/properties/diagnostics/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
-                    if !diagnostic(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(v) = o.get("plan") {
-            let at = &at.key("plan");
-            if !plan(cx, v, at) {
-                ok = false;
-                if cx.stops() {
-                    return false;
-                }
-            }
-        }
-        if let Some(v) = o.get("references") {
-            let at = &at.key("references");
-            if !(v.is_array()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ValidateResponse/properties/references/type",
-                        Why::Type(v, &["array"]),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Value::Array(a) = v {
-                for (index, v) in a.iter().enumerate().skip(0usize) {
-                    let at = &at.index(index);
+        let mut seen = 0usize;
+        for (k, v) in o {
+            match k.as_str() {
+                "catalog_version" => {
+                    let at = &at.key(k);
                     if !(v.is_string()) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/ValidateResponse/properties/references/items/type",
+                                "/$defs/ValidateResponse/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
@@ -4175,20 +4661,106 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
+                "diagnostics" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ValidateResponse/properties/diagnostics/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !diagnostic(cx, v, at) {
+                                ok = false;
+                                if cx.stops() {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                "plan" => {
+                    let at = &at.key(k);
+                    if !plan(cx, v, at) {
+                        ok = false;
+                        if cx.stops() {
+                            return false;
+                        }
+                    }
+                }
+                "references" => {
+                    let at = &at.key(k);
+                    if !(v.is_array()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ValidateResponse/properties/references/type",
+                                Why::Type(v, &["array"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    if let Value::Array(a) = v {
+                        for (index, v) in a.iter().enumerate() {
+                            let at = &at.index(index);
+                            if !(v.is_string()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/ValidateResponse/properties/references/items/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                }
+                "valid" => {
+                    seen += 1;
+                    let at = &at.key(k);
+                    if !(v.is_boolean()) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ValidateResponse/properties/valid/type",
+                                Why::Type(v, &["boolean"]),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        if let Some(v) = o.get("valid") {
-            let at = &at.key("valid");
-            if !(v.is_boolean()) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ValidateResponse/properties/valid/type",
-                        Why::Type(v, &["boolean"]),
-                    )
-                {
-                    return false;
+        if seen < 2usize {
+            for name in ["valid", "diagnostics"] {
+                if !o.contains_key(name) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ValidateResponse/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }

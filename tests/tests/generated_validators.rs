@@ -147,7 +147,12 @@ fn pilotage_validators_agree_with_the_oracle() {
 #[test]
 fn peer_validators_agree_with_the_oracle() {
     let corpus = corpus_values();
-    let peers: [(&str, &str, Validators); 4] = [
+    let peers: [(&str, &str, Validators); 5] = [
+        (
+            "keywords",
+            golden::keywords::SCHEMA_JSON,
+            golden::keywords::validators(),
+        ),
         (
             "pcp-tools",
             golden::pcp_tools::SCHEMA_JSON,

@@ -115,6 +115,27 @@ pub const PEERS: &[PeerInput] = &[
     },
 ];
 
+/// Schemas that test the validator generator itself (not vendored: written for the tests),
+/// generated into validators-only golden modules: (schema, module).
+pub const VALIDATOR_TEST_SCHEMAS: &[(&str, &str)] =
+    &[("pilotage-codegen/tests/schemas/keywords.schema.json", "keywords")];
+
+fn validator_test_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
+    let mut files = Vec::new();
+    for (schema, module) in VALIDATOR_TEST_SCHEMAS {
+        let bytes = fs::read(root.join(schema)).map_err(|e| RegenError(format!("{schema}: cannot read: {e}")))?;
+        let document = pilotage_codegen::parse_schema(&bytes, schema).map_err(|e| RegenError(e.to_string()))?;
+        let embed = format!("../../../{schema}");
+        let contents = pilotage_codegen::render::validators_module(&document, &bytes, schema, &embed)
+            .map_err(|e| RegenError(e.to_string()))?;
+        files.push(GeneratedFile {
+            path: PathBuf::from(format!("{GOLDEN_DIR}/{module}.rs")),
+            contents,
+        });
+    }
+    Ok(files)
+}
+
 fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
     let mut files = Vec::new();
     for peer in PEERS {
@@ -190,6 +211,7 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
     files.extend(output_schema_files(&bytes, &source_name)?);
     files.push(spec_values_file(&bytes, &source_name)?);
     files.extend(peer_files(root)?);
+    files.extend(validator_test_files(root)?);
     Ok(files)
 }
 

@@ -441,8 +441,9 @@ impl<'a> Gen<'a> {
         if let Some((schema, item_pointer)) = rest {
             let body = self.body(schema, &item_pointer)?;
             if !body.is_empty() {
+                let skip = (prefix > 0).then(|| quote!(.skip(#prefix)));
                 arrays.extend(quote! {
-                    for (index, v) in a.iter().enumerate().skip(#prefix) { let at = &at.index(index); #body }
+                    for (index, v) in a.iter().enumerate() #skip { let at = &at.index(index); #body }
                 });
             }
         }
@@ -491,43 +492,30 @@ impl<'a> Gen<'a> {
             out.extend(quote!(if let Value::Array(a) = v { #arrays }));
         }
 
-        // Objects.
+        // Objects: one pass over the instance's members, dispatching on the name (cheaper
+        // than one lookup per declared property), counting the required members seen; only
+        // when some are missing are they looked up one by one to name them.
         let mut objects = TokenStream::new();
-        if let Some(required) = object.get("required") {
-            let Value::Array(names) = required else {
-                return Err(self.error(&at("required"), "`required` must be an array of strings"));
-            };
+        let mut required: Vec<&str> = Vec::new();
+        if let Some(names) = object.get("required") {
             let names = names
-                .iter()
-                .map(|name| name.as_str())
-                .collect::<Option<Vec<&str>>>()
+                .as_array()
+                .and_then(|names| names.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
                 .ok_or_else(|| self.error(&at("required"), "`required` must be an array of strings"))?;
-            let fail = fail(&at("required"), quote!(Why::Required(name)));
-            match names.as_slice() {
-                [] => {}
-                [name] => objects.extend(quote!(let name = #name; if !o.contains_key(name) { #fail })),
-                _ => objects.extend(quote!(for name in [#(#names),*] { if !o.contains_key(name) { #fail } })),
-            }
-        }
-        let properties = match object.get("properties") {
-            Some(Value::Object(properties)) => Some(properties),
-            Some(_) => return Err(self.error(&at("properties"), "`properties` must be an object")),
-            None => None,
-        };
-        let mut known: Vec<&str> = Vec::new();
-        if let Some(properties) = properties {
-            for (name, subschema) in sorted(properties) {
-                known.push(name);
-                let body = self.body(subschema, &child(&at("properties"), name))?;
-                if !body.is_empty() {
-                    objects.extend(quote! {
-                        if let Some(v) = o.get(#name) { let at = &at.key(#name); #body }
-                    });
+            for name in names {
+                if !required.contains(&name) {
+                    required.push(name);
                 }
             }
         }
+        let properties = match object.get("properties") {
+            Some(Value::Object(properties)) => sorted(properties),
+            Some(_) => return Err(self.error(&at("properties"), "`properties` must be an object")),
+            None => Vec::new(),
+        };
+        let known: Vec<&str> = properties.iter().map(|(name, _)| name.as_str()).collect();
         let mut pattern_idents = Vec::new();
-        let mut per_member = TokenStream::new();
+        let mut pattern_checks = TokenStream::new();
         if let Some(patterns) = object.get("patternProperties") {
             let Value::Object(patterns) = patterns else {
                 return Err(self.error(&at("patternProperties"), "`patternProperties` must be an object"));
@@ -536,37 +524,77 @@ impl<'a> Gen<'a> {
                 let pointer = child(&at("patternProperties"), source);
                 let ident = self.pattern(source, &pointer)?;
                 let body = self.body(subschema, &pointer)?;
-                per_member.extend(quote!(if #ident.is_match(k) { #body }));
+                pattern_checks.extend(quote!(if #ident.is_match(k) { let at = &at.key(k); #body }));
                 pattern_idents.push(ident);
             }
         }
-        let is_known = if known.is_empty() {
-            quote!(false)
-        } else {
-            quote!(matches!(k.as_str(), #(#known)|*))
-        };
-        let matched_pattern = pattern_idents.iter().map(|ident| quote!(#ident.is_match(k)));
-        let is_expected = quote!(#is_known #(|| #matched_pattern)*);
-        match object.get("additionalProperties") {
-            None | Some(Value::Bool(true)) => {}
+        let matched_pattern: Vec<TokenStream> = pattern_idents.iter().map(|ident| quote!(#ident.is_match(k))).collect();
+        let mut after = TokenStream::new();
+        let mut before = TokenStream::new();
+        let other = match object.get("additionalProperties") {
+            None | Some(Value::Bool(true)) => TokenStream::new(),
             Some(Value::Bool(false)) => {
+                before.extend(quote!(let mut unexpected = false;));
                 let fail = fail(
                     &at("additionalProperties"),
                     quote!(Why::Additional(v, &[#(#known),*], &[#(&#pattern_idents),*])),
                 );
-                objects.extend(quote! {
-                    if o.keys().any(|k| !(#is_expected)) { #fail }
-                });
+                after.extend(quote!(if unexpected { #fail }));
+                quote!(if !(false #(|| #matched_pattern)*) { unexpected = true; })
             }
             Some(subschema) => {
                 let body = self.body(subschema, &at("additionalProperties"))?;
-                per_member.extend(quote!(if !(#is_expected) { #body }));
+                if body.is_empty() {
+                    TokenStream::new()
+                } else {
+                    quote!(if !(false #(|| #matched_pattern)*) { let at = &at.key(k); #body })
+                }
+            }
+        };
+        let mut arms = TokenStream::new();
+        let mut arm_names: Vec<&str> = known.clone();
+        for name in &required {
+            if !arm_names.contains(name) {
+                arm_names.push(name);
             }
         }
-        if !per_member.is_empty() {
-            objects.extend(quote! {
-                for (k, v) in o { let at = &at.key(k); #per_member }
+        arm_names.sort_unstable();
+        for name in &arm_names {
+            let body = match properties.iter().find(|(n, _)| n.as_str() == *name) {
+                Some((_, subschema)) => self.body(subschema, &child(&at("properties"), name))?,
+                None => TokenStream::new(),
+            };
+            let count = required.contains(name).then(|| quote!(seen += 1;));
+            // With nothing to do, an arm is still needed when `_` must see only the others.
+            if body.is_empty() && count.is_none() && other.is_empty() {
+                continue;
+            }
+            let scoped = (!body.is_empty()).then(|| quote!(let at = &at.key(k); #body));
+            arms.extend(quote!(#name => { #count #scoped }));
+        }
+        if !required.is_empty() {
+            before.extend(quote!(let mut seen = 0usize;));
+            let count = required.len();
+            let fail = fail(&at("required"), quote!(Why::Required(name)));
+            after.extend(quote! {
+                if seen < #count {
+                    for name in [#(#required),*] { if !o.contains_key(name) { #fail } }
+                }
             });
+        }
+        if !arms.is_empty() || !other.is_empty() || !pattern_checks.is_empty() {
+            let dispatch = if arms.is_empty() {
+                other
+            } else {
+                quote!(match k.as_str() { #arms _ => { #other } })
+            };
+            objects.extend(quote! {
+                #before
+                for (k, v) in o { #dispatch #pattern_checks }
+                #after
+            });
+        } else {
+            objects.extend(quote!(#before #after));
         }
         if object.contains_key("propertyNames") {
             let function = self.branch(&at("propertyNames"));
@@ -807,4 +835,79 @@ pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, Co
         checks,
         unresolved: gen.unresolved.into_iter().collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::generate;
+
+    fn error_of(schema: serde_json::Value) -> crate::CodegenError {
+        generate(&schema, "test.json", false).expect_err("must be a generation error")
+    }
+
+    #[test]
+    fn an_unsupported_keyword_is_an_error_naming_its_pointer() {
+        for keyword in super::UNSUPPORTED {
+            let error = error_of(json!({"$defs": {"a": {"type": "object", "properties": {"b": {*keyword: {}}}}}}));
+            assert_eq!(error.pointer, format!("/$defs/a/properties/b/{keyword}"), "{keyword}");
+            assert!(error.message.contains(keyword), "{error}");
+        }
+        let error = error_of(json!({"$defs": {"a": {"$id": "https://elsewhere.invalid/a"}}}));
+        assert_eq!(error.pointer, "/$defs/a/$id");
+        let error = error_of(json!({"$defs": {"a": {"$ref": "#anchor"}}}));
+        assert_eq!(error.pointer, "/$defs/a/$ref");
+        let error = error_of(json!({"$defs": {"a": {"$ref": "#/$defs/missing"}}}));
+        assert!(error.message.contains("points to nothing"), "{error}");
+        let error = error_of(
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"a": {"format": "email"}}}),
+        );
+        assert_eq!(error.pointer, "/definitions/a/format");
+    }
+
+    #[test]
+    fn a_pattern_the_runtime_cannot_honour_is_an_error_naming_its_pointer() {
+        for pattern in [
+            r"\bword",
+            r"(a)\1",
+            r"(?<=a)b",
+            r"\p{L}",
+            "(unclosed",
+            "a**",
+            "[z-a]",
+            "x{3,1}",
+        ] {
+            let error = error_of(json!({"$defs": {"a": {"pattern": pattern}}}));
+            assert_eq!(error.pointer, "/$defs/a/pattern", "{pattern}");
+            assert!(error.message.contains("pattern"), "{pattern}: {error}");
+        }
+        let error = error_of(json!({"$defs": {"a": {"patternProperties": {"(?<!x)y": {}}}}}));
+        assert_eq!(error.pointer, "/$defs/a/patternProperties/(?<!x)y");
+    }
+
+    #[test]
+    fn simple_patterns_become_sequences_and_others_programs() {
+        for (pattern, form) in [
+            (r"^[0-9]+\.[0-9]+$", "Sequence"),
+            (r"^[^/]+/[^/]+$", "Sequence"),
+            (r"^[a-f0-9]{64}$", "Sequence"),
+            (r"^[a-z]+[a-c]$", "Program"),
+            (r"^P(?!$)(T(?=[0-9]))?$", "Program"),
+            (r"abc", "Program"),
+        ] {
+            let tokens = super::regex::compile(pattern).unwrap().to_string();
+            assert!(tokens.contains(&format!("Pattern :: {form}")), "{pattern}: {tokens}");
+        }
+    }
+
+    #[test]
+    fn output_is_deterministic_and_every_def_has_a_check() {
+        let schema =
+            json!({"$defs": {"b": {"anyOf": [{"const": "x"}, {"type": "integer"}]}, "a": {"$ref": "#/$defs/b"}}});
+        let first = generate(&schema, "t.json", false).unwrap();
+        let second = generate(&schema, "t.json", false).unwrap();
+        assert_eq!(first.tokens.to_string(), second.tokens.to_string());
+        assert_eq!(first.checks.keys().collect::<Vec<_>>(), ["a", "b"]);
+    }
 }

@@ -186,18 +186,28 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("effect") {
-                let at = &at.key("effect");
-                {
-                    if !(cx.quiet(s2, v, at) || cx.quiet(s3, v, at)) {
-                        ok = false;
-                        if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
-                            return false;
+            let mut unexpected = false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "effect" => {
+                        let at = &at.key(k);
+                        {
+                            if !(cx.quiet(s2, v, at) || cx.quiet(s3, v, at)) {
+                                ok = false;
+                                if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        if !(false) {
+                            unexpected = true;
                         }
                     }
                 }
             }
-            if o.keys().any(|k| !(matches!(k.as_str(), "effect"))) {
+            if unexpected {
                 ok = false;
                 if cx
                     .fail(

@@ -563,266 +563,312 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in [
-                "server",
-                "protocol_versions",
-                "transports",
-                "serving",
-                "tool_count",
-                "tools",
-                "effects",
-                "writers",
-                "resources",
-                "launcher_in_repository",
-                "clients",
-                "findings",
-            ] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/required", Why::Required(name)) {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("clients") {
-                let at = &at.key("clients");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/clients/type", Why::Type(v, &["array"]))
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !mcp_client(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("effects") {
-                let at = &at.key("effects");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/effects/type", Why::Type(v, &["array"]))
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !mcp_effect_count(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("findings") {
-                let at = &at.key("findings");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/findings/type", Why::Type(v, &["array"]))
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !mcp_finding(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("launcher_in_repository") {
-                let at = &at.key("launcher_in_repository");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/launcher_in_repository/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("protocol_versions") {
-                let at = &at.key("protocol_versions");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/protocol_versions/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "clients" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/properties/protocol_versions/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/properties/clients/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !mcp_client(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "effects" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/effects/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !mcp_effect_count(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "findings" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/findings/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !mcp_finding(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "launcher_in_repository" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/launcher_in_repository/type",
+                                    Why::Type(v, &["boolean"]),
                                 )
                             {
                                 return false;
                             }
                         }
                     }
+                    "protocol_versions" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/protocol_versions/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/properties/protocol_versions/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "resources" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !mcp_resource_summary(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "server" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !mcp_server_identity(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "serving" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !mcp_serving(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "tool_count" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/tool_count/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/properties/tool_count/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "tools" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/tools/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !mcp_tool_entry(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "transports" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/transports/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !mcp_transport_entry(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "writers" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/writers/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/properties/writers/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("resources") {
-                let at = &at.key("resources");
-                if !mcp_resource_summary(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("server") {
-                let at = &at.key("server");
-                if !mcp_server_identity(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("serving") {
-                let at = &at.key("serving");
-                if !mcp_serving(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("tool_count") {
-                let at = &at.key("tool_count");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/tool_count/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+            if seen < 12usize {
+                for name in [
+                    "server",
+                    "protocol_versions",
+                    "transports",
+                    "serving",
+                    "tool_count",
+                    "tools",
+                    "effects",
+                    "writers",
+                    "resources",
+                    "launcher_in_repository",
+                    "clients",
+                    "findings",
+                ] {
+                    if !o.contains_key(name) {
                         ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/properties/tool_count/minimum",
-                                Why::Minimum(v, "0"),
-                            )
-                        {
+                        if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("tools") {
-                let at = &at.key("tools");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/tools/type", Why::Type(v, &["array"])) {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !mcp_tool_entry(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("transports") {
-                let at = &at.key("transports");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/transports/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !mcp_transport_entry(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("writers") {
-                let at = &at.key("writers");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/writers/type", Why::Type(v, &["array"]))
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/properties/writers/items/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
                         }
                     }
                 }
@@ -961,72 +1007,89 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["read_only", "destructive", "idempotent", "open_world"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/ExecutionHints/required", Why::Required(name))
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "destructive" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecutionHints/properties/destructive/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "idempotent" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecutionHints/properties/idempotent/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "open_world" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecutionHints/properties/open_world/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "read_only" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/ExecutionHints/properties/read_only/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("destructive") {
-                let at = &at.key("destructive");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecutionHints/properties/destructive/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("idempotent") {
-                let at = &at.key("idempotent");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecutionHints/properties/idempotent/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("open_world") {
-                let at = &at.key("open_world");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecutionHints/properties/open_world/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("read_only") {
-                let at = &at.key("read_only");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecutionHints/properties/read_only/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+            if seen < 4usize {
+                for name in ["read_only", "destructive", "idempotent", "open_world"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecutionHints/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1043,65 +1106,78 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["id", "title", "config", "standing"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/McpClient/required", Why::Required(name)) {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "config" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpClient/properties/config/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "id" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpClient/properties/id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "standing" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !mcp_client_standing(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "title" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpClient/properties/title/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("config") {
-                let at = &at.key("config");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpClient/properties/config/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("id") {
-                let at = &at.key("id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpClient/properties/id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("standing") {
-                let at = &at.key("standing");
-                if !mcp_client_standing(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("title") {
-                let at = &at.key("title");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpClient/properties/title/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            if seen < 4usize {
+                for name in ["id", "title", "config", "standing"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/McpClient/required", Why::Required(name))
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1244,50 +1320,65 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["effect", "tools"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/McpEffectCount/required", Why::Required(name))
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "effect" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !execution_effect(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
+                    "tools" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpEffectCount/properties/tools/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/McpEffectCount/properties/tools/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("effect") {
-                let at = &at.key("effect");
-                if !execution_effect(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("tools") {
-                let at = &at.key("tools");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpEffectCount/properties/tools/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+            if seen < 2usize {
+                for name in ["effect", "tools"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/McpEffectCount/properties/tools/minimum",
-                                Why::Minimum(v, "0"),
+                                "/$defs/McpEffectCount/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -1308,56 +1399,68 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["code", "message", "remedy"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name)) {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "code" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpFinding/properties/code/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "message" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpFinding/properties/message/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "remedy" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpFinding/properties/remedy/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("code") {
-                let at = &at.key("code");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpFinding/properties/code/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("message") {
-                let at = &at.key("message");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpFinding/properties/message/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("remedy") {
-                let at = &at.key("remedy");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpFinding/properties/remedy/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            if seen < 3usize {
+                for name in ["code", "message", "remedy"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name))
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1374,98 +1477,109 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["builtin", "objects", "template"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpResourceSummary/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "builtin" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpResourceSummary/properties/builtin/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/McpResourceSummary/properties/builtin/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
                     }
+                    "objects" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpResourceSummary/properties/objects/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/McpResourceSummary/properties/objects/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "template" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpResourceSummary/properties/template/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("builtin") {
-                let at = &at.key("builtin");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpResourceSummary/properties/builtin/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+            if seen < 3usize {
+                for name in ["builtin", "objects", "template"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/McpResourceSummary/properties/builtin/minimum",
-                                Why::Minimum(v, "0"),
+                                "/$defs/McpResourceSummary/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                }
-            }
-            if let Some(v) = o.get("objects") {
-                let at = &at.key("objects");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpResourceSummary/properties/objects/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/McpResourceSummary/properties/objects/minimum",
-                                Why::Minimum(v, "0"),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("template") {
-                let at = &at.key("template");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpResourceSummary/properties/template/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
                     }
                 }
             }
@@ -1482,62 +1596,73 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["name", "title", "version"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServerIdentity/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "name" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServerIdentity/properties/name/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "title" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServerIdentity/properties/title/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "version" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServerIdentity/properties/version/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("name") {
-                let at = &at.key("name");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServerIdentity/properties/name/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("title") {
-                let at = &at.key("title");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServerIdentity/properties/title/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("version") {
-                let at = &at.key("version");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServerIdentity/properties/version/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            if seen < 3usize {
+                for name in ["name", "title", "version"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpServerIdentity/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1554,103 +1679,123 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["methods", "tools", "resources", "prompts", "notifications"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/McpServing/required", Why::Required(name)) {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("methods") {
-                let at = &at.key("methods");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServing/properties/methods/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "methods" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/McpServing/properties/methods/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/$defs/McpServing/properties/methods/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/McpServing/properties/methods/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "notifications" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServing/properties/notifications/type",
+                                    Why::Type(v, &["boolean"]),
                                 )
                             {
                                 return false;
                             }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("notifications") {
-                let at = &at.key("notifications");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServing/properties/notifications/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+                    "prompts" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServing/properties/prompts/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("prompts") {
-                let at = &at.key("prompts");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServing/properties/prompts/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+                    "resources" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServing/properties/resources/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("resources") {
-                let at = &at.key("resources");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServing/properties/resources/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+                    "tools" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpServing/properties/tools/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("tools") {
-                let at = &at.key("tools");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpServing/properties/tools/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+            if seen < 5usize {
+                for name in [
+                    "methods",
+                    "tools",
+                    "resources",
+                    "prompts",
+                    "notifications",
+                ] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/McpServing/required", Why::Required(name))
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1667,89 +1812,116 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["name", "capability", "module", "title", "effect", "hints"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/McpToolEntry/required", Why::Required(name)) {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "capability" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpToolEntry/properties/capability/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "effect" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !execution_effect(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "hints" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !execution_hints(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "module" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpToolEntry/properties/module/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "name" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpToolEntry/properties/name/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "title" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpToolEntry/properties/title/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("capability") {
-                let at = &at.key("capability");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpToolEntry/properties/capability/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("effect") {
-                let at = &at.key("effect");
-                if !execution_effect(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("hints") {
-                let at = &at.key("hints");
-                if !execution_hints(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("module") {
-                let at = &at.key("module");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpToolEntry/properties/module/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("name") {
-                let at = &at.key("name");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpToolEntry/properties/name/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("title") {
-                let at = &at.key("title");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpToolEntry/properties/title/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            if seen < 6usize {
+                for name in [
+                    "name",
+                    "capability",
+                    "module",
+                    "title",
+                    "effect",
+                    "hints",
+                ] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/McpToolEntry/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -1766,80 +1938,91 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["id", "reached_by", "attached"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpTransportEntry/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "attached" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpTransportEntry/properties/attached/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/McpTransportEntry/properties/attached/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
                     }
+                    "id" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpTransportEntry/properties/id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "reached_by" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/McpTransportEntry/properties/reached_by/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("attached") {
-                let at = &at.key("attached");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpTransportEntry/properties/attached/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+            if seen < 3usize {
+                for name in ["id", "reached_by", "attached"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/McpTransportEntry/properties/attached/minimum",
-                                Why::Minimum(v, "0"),
+                                "/$defs/McpTransportEntry/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                }
-            }
-            if let Some(v) = o.get("id") {
-                let at = &at.key("id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpTransportEntry/properties/id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("reached_by") {
-                let at = &at.key("reached_by");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/McpTransportEntry/properties/reached_by/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
                     }
                 }
             }

@@ -263,90 +263,95 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "ok";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/required", Why::Required(name)) {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("error") {
-                let at = &at.key("error");
-                if !error(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("ok") {
-                let at = &at.key("ok");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/ok/type", Why::Type(v, &["boolean"])) {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("result") {
-                let at = &at.key("result");
-                if !(v.is_object() || v.is_null()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/result/type",
-                            Why::Type(v, &["object", "null"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("sessionId") {
-                let at = &at.key("sessionId");
-                if !(v.is_string() || v.is_null()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/properties/sessionId/type",
-                            Why::Type(v, &["string", "null"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("warnings") {
-                let at = &at.key("warnings");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx.fail(at, "/properties/warnings/type", Why::Type(v, &["array"]))
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !warning(cx, v, at) {
+            let mut unexpected = false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "error" => {
+                        let at = &at.key(k);
+                        if !error(cx, v, at) {
                             ok = false;
                             if cx.stops() {
                                 return false;
                             }
                         }
                     }
+                    "ok" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(at, "/properties/ok/type", Why::Type(v, &["boolean"]))
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "result" => {
+                        let at = &at.key(k);
+                        if !(v.is_object() || v.is_null()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/result/type",
+                                    Why::Type(v, &["object", "null"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "sessionId" => {
+                        let at = &at.key(k);
+                        if !(v.is_string() || v.is_null()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/sessionId/type",
+                                    Why::Type(v, &["string", "null"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "warnings" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/properties/warnings/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !warning(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        if !(false) {
+                            unexpected = true;
+                        }
+                    }
                 }
             }
-            if o
-                .keys()
-                .any(|k| {
-                    !(matches!(
-                        k.as_str(), "error" | "ok" | "result" | "sessionId" | "warnings"
-                    ))
-                })
-            {
+            if unexpected {
                 ok = false;
                 if cx
                     .fail(
@@ -362,23 +367,45 @@ pub mod checks {
                     return false;
                 }
             }
+            if seen < 1usize {
+                for name in ["ok"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/required", Why::Required(name)) {
+                            return false;
+                        }
+                    }
+                }
+            }
         }
         {
             if cx.quiet(s3, v, at) {
                 if let Value::Object(o) = v {
-                    let name = "error";
-                    if !o.contains_key(name) {
-                        ok = false;
-                        if cx.fail(at, "/allOf/0/then/required", Why::Required(name)) {
-                            return false;
+                    let mut seen = 0usize;
+                    for (k, v) in o {
+                        match k.as_str() {
+                            "error" => {
+                                seen += 1;
+                                let at = &at.key(k);
+                                if !error(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
-                    if let Some(v) = o.get("error") {
-                        let at = &at.key("error");
-                        if !error(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
+                    if seen < 1usize {
+                        for name in ["error"] {
+                            if !o.contains_key(name) {
+                                ok = false;
+                                if cx
+                                    .fail(at, "/allOf/0/then/required", Why::Required(name))
+                                {
+                                    return false;
+                                }
                             }
                         }
                     }
@@ -416,133 +443,131 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["code", "category", "detail"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("category") {
-                let at = &at.key("category");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/error/properties/category/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+            let mut unexpected = false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "category" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/category/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(v.is_string()) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/category/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if !(matches!(
+                                v.as_str(), Some("timeout" | "ambiguous-selector" |
+                                "stale-element" | "no-target" | "invalid-argument" |
+                                "capture-blank" | "focus" | "elevation" | "foreground" |
+                                "internal")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/category/enum",
+                                        Why::Enum(
+                                            v,
+                                            "\"timeout\", \"ambiguous-selector\", \"stale-element\", \"no-target\", \"invalid-argument\", \"capture-blank\", \"focus\", \"elevation\", \"foreground\", \"internal\"",
+                                        ),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                } else {
-                    if !(v.is_string()) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/error/properties/category/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+                    "code" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/code/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
                         }
                     }
-                    if !(matches!(
-                        v.as_str(), Some("timeout" | "ambiguous-selector" |
-                        "stale-element" | "no-target" | "invalid-argument" |
-                        "capture-blank" | "focus" | "elevation" | "foreground" |
-                        "internal")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/error/properties/category/enum",
-                                Why::Enum(
-                                    v,
-                                    "\"timeout\", \"ambiguous-selector\", \"stale-element\", \"no-target\", \"invalid-argument\", \"capture-blank\", \"focus\", \"elevation\", \"foreground\", \"internal\"",
-                                ),
-                            )
-                        {
-                            return false;
+                    "detail" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/detail/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "lastObservation" => {
+                        let at = &at.key(k);
+                        if !(v.is_object() || v.is_null()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/lastObservation/type",
+                                    Why::Type(v, &["object", "null"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "partialResult" => {
+                        let at = &at.key(k);
+                        if !(v.is_object() || v.is_null()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/partialResult/type",
+                                    Why::Type(v, &["object", "null"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {
+                        if !(false) {
+                            unexpected = true;
                         }
                     }
                 }
             }
-            if let Some(v) = o.get("code") {
-                let at = &at.key("code");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/error/properties/code/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("detail") {
-                let at = &at.key("detail");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/error/properties/detail/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("lastObservation") {
-                let at = &at.key("lastObservation");
-                if !(v.is_object() || v.is_null()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/error/properties/lastObservation/type",
-                            Why::Type(v, &["object", "null"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("partialResult") {
-                let at = &at.key("partialResult");
-                if !(v.is_object() || v.is_null()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/error/properties/partialResult/type",
-                            Why::Type(v, &["object", "null"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if o
-                .keys()
-                .any(|k| {
-                    !(matches!(
-                        k.as_str(), "category" | "code" | "detail" | "lastObservation" |
-                        "partialResult"
-                    ))
-                })
-            {
+            if unexpected {
                 ok = false;
                 if cx
                     .fail(
@@ -564,6 +589,16 @@ pub mod checks {
                     return false;
                 }
             }
+            if seen < 3usize {
+                for name in ["code", "category", "detail"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
+                            return false;
+                        }
+                    }
+                }
+            }
         }
         ok
     }
@@ -577,45 +612,50 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["code", "detail"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
-                        return false;
+            let mut unexpected = false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "code" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/warning/properties/code/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "detail" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/warning/properties/detail/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {
+                        if !(false) {
+                            unexpected = true;
+                        }
                     }
                 }
             }
-            if let Some(v) = o.get("code") {
-                let at = &at.key("code");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/warning/properties/code/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("detail") {
-                let at = &at.key("detail");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/warning/properties/detail/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if o.keys().any(|k| !(matches!(k.as_str(), "code" | "detail"))) {
+            if unexpected {
                 ok = false;
                 if cx
                     .fail(
@@ -627,6 +667,16 @@ pub mod checks {
                     return false;
                 }
             }
+            if seen < 2usize {
+                for name in ["code", "detail"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
+                            return false;
+                        }
+                    }
+                }
+            }
         }
         ok
     }
@@ -634,21 +684,35 @@ pub mod checks {
     fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mut ok = true;
         if let Value::Object(o) = v {
-            let name = "ok";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/allOf/0/if/required", Why::Required(name)) {
-                    return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "ok" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.as_bool() == Some(false)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/allOf/0/if/properties/ok/const",
+                                    Why::Const("false"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("ok") {
-                let at = &at.key("ok");
-                if !(v.as_bool() == Some(false)) {
-                    ok = false;
-                    if cx
-                        .fail(at, "/allOf/0/if/properties/ok/const", Why::Const("false"))
-                    {
-                        return false;
+            if seen < 1usize {
+                for name in ["ok"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/allOf/0/if/required", Why::Required(name)) {
+                            return false;
+                        }
                     }
                 }
             }
@@ -659,20 +723,35 @@ pub mod checks {
     fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mut ok = true;
         if let Value::Object(o) = v {
-            let name = "ok";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
-                    return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "ok" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.as_bool() == Some(true)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/allOf/1/if/properties/ok/const",
+                                    Why::Const("true"),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("ok") {
-                let at = &at.key("ok");
-                if !(v.as_bool() == Some(true)) {
-                    ok = false;
-                    if cx.fail(at, "/allOf/1/if/properties/ok/const", Why::Const("true"))
-                    {
-                        return false;
+            if seen < 1usize {
+                for name in ["ok"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
+                            return false;
+                        }
                     }
                 }
             }
@@ -696,26 +775,41 @@ pub mod checks {
     fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mut ok = true;
         if let Value::Object(o) = v {
-            let name = "error";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/allOf/1/then/not/anyOf/0/required", Why::Required(name))
-                {
-                    return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "error" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/allOf/1/then/not/anyOf/0/properties/error/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("error") {
-                let at = &at.key("error");
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/allOf/1/then/not/anyOf/0/properties/error/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
+            if seen < 1usize {
+                for name in ["error"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/allOf/1/then/not/anyOf/0/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }

@@ -14,3 +14,7 @@ pub mod majordomus_projection_output;
 pub mod mcec_agent_tool_result;
 #[rustfmt::skip]
 pub mod pcp_tools;
+
+/// Validators only: the generator's own keyword test (`tests/schemas/keywords.schema.json`).
+#[rustfmt::skip]
+pub mod keywords;

@@ -3968,64 +3968,69 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("category") {
-                let at = &at.key("category");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/audit_list_input/properties/category/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "category" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/audit_list_input/properties/category/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("cursor") {
-                let at = &at.key("cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("limit") {
-                let at = &at.key("limit");
-                if !limit(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "limit" => {
+                        let at = &at.key(k);
+                        if !limit(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("principal") {
-                let at = &at.key("principal");
-                if !principal(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "principal" => {
+                        let at = &at.key(k);
+                        if !principal(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("since") {
-                let at = &at.key("since");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "since" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("until") {
-                let at = &at.key("until");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "until" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
         }
@@ -4041,35 +4046,50 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "entries";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/audit_list_output/required", Why::Required(name))
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("entries") {
-                let at = &at.key("entries");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/audit_list_output/properties/entries/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "entries" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/audit_list_output/properties/entries/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "next_cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("next_cursor") {
-                let at = &at.key("next_cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            if seen < 1usize {
+                for name in ["entries"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/audit_list_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -4087,82 +4107,87 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("focus") {
-                let at = &at.key("focus");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_input/properties/focus/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_input/properties/focus/maxLength",
-                                Why::MaxLength(v, 2000u64),
-                            )
-                        {
-                            return false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "focus" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/context_brief_input/properties/focus/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_input/properties/focus/maxLength",
+                                        Why::MaxLength(v, 2000u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("token_budget") {
-                let at = &at.key("token_budget");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_input/properties/token_budget/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(200u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_input/properties/token_budget/minimum",
-                                Why::Minimum(v, "200"),
-                            )
-                        {
-                            return false;
+                    "token_budget" => {
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/context_brief_input/properties/token_budget/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(200u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_input/properties/token_budget/minimum",
+                                        Why::Minimum(v, "200"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(50000u64),
+                            ) == Some(::std::cmp::Ordering::Greater)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_input/properties/token_budget/maximum",
+                                        Why::Maximum(v, "50000"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(50000u64),
-                    ) == Some(::std::cmp::Ordering::Greater)
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_input/properties/token_budget/maximum",
-                                Why::Maximum(v, "50000"),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+                    _ => {}
                 }
             }
         }
@@ -4179,76 +4204,117 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["kind", "profile_type", "memory", "omitted"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("kind") {
-                let at = &at.key("kind");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_output/properties/kind/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "kind" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_output/properties/kind/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("personal" | "work" | "team")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_output/properties/kind/enum",
+                                        Why::Enum(v, "\"personal\", \"work\", \"team\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                } else {
-                    if !(matches!(v.as_str(), Some("personal" | "work" | "team"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_output/properties/kind/enum",
-                                Why::Enum(v, "\"personal\", \"work\", \"team\""),
-                            )
-                        {
-                            return false;
+                    "memory" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/context_brief_output/properties/memory/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if let Value::Object(o) = v {
+                                    for (k, v) in o {
+                                        match k.as_str() {
+                                            "excerpt" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                {
+                                    if !page_summary(cx, v, at) {
+                                        ok = false;
+                                        if cx.stops() {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("memory") {
-                let at = &at.key("memory");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_output/properties/memory/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if let Value::Object(o) = v {
-                            if let Some(v) = o.get("excerpt") {
-                                let at = &at.key("excerpt");
+                    "omitted" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/context_brief_output/properties/omitted/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
                                 if !(v.is_string()) {
                                     ok = false;
                                     if cx
                                         .fail(
                                             at,
-                                            "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
+                                            "/$defs/context_brief_output/properties/omitted/items/type",
                                             Why::Type(v, &["string"]),
                                         )
                                     {
@@ -4257,119 +4323,97 @@ pub mod checks {
                                 }
                             }
                         }
+                    }
+                    "partitions" => {
+                        let at = &at.key(k);
+                        if !partitions(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "profile" => {
+                        let at = &at.key(k);
                         {
-                            if !page_summary(cx, v, at) {
+                            if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)
+                                || cx.quiet(s44, v, at))
+                            {
                                 ok = false;
-                                if cx.stops() {
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_output/properties/profile/anyOf",
+                                        Why::AnyOf(v),
+                                    )
+                                {
                                     return false;
                                 }
                             }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("omitted") {
-                let at = &at.key("omitted");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_output/properties/omitted/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
+                    "profile_type" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_output/properties/profile_type/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/context_brief_output/properties/profile_type/enum",
+                                        Why::Enum(v, "\"core\", \"team\", \"none\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
                     }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+                    "truncated" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/context_brief_output/properties/omitted/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/$defs/context_brief_output/properties/truncated/type",
+                                    Why::Type(v, &["boolean"]),
                                 )
                             {
                                 return false;
                             }
                         }
                     }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("partitions") {
-                let at = &at.key("partitions");
-                if !partitions(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("profile") {
-                let at = &at.key("profile");
-                {
-                    if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)
-                        || cx.quiet(s44, v, at))
-                    {
+            if seen < 4usize {
+                for name in ["kind", "profile_type", "memory", "omitted"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/context_brief_output/properties/profile/anyOf",
-                                Why::AnyOf(v),
+                                "/$defs/context_brief_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                }
-            }
-            if let Some(v) = o.get("profile_type") {
-                let at = &at.key("profile_type");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_output/properties/profile_type/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/context_brief_output/properties/profile_type/enum",
-                                Why::Enum(v, "\"core\", \"team\", \"none\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("truncated") {
-                let at = &at.key("truncated");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/context_brief_output/properties/truncated/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
                     }
                 }
             }
@@ -4433,58 +4477,86 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("dry_run") {
-                let at = &at.key("dry_run");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_input/properties/dry_run/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("ids") {
-                let at = &at.key("ids");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_input/properties/ids/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+            for (k, v) in o {
+                match k.as_str() {
+                    "dry_run" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/erase_request_input/properties/ids/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/$defs/erase_request_input/properties/dry_run/type",
+                                    Why::Type(v, &["boolean"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::String(s) = v {
-                            if ::pilotage_types::validate::runtime::length(s) > 128u64 {
+                    }
+                    "ids" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_input/properties/ids/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/erase_request_input/properties/ids/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if let Value::String(s) = v {
+                                    if ::pilotage_types::validate::runtime::length(s) > 128u64 {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/erase_request_input/properties/ids/items/maxLength",
+                                                Why::MaxLength(v, 128u64),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                            if (a.len() as u64) < 1u64 {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/erase_request_input/properties/ids/items/maxLength",
-                                        Why::MaxLength(v, 128u64),
+                                        "/$defs/erase_request_input/properties/ids/minItems",
+                                        Why::MinItems(v, 1u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if (a.len() as u64) > 500u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/ids/maxItems",
+                                        Why::MaxItems(v, 500u64),
                                     )
                                 {
                                     return false;
@@ -4492,136 +4564,113 @@ pub mod checks {
                             }
                         }
                     }
-                    if (a.len() as u64) < 1u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/ids/minItems",
-                                Why::MinItems(v, 1u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if (a.len() as u64) > 500u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/ids/maxItems",
-                                Why::MaxItems(v, 500u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("include_derived") {
-                let at = &at.key("include_derived");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_input/properties/include_derived/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("paths") {
-                let at = &at.key("paths");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_input/properties/paths/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !path(cx, v, at) {
+                    "include_derived" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
                             ok = false;
-                            if cx.stops() {
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_input/properties/include_derived/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
                                 return false;
                             }
                         }
                     }
-                    if (a.len() as u64) < 1u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/paths/minItems",
-                                Why::MinItems(v, 1u64),
-                            )
-                        {
-                            return false;
+                    "paths" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_input/properties/paths/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !path(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                            if (a.len() as u64) < 1u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/paths/minItems",
+                                        Why::MinItems(v, 1u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if (a.len() as u64) > 500u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/paths/maxItems",
+                                        Why::MaxItems(v, 500u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                    if (a.len() as u64) > 500u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/paths/maxItems",
-                                Why::MaxItems(v, 500u64),
-                            )
-                        {
-                            return false;
+                    "subject" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_input/properties/subject/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) < 1u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/subject/minLength",
+                                        Why::MinLength(v, 1u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if ::pilotage_types::validate::runtime::length(s) > 500u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_input/properties/subject/maxLength",
+                                        Why::MaxLength(v, 500u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("subject") {
-                let at = &at.key("subject");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_input/properties/subject/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) < 1u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/subject/minLength",
-                                Why::MinLength(v, 1u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if ::pilotage_types::validate::runtime::length(s) > 500u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/erase_request_input/properties/subject/maxLength",
-                                Why::MaxLength(v, 500u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+                    _ => {}
                 }
             }
         }
@@ -4638,82 +4687,92 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "dry_run";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/erase_request_output/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("dry_run") {
-                let at = &at.key("dry_run");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_output/properties/dry_run/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("would_erase") {
-                let at = &at.key("would_erase");
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/erase_request_output/properties/would_erase/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Object(o) = v {
-                    for (k, v) in o {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "dry_run" => {
+                        seen += 1;
                         let at = &at.key(k);
-                        if !(false) {
-                            if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                                ok = false;
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/erase_request_output/properties/would_erase/additionalProperties/type",
-                                        Why::Type(v, &["integer"]),
-                                    )
-                                {
-                                    return false;
-                                }
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_output/properties/dry_run/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
                             }
-                            if let Value::Number(n) = v {
-                                if ::pilotage_types::validate::runtime::compare(
-                                    n,
-                                    ::pilotage_types::validate::runtime::Num::U(0u64),
-                                ) == Some(::std::cmp::Ordering::Less)
-                                {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/erase_request_output/properties/would_erase/additionalProperties/minimum",
-                                            Why::Minimum(v, "0"),
-                                        )
-                                    {
-                                        return false;
+                        }
+                    }
+                    "would_erase" => {
+                        let at = &at.key(k);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/erase_request_output/properties/would_erase/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Object(o) = v {
+                            for (k, v) in o {
+                                if !(false) {
+                                    let at = &at.key(k);
+                                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/erase_request_output/properties/would_erase/additionalProperties/type",
+                                                Why::Type(v, &["integer"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                    if let Value::Number(n) = v {
+                                        if ::pilotage_types::validate::runtime::compare(
+                                            n,
+                                            ::pilotage_types::validate::runtime::Num::U(0u64),
+                                        ) == Some(::std::cmp::Ordering::Less)
+                                        {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/erase_request_output/properties/would_erase/additionalProperties/minimum",
+                                                    Why::Minimum(v, "0"),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
                                     }
                                 }
                             }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 1usize {
+                for name in ["dry_run"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/erase_request_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }
@@ -4731,156 +4790,176 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "error";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
-                    return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "error" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/error/properties/error/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Object(o) = v {
+                            let mut seen = 0usize;
+                            for (k, v) in o {
+                                match k.as_str() {
+                                    "code" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if cx.compatible() {
+                                            if !v.is_string() {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/error/properties/error/properties/code/type",
+                                                        Why::Type(v, &["string"]),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        } else {
+                                            if !(matches!(
+                                                v.as_str(), Some("invalid_input" | "not_found" | "forbidden"
+                                                | "conflict" | "too_large" | "rate_limited" | "locked" |
+                                                "unsupported" | "internal")
+                                            )) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/error/properties/error/properties/code/enum",
+                                                        Why::Enum(
+                                                            v,
+                                                            "\"invalid_input\", \"not_found\", \"forbidden\", \"conflict\", \"too_large\", \"rate_limited\", \"locked\", \"unsupported\", \"internal\"",
+                                                        ),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                    }
+                                    "message" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if !(v.is_string()) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/error/properties/error/properties/message/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    "required_scopes" => {
+                                        let at = &at.key(k);
+                                        if !(v.is_array()) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/error/properties/error/properties/required_scopes/type",
+                                                    Why::Type(v, &["array"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                        if let Value::Array(a) = v {
+                                            for (index, v) in a.iter().enumerate() {
+                                                let at = &at.index(index);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/error/properties/error/properties/required_scopes/items/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                    "violations" => {
+                                        let at = &at.key(k);
+                                        if !(v.is_array()) {
+                                            ok = false;
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/error/properties/error/properties/violations/type",
+                                                    Why::Type(v, &["array"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                        if let Value::Array(a) = v {
+                                            for (index, v) in a.iter().enumerate() {
+                                                let at = &at.index(index);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/error/properties/error/properties/violations/items/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            if seen < 2usize {
+                                for name in ["code", "message"] {
+                                    if !o.contains_key(name) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/error/properties/error/required",
+                                                Why::Required(name),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("error") {
-                let at = &at.key("error");
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/error/properties/error/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Object(o) = v {
-                    for name in ["code", "message"] {
-                        if !o.contains_key(name) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/error/properties/error/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("code") {
-                        let at = &at.key("code");
-                        if cx.compatible() {
-                            if !v.is_string() {
-                                ok = false;
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/error/properties/error/properties/code/type",
-                                        Why::Type(v, &["string"]),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        } else {
-                            if !(matches!(
-                                v.as_str(), Some("invalid_input" | "not_found" | "forbidden"
-                                | "conflict" | "too_large" | "rate_limited" | "locked" |
-                                "unsupported" | "internal")
-                            )) {
-                                ok = false;
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/error/properties/error/properties/code/enum",
-                                        Why::Enum(
-                                            v,
-                                            "\"invalid_input\", \"not_found\", \"forbidden\", \"conflict\", \"too_large\", \"rate_limited\", \"locked\", \"unsupported\", \"internal\"",
-                                        ),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("message") {
-                        let at = &at.key("message");
-                        if !(v.is_string()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/error/properties/error/properties/message/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("required_scopes") {
-                        let at = &at.key("required_scopes");
-                        if !(v.is_array()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/error/properties/error/properties/required_scopes/type",
-                                    Why::Type(v, &["array"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate().skip(0usize) {
-                                let at = &at.index(index);
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/error/properties/error/properties/required_scopes/items/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("violations") {
-                        let at = &at.key("violations");
-                        if !(v.is_array()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/error/properties/error/properties/violations/type",
-                                    Why::Type(v, &["array"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate().skip(0usize) {
-                                let at = &at.index(index);
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/error/properties/error/properties/violations/items/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
+            if seen < 1usize {
+                for name in ["error"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
+                            return false;
                         }
                     }
                 }
@@ -4899,43 +4978,60 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("encrypt_to") {
-                let at = &at.key("encrypt_to");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_input/properties/encrypt_to/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+            for (k, v) in o {
+                match k.as_str() {
+                    "encrypt_to" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/export_create_input/properties/encrypt_to/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/$defs/export_create_input/properties/encrypt_to/type",
+                                    Why::Type(v, &["array"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::String(s) = v {
-                            if ::pilotage_types::validate::runtime::length(s) > 1000u64 {
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/export_create_input/properties/encrypt_to/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if let Value::String(s) = v {
+                                    if ::pilotage_types::validate::runtime::length(s) > 1000u64
+                                    {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/export_create_input/properties/encrypt_to/items/maxLength",
+                                                Why::MaxLength(v, 1000u64),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                            if (a.len() as u64) > 10u64 {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/export_create_input/properties/encrypt_to/items/maxLength",
-                                        Why::MaxLength(v, 1000u64),
+                                        "/$defs/export_create_input/properties/encrypt_to/maxItems",
+                                        Why::MaxItems(v, 10u64),
                                     )
                                 {
                                     return false;
@@ -4943,33 +5039,22 @@ pub mod checks {
                             }
                         }
                     }
-                    if (a.len() as u64) > 10u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_input/properties/encrypt_to/maxItems",
-                                Why::MaxItems(v, 10u64),
-                            )
-                        {
-                            return false;
+                    "include_audit" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_input/properties/include_audit/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_audit") {
-                let at = &at.key("include_audit");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_input/properties/include_audit/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
+                    _ => {}
                 }
             }
         }
@@ -4986,221 +5071,234 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["export_id", "status", "coverage"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("bytes") {
-                let at = &at.key("bytes");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/properties/bytes/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/bytes/minimum",
-                                Why::Minimum(v, "0"),
-                            )
-                        {
-                            return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "bytes" => {
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_output/properties/bytes/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/bytes/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("coverage") {
-                let at = &at.key("coverage");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/coverage/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+                    "coverage" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/coverage/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("full" | "partial"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/coverage/enum",
+                                        Why::Enum(v, "\"full\", \"partial\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                } else {
-                    if !(matches!(v.as_str(), Some("full" | "partial"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/coverage/enum",
-                                Why::Enum(v, "\"full\", \"partial\""),
-                            )
-                        {
-                            return false;
+                    "download_url" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_output/properties/download_url/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("download_url") {
-                let at = &at.key("download_url");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/properties/download_url/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("expires_at") {
-                let at = &at.key("expires_at");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("export_id") {
-                let at = &at.key("export_id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/properties/export_id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) > 128u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/export_id/maxLength",
-                                Why::MaxLength(v, 128u64),
-                            )
-                        {
-                            return false;
+                    "expires_at" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("page_count") {
-                let at = &at.key("page_count");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/properties/page_count/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/page_count/minimum",
-                                Why::Minimum(v, "0"),
-                            )
-                        {
-                            return false;
+                    "export_id" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_output/properties/export_id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 128u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/export_id/maxLength",
+                                        Why::MaxLength(v, 128u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("sha256") {
-                let at = &at.key("sha256");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/export_create_output/properties/sha256/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if !PATTERN_1.is_match(s) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/sha256/pattern",
-                                Why::Pattern(v, PATTERN_1.source()),
-                            )
-                        {
-                            return false;
+                    "page_count" => {
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_output/properties/page_count/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/page_count/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("status") {
-                let at = &at.key("status");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/export_create_output/properties/status/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+                    "sha256" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/export_create_output/properties/sha256/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if !PATTERN_1.is_match(s) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/sha256/pattern",
+                                        Why::Pattern(v, PATTERN_1.source()),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
-                } else {
-                    if !(matches!(v.as_str(), Some("pending" | "ready" | "failed"))) {
+                    "status" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/status/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("pending" | "ready" | "failed")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/export_create_output/properties/status/enum",
+                                        Why::Enum(v, "\"pending\", \"ready\", \"failed\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 3usize {
+                for name in ["export_id", "status", "coverage"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/export_create_output/properties/status/enum",
-                                Why::Enum(v, "\"pending\", \"ready\", \"failed\""),
+                                "/$defs/export_create_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -5221,12 +5319,29 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "title";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/frontmatter_input/required", Why::Required(name))
-                {
-                    return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "title" => {
+                        seen += 1;
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 1usize {
+                for name in ["title"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/frontmatter_input/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
             }
         }
@@ -5276,54 +5391,150 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("cursor") {
-                let at = &at.key("cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_archived") {
-                let at = &at.key("include_archived");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_list_input/properties/include_archived/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+                    "include_archived" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_list_input/properties/include_archived/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_review") {
-                let at = &at.key("include_review");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_list_input/properties/include_review/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
+                    "include_review" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_list_input/properties/include_review/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if cx.compatible() {
+                                    if !v.is_string() {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/memory_list_input/properties/include_review/items/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                } else {
+                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/memory_list_input/properties/include_review/items/enum",
+                                                Why::Enum(v, "\"proposed\", \"rejected\""),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
+                    "include_stale" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_list_input/properties/include_stale/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "limit" => {
+                        let at = &at.key(k);
+                        if !limit(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "partition" => {
+                        let at = &at.key(k);
+                        if !partition_name(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "prefix" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_list_input/properties/prefix/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 255u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_list_input/properties/prefix/maxLength",
+                                        Why::MaxLength(v, 255u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "type" => {
+                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/memory_list_input/properties/include_review/items/type",
+                                        "/$defs/memory_list_input/properties/type/type",
                                         Why::Type(v, &["string"]),
                                     )
                                 {
@@ -5331,13 +5542,15 @@ pub mod checks {
                                 }
                             }
                         } else {
-                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                            if !(matches!(
+                                v.as_str(), Some("episodic" | "semantic" | "procedural")
+                            )) {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/memory_list_input/properties/include_review/items/enum",
-                                        Why::Enum(v, "\"proposed\", \"rejected\""),
+                                        "/$defs/memory_list_input/properties/type/enum",
+                                        Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
                                     )
                                 {
                                     return false;
@@ -5345,100 +5558,7 @@ pub mod checks {
                             }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_stale") {
-                let at = &at.key("include_stale");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_list_input/properties/include_stale/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("limit") {
-                let at = &at.key("limit");
-                if !limit(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("partition") {
-                let at = &at.key("partition");
-                if !partition_name(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("prefix") {
-                let at = &at.key("prefix");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_list_input/properties/prefix/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) > 255u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_list_input/properties/prefix/maxLength",
-                                Why::MaxLength(v, 255u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("type") {
-                let at = &at.key("type");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_list_input/properties/type/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("episodic" | "semantic" | "procedural")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_list_input/properties/type/enum",
-                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+                    _ => {}
                 }
             }
         }
@@ -5454,45 +5574,60 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "pages";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/memory_list_output/required", Why::Required(name))
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("next_cursor") {
-                let at = &at.key("next_cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("pages") {
-                let at = &at.key("pages");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_list_output/properties/pages/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !page_summary(cx, v, at) {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "next_cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
                             ok = false;
                             if cx.stops() {
                                 return false;
                             }
+                        }
+                    }
+                    "pages" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_list_output/properties/pages/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !page_summary(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 1usize {
+                for name in ["pages"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_list_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }
@@ -5511,79 +5646,89 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "body"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_input/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "body" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_propose_input/properties/body/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "frontmatter" => {
+                        let at = &at.key(k);
+                        if !frontmatter_input(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "note" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_propose_input/properties/note/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_propose_input/properties/note/maxLength",
+                                        Why::MaxLength(v, 2000u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("body") {
-                let at = &at.key("body");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_input/properties/body/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("frontmatter") {
-                let at = &at.key("frontmatter");
-                if !frontmatter_input(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("note") {
-                let at = &at.key("note");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_input/properties/note/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+            if seen < 2usize {
+                for name in ["path", "body"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/memory_propose_input/properties/note/maxLength",
-                                Why::MaxLength(v, 2000u64),
+                                "/$defs/memory_propose_input/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
                     }
                 }
             }
@@ -5602,71 +5747,83 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "revision", "review_state", "target_exists"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
+                    "review_state" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.as_str() == Some("proposed")) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_propose_output/properties/review_state/const",
+                                    Why::Const("\"proposed\""),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "revision" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_propose_output/properties/revision/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "target_exists" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_propose_output/properties/target_exists/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("review_state") {
-                let at = &at.key("review_state");
-                if !(v.as_str() == Some("proposed")) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_output/properties/review_state/const",
-                            Why::Const("\"proposed\""),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("revision") {
-                let at = &at.key("revision");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_output/properties/revision/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("target_exists") {
-                let at = &at.key("target_exists");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_propose_output/properties/target_exists/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+            if seen < 4usize {
+                for name in ["path", "revision", "review_state", "target_exists"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_propose_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -5683,43 +5840,48 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("id") {
-                let at = &at.key("id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_read_input/properties/id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "id" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_read_input/properties/id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "path" => {
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("revision") {
-                let at = &at.key("revision");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_read_input/properties/revision/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                    "revision" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_read_input/properties/revision/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
         }
@@ -5735,70 +5897,83 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "frontmatter", "body"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_read_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "body" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_read_output/properties/body/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "frontmatter" => {
+                        seen += 1;
+                    }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "pending_revisions" => {
+                        let at = &at.key(k);
+                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_read_output/properties/pending_revisions/type",
+                                    Why::Type(v, &["integer"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Number(n) = v {
+                            if ::pilotage_types::validate::runtime::compare(
+                                n,
+                                ::pilotage_types::validate::runtime::Num::U(0u64),
+                            ) == Some(::std::cmp::Ordering::Less)
+                            {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_read_output/properties/pending_revisions/minimum",
+                                        Why::Minimum(v, "0"),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("body") {
-                let at = &at.key("body");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_read_output/properties/body/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("pending_revisions") {
-                let at = &at.key("pending_revisions");
-                if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_read_output/properties/pending_revisions/type",
-                            Why::Type(v, &["integer"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+            if seen < 3usize {
+                for name in ["path", "frontmatter", "body"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/memory_read_output/properties/pending_revisions/minimum",
-                                Why::Minimum(v, "0"),
+                                "/$defs/memory_read_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -5820,72 +5995,222 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "query";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(at, "/$defs/memory_search_input/required", Why::Required(name))
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("as_of") {
-                let at = &at.key("as_of");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "as_of" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("cursor") {
-                let at = &at.key("cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_archived") {
-                let at = &at.key("include_archived");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/include_archived/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+                    "include_archived" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/include_archived/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("include_review") {
-                let at = &at.key("include_review");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/include_review/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
+                    "include_review" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/include_review/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if cx.compatible() {
+                                    if !v.is_string() {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/memory_search_input/properties/include_review/items/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                } else {
+                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/memory_search_input/properties/include_review/items/enum",
+                                                Why::Enum(v, "\"proposed\", \"rejected\""),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
+                    "include_stale" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/include_stale/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "limit" => {
+                        let at = &at.key(k);
+                        if !limit(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "partitions" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/partitions/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !partition_name(cx, v, at) {
+                                    ok = false;
+                                    if cx.stops() {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "query" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/query/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) < 1u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_search_input/properties/query/minLength",
+                                        Why::MinLength(v, 1u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                            if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_search_input/properties/query/maxLength",
+                                        Why::MaxLength(v, 2000u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "tags" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_input/properties/tags/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/memory_search_input/properties/tags/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "type" => {
+                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/memory_search_input/properties/include_review/items/type",
+                                        "/$defs/memory_search_input/properties/type/type",
                                         Why::Type(v, &["string"]),
                                     )
                                 {
@@ -5893,13 +6218,15 @@ pub mod checks {
                                 }
                             }
                         } else {
-                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                            if !(matches!(
+                                v.as_str(), Some("episodic" | "semantic" | "procedural")
+                            )) {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/memory_search_input/properties/include_review/items/enum",
-                                        Why::Enum(v, "\"proposed\", \"rejected\""),
+                                        "/$defs/memory_search_input/properties/type/enum",
+                                        Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
                                     )
                                 {
                                     return false;
@@ -5907,156 +6234,18 @@ pub mod checks {
                             }
                         }
                     }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("include_stale") {
-                let at = &at.key("include_stale");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/include_stale/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("limit") {
-                let at = &at.key("limit");
-                if !limit(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("partitions") {
-                let at = &at.key("partitions");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/partitions/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !partition_name(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("query") {
-                let at = &at.key("query");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/query/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) < 1u64 {
+            if seen < 1usize {
+                for name in ["query"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/memory_search_input/properties/query/minLength",
-                                Why::MinLength(v, 1u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_search_input/properties/query/maxLength",
-                                Why::MaxLength(v, 2000u64),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("tags") {
-                let at = &at.key("tags");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_input/properties/tags/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/memory_search_input/properties/tags/items/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("type") {
-                let at = &at.key("type");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_search_input/properties/type/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("episodic" | "semantic" | "procedural")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_search_input/properties/type/enum",
-                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
+                                "/$defs/memory_search_input/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -6078,99 +6267,114 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "results";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/memory_search_output/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("as_of_exact") {
-                let at = &at.key("as_of_exact");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_output/properties/as_of_exact/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "as_of_exact" => {
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_output/properties/as_of_exact/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("next_cursor") {
-                let at = &at.key("next_cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+                    "next_cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("results") {
-                let at = &at.key("results");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_search_output/properties/results/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if let Value::Object(o) = v {
-                            if let Some(v) = o.get("score") {
-                                let at = &at.key("score");
-                                if !(v.is_number()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/memory_search_output/properties/results/items/properties/score/type",
-                                            Why::Type(v, &["number"]),
-                                        )
-                                    {
-                                        return false;
+                    "results" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_search_output/properties/results/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if let Value::Object(o) = v {
+                                    for (k, v) in o {
+                                        match k.as_str() {
+                                            "score" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_number()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/memory_search_output/properties/results/items/properties/score/type",
+                                                            Why::Type(v, &["number"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "snippet" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            _ => {}
+                                        }
                                     }
                                 }
-                            }
-                            if let Some(v) = o.get("snippet") {
-                                let at = &at.key("snippet");
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
+                                {
+                                    if !page_summary(cx, v, at) {
+                                        ok = false;
+                                        if cx.stops() {
+                                            return false;
+                                        }
                                     }
                                 }
                             }
                         }
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 1usize {
+                for name in ["results"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_search_output/required",
+                                Why::Required(name),
+                            )
                         {
-                            if !page_summary(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
-                            }
+                            return false;
                         }
                     }
                 }
@@ -6188,59 +6392,69 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "body"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_input/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "body" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_write_input/properties/body/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "expected_updated" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "frontmatter" => {
+                        let at = &at.key(k);
+                        if !frontmatter_input(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("body") {
-                let at = &at.key("body");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_input/properties/body/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("expected_updated") {
-                let at = &at.key("expected_updated");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("frontmatter") {
-                let at = &at.key("frontmatter");
-                if !frontmatter_input(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            if seen < 2usize {
+                for name in ["path", "body"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/memory_write_input/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -6258,110 +6472,120 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "applied"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "applied" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_boolean()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_write_output/properties/applied/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "id" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_write_output/properties/id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "review_state" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_write_output/properties/review_state/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("proposed" | "approved"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/memory_write_output/properties/review_state/enum",
+                                        Why::Enum(v, "\"proposed\", \"approved\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "revision" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/memory_write_output/properties/revision/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "updated" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("applied") {
-                let at = &at.key("applied");
-                if !(v.is_boolean()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_output/properties/applied/type",
-                            Why::Type(v, &["boolean"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("id") {
-                let at = &at.key("id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_output/properties/id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("review_state") {
-                let at = &at.key("review_state");
-                if cx.compatible() {
-                    if !v.is_string() {
+            if seen < 2usize {
+                for name in ["path", "applied"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/memory_write_output/properties/review_state/type",
-                                Why::Type(v, &["string"]),
+                                "/$defs/memory_write_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                } else {
-                    if !(matches!(v.as_str(), Some("proposed" | "approved"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/memory_write_output/properties/review_state/enum",
-                                Why::Enum(v, "\"proposed\", \"approved\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("revision") {
-                let at = &at.key("revision");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/memory_write_output/properties/revision/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("updated") {
-                let at = &at.key("updated");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
                     }
                 }
             }
@@ -6378,227 +6602,245 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "title", "updated"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx.fail(at, "/$defs/page_summary/required", Why::Required(name)) {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "id" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/page_summary/properties/id/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "lifecycle" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/lifecycle/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("active" | "validated" | "stale" |
+                                "archived")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/lifecycle/enum",
+                                        Why::Enum(
+                                            v,
+                                            "\"active\", \"validated\", \"stale\", \"archived\"",
+                                        ),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "partition" => {
+                        let at = &at.key(k);
+                        if !partition_name(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "review_state" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/review_state/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("proposed" | "approved" | "rejected")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/review_state/enum",
+                                        Why::Enum(v, "\"proposed\", \"approved\", \"rejected\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "sensitivity" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/sensitivity/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("normal" | "sensitive"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/sensitivity/enum",
+                                        Why::Enum(v, "\"normal\", \"sensitive\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "title" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/page_summary/properties/title/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "type" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/type/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("episodic" | "semantic" | "procedural")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/page_summary/properties/type/enum",
+                                        Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "updated" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "valid_from" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/page_summary/properties/valid_from/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "valid_until" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/page_summary/properties/valid_until/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("id") {
-                let at = &at.key("id");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/page_summary/properties/id/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("lifecycle") {
-                let at = &at.key("lifecycle");
-                if cx.compatible() {
-                    if !v.is_string() {
+            if seen < 3usize {
+                for name in ["path", "title", "updated"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/page_summary/properties/lifecycle/type",
-                                Why::Type(v, &["string"]),
+                                "/$defs/page_summary/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("active" | "validated" | "stale" | "archived")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/lifecycle/enum",
-                                Why::Enum(
-                                    v,
-                                    "\"active\", \"validated\", \"stale\", \"archived\"",
-                                ),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("partition") {
-                let at = &at.key("partition");
-                if !partition_name(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("review_state") {
-                let at = &at.key("review_state");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/review_state/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("proposed" | "approved" | "rejected")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/review_state/enum",
-                                Why::Enum(v, "\"proposed\", \"approved\", \"rejected\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("sensitivity") {
-                let at = &at.key("sensitivity");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/sensitivity/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(v.as_str(), Some("normal" | "sensitive"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/sensitivity/enum",
-                                Why::Enum(v, "\"normal\", \"sensitive\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("title") {
-                let at = &at.key("title");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/page_summary/properties/title/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("type") {
-                let at = &at.key("type");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/type/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("episodic" | "semantic" | "procedural")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/page_summary/properties/type/enum",
-                                Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("updated") {
-                let at = &at.key("updated");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("valid_from") {
-                let at = &at.key("valid_from");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/page_summary/properties/valid_from/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("valid_until") {
-                let at = &at.key("valid_until");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/page_summary/properties/valid_until/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
                     }
                 }
             }
@@ -6629,65 +6871,227 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "partitions";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/partition_list_output/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("partitions") {
-                let at = &at.key("partitions");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/partition_list_output/properties/partitions/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_object()) {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "partitions" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/partition_list_output/properties/partitions/items/type",
-                                    Why::Type(v, &["object"]),
+                                    "/$defs/partition_list_output/properties/partitions/type",
+                                    Why::Type(v, &["array"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Object(o) = v {
-                            for name in ["name", "access"] {
-                                if !o.contains_key(name) {
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_object()) {
                                     ok = false;
                                     if cx
                                         .fail(
                                             at,
-                                            "/$defs/partition_list_output/properties/partitions/items/required",
-                                            Why::Required(name),
+                                            "/$defs/partition_list_output/properties/partitions/items/type",
+                                            Why::Type(v, &["object"]),
                                         )
                                     {
                                         return false;
                                     }
                                 }
+                                if let Value::Object(o) = v {
+                                    let mut seen = 0usize;
+                                    for (k, v) in o {
+                                        match k.as_str() {
+                                            "access" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !(v.is_array()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
+                                                            Why::Type(v, &["array"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                                if let Value::Array(a) = v {
+                                                    for (index, v) in a.iter().enumerate() {
+                                                        let at = &at.index(index);
+                                                        if cx.compatible() {
+                                                            if !v.is_string() {
+                                                                ok = false;
+                                                                if cx
+                                                                    .fail(
+                                                                        at,
+                                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
+                                                                        Why::Type(v, &["string"]),
+                                                                    )
+                                                                {
+                                                                    return false;
+                                                                }
+                                                            }
+                                                        } else {
+                                                            if !(matches!(
+                                                                v.as_str(), Some("read" | "propose" | "write" | "review")
+                                                            )) {
+                                                                ok = false;
+                                                                if cx
+                                                                    .fail(
+                                                                        at,
+                                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
+                                                                        Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
+                                                                    )
+                                                                {
+                                                                    return false;
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                    if !::pilotage_types::validate::runtime::all_unique(a) {
+                                                        ok = false;
+                                                        if cx
+                                                            .fail(
+                                                                at,
+                                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
+                                                                Why::Unique(v),
+                                                            )
+                                                        {
+                                                            return false;
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                            "label" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "name" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !partition_name(cx, v, at) {
+                                                    ok = false;
+                                                    if cx.stops() {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "review_required" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_boolean()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
+                                                            Why::Type(v, &["boolean"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            _ => {}
+                                        }
+                                    }
+                                    if seen < 2usize {
+                                        for name in ["name", "access"] {
+                                            if !o.contains_key(name) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/partition_list_output/properties/partitions/items/required",
+                                                        Why::Required(name),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
                             }
-                            if let Some(v) = o.get("access") {
-                                let at = &at.key("access");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if seen < 1usize {
+                for name in ["partitions"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/partition_list_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        ok
+    }
+    /// The schema at `/$defs/partition_list_output/properties/partitions`.
+    fn partitions(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mut ok = true;
+        if !(v.is_array()) {
+            ok = false;
+            if cx
+                .fail(
+                    at,
+                    "/$defs/partition_list_output/properties/partitions/type",
+                    Why::Type(v, &["array"]),
+                )
+            {
+                return false;
+            }
+        }
+        if let Value::Array(a) = v {
+            for (index, v) in a.iter().enumerate() {
+                let at = &at.index(index);
+                if !(v.is_object()) {
+                    ok = false;
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/partition_list_output/properties/partitions/items/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    let mut seen = 0usize;
+                    for (k, v) in o {
+                        match k.as_str() {
+                            "access" => {
+                                seen += 1;
+                                let at = &at.key(k);
                                 if !(v.is_array()) {
                                     ok = false;
                                     if cx
@@ -6701,7 +7105,7 @@ pub mod checks {
                                     }
                                 }
                                 if let Value::Array(a) = v {
-                                    for (index, v) in a.iter().enumerate().skip(0usize) {
+                                    for (index, v) in a.iter().enumerate() {
                                         let at = &at.index(index);
                                         if cx.compatible() {
                                             if !v.is_string() {
@@ -6747,8 +7151,8 @@ pub mod checks {
                                     }
                                 }
                             }
-                            if let Some(v) = o.get("label") {
-                                let at = &at.key("label");
+                            "label" => {
+                                let at = &at.key(k);
                                 if !(v.is_string()) {
                                     ok = false;
                                     if cx
@@ -6762,8 +7166,9 @@ pub mod checks {
                                     }
                                 }
                             }
-                            if let Some(v) = o.get("name") {
-                                let at = &at.key("name");
+                            "name" => {
+                                seen += 1;
+                                let at = &at.key(k);
                                 if !partition_name(cx, v, at) {
                                     ok = false;
                                     if cx.stops() {
@@ -6771,8 +7176,8 @@ pub mod checks {
                                     }
                                 }
                             }
-                            if let Some(v) = o.get("review_required") {
-                                let at = &at.key("review_required");
+                            "review_required" => {
+                                let at = &at.key(k);
                                 if !(v.is_boolean()) {
                                     ok = false;
                                     if cx
@@ -6786,155 +7191,22 @@ pub mod checks {
                                     }
                                 }
                             }
+                            _ => {}
                         }
                     }
-                }
-            }
-        }
-        ok
-    }
-    /// The schema at `/$defs/partition_list_output/properties/partitions`.
-    fn partitions(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        if !(v.is_array()) {
-            ok = false;
-            if cx
-                .fail(
-                    at,
-                    "/$defs/partition_list_output/properties/partitions/type",
-                    Why::Type(v, &["array"]),
-                )
-            {
-                return false;
-            }
-        }
-        if let Value::Array(a) = v {
-            for (index, v) in a.iter().enumerate().skip(0usize) {
-                let at = &at.index(index);
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/partition_list_output/properties/partitions/items/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Object(o) = v {
-                    for name in ["name", "access"] {
-                        if !o.contains_key(name) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/partition_list_output/properties/partitions/items/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("access") {
-                        let at = &at.key("access");
-                        if !(v.is_array()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
-                                    Why::Type(v, &["array"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate().skip(0usize) {
-                                let at = &at.index(index);
-                                if cx.compatible() {
-                                    if !v.is_string() {
-                                        ok = false;
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
-                                                Why::Type(v, &["string"]),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                } else {
-                                    if !(matches!(
-                                        v.as_str(), Some("read" | "propose" | "write" | "review")
-                                    )) {
-                                        ok = false;
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
-                                                Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                }
-                            }
-                            if !::pilotage_types::validate::runtime::all_unique(a) {
+                    if seen < 2usize {
+                        for name in ["name", "access"] {
+                            if !o.contains_key(name) {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
-                                        Why::Unique(v),
+                                        "/$defs/partition_list_output/properties/partitions/items/required",
+                                        Why::Required(name),
                                     )
                                 {
                                     return false;
                                 }
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("label") {
-                        let at = &at.key("label");
-                        if !(v.is_string()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("name") {
-                        let at = &at.key("name");
-                        if !partition_name(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
-                        }
-                    }
-                    if let Some(v) = o.get("review_required") {
-                        let at = &at.key("review_required");
-                        if !(v.is_boolean()) {
-                            ok = false;
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
-                                    Why::Type(v, &["boolean"]),
-                                )
-                            {
-                                return false;
                             }
                         }
                     }
@@ -6968,36 +7240,41 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("namespaces") {
-                let at = &at.key("namespaces");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_get_input/properties/namespaces/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_string()) {
+            for (k, v) in o {
+                match k.as_str() {
+                    "namespaces" => {
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/profile_get_input/properties/namespaces/items/type",
-                                    Why::Type(v, &["string"]),
+                                    "/$defs/profile_get_input/properties/namespaces/type",
+                                    Why::Type(v, &["array"]),
                                 )
                             {
                                 return false;
                             }
                         }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/profile_get_input/properties/namespaces/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
         }
@@ -7013,45 +7290,56 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["profile_type", "profile"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_get_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("extensions") {
-                let at = &at.key("extensions");
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_get_output/properties/extensions/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Object(o) = v {
-                    for (k, v) in o {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "extensions" => {
                         let at = &at.key(k);
-                        if !(false) {
-                            if !(v.is_object()) {
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_get_output/properties/extensions/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Object(o) = v {
+                            for (k, v) in o {
+                                if !(false) {
+                                    let at = &at.key(k);
+                                    if !(v.is_object()) {
+                                        ok = false;
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/profile_get_output/properties/extensions/additionalProperties/type",
+                                                Why::Type(v, &["object"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    "profile" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        {
+                            if !(cx.quiet(s38, v, at) || cx.quiet(s39, v, at)
+                                || cx.quiet(s40, v, at))
+                            {
                                 ok = false;
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/profile_get_output/properties/extensions/additionalProperties/type",
-                                        Why::Type(v, &["object"]),
+                                        "/$defs/profile_get_output/properties/profile/anyOf",
+                                        Why::AnyOf(v),
                                     )
                                 {
                                     return false;
@@ -7059,50 +7347,49 @@ pub mod checks {
                             }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("profile") {
-                let at = &at.key("profile");
-                {
-                    if !(cx.quiet(s38, v, at) || cx.quiet(s39, v, at)
-                        || cx.quiet(s40, v, at))
-                    {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/profile_get_output/properties/profile/anyOf",
-                                Why::AnyOf(v),
-                            )
-                        {
-                            return false;
+                    "profile_type" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/profile_get_output/properties/profile_type/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/profile_get_output/properties/profile_type/enum",
+                                        Why::Enum(v, "\"core\", \"team\", \"none\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("profile_type") {
-                let at = &at.key("profile_type");
-                if cx.compatible() {
-                    if !v.is_string() {
+            if seen < 2usize {
+                for name in ["profile_type", "profile"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/profile_get_output/properties/profile_type/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                } else {
-                    if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/profile_get_output/properties/profile_type/enum",
-                                Why::Enum(v, "\"core\", \"team\", \"none\""),
+                                "/$defs/profile_get_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -7151,46 +7438,56 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "patch";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/profile_update_input/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("namespace") {
-                let at = &at.key("namespace");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_update_input/properties/namespace/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "namespace" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_update_input/properties/namespace/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
                     }
+                    "patch" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_object()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_update_input/properties/patch/type",
+                                    Why::Type(v, &["object"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("patch") {
-                let at = &at.key("patch");
-                if !(v.is_object()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_update_input/properties/patch/type",
-                            Why::Type(v, &["object"]),
-                        )
-                    {
-                        return false;
+            if seen < 1usize {
+                for name in ["patch"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/profile_update_input/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -7209,43 +7506,51 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["namespace", "updated", "changed"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_update_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "changed" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/profile_update_output/properties/changed/type",
+                                    Why::Type(v, &["array"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_string()) {
+                                    ok = false;
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/profile_update_output/properties/changed/items/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
                     }
-                }
-            }
-            if let Some(v) = o.get("changed") {
-                let at = &at.key("changed");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_update_output/properties/changed/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
+                    "namespace" => {
+                        seen += 1;
+                        let at = &at.key(k);
                         if !(v.is_string()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/profile_update_output/properties/changed/items/type",
+                                    "/$defs/profile_update_output/properties/namespace/type",
                                     Why::Type(v, &["string"]),
                                 )
                             {
@@ -7253,29 +7558,32 @@ pub mod checks {
                             }
                         }
                     }
-                }
-            }
-            if let Some(v) = o.get("namespace") {
-                let at = &at.key("namespace");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/profile_update_output/properties/namespace/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
+                    "updated" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("updated") {
-                let at = &at.key("updated");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            if seen < 3usize {
+                for name in ["namespace", "updated", "changed"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/profile_update_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -7292,61 +7600,66 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if let Some(v) = o.get("cursor") {
-                let at = &at.key("cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("limit") {
-                let at = &at.key("limit");
-                if !limit(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("partition") {
-                let at = &at.key("partition");
-                if !partition_name(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("state") {
-                let at = &at.key("state");
-                if cx.compatible() {
-                    if !v.is_string() {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/review_list_input/properties/state/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
+            for (k, v) in o {
+                match k.as_str() {
+                    "cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
                         }
                     }
-                } else {
-                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/review_list_input/properties/state/enum",
-                                Why::Enum(v, "\"proposed\", \"rejected\""),
-                            )
-                        {
-                            return false;
+                    "limit" => {
+                        let at = &at.key(k);
+                        if !limit(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
                         }
                     }
+                    "partition" => {
+                        let at = &at.key(k);
+                        if !partition_name(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "state" => {
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_list_input/properties/state/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_list_input/properties/state/enum",
+                                        Why::Enum(v, "\"proposed\", \"rejected\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -7362,192 +7675,221 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let name = "items";
-            if !o.contains_key(name) {
-                ok = false;
-                if cx.fail(at, "/$defs/review_list_output/required", Why::Required(name))
-                {
-                    return false;
-                }
-            }
-            if let Some(v) = o.get("items") {
-                let at = &at.key("items");
-                if !(v.is_array()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_list_output/properties/items/type",
-                            Why::Type(v, &["array"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::Array(a) = v {
-                    for (index, v) in a.iter().enumerate().skip(0usize) {
-                        let at = &at.index(index);
-                        if !(v.is_object()) {
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "items" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_array()) {
                             ok = false;
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/review_list_output/properties/items/items/type",
-                                    Why::Type(v, &["object"]),
+                                    "/$defs/review_list_output/properties/items/type",
+                                    Why::Type(v, &["array"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Object(o) = v {
-                            for name in [
-                                "path",
-                                "revision",
-                                "title",
-                                "state",
-                                "generated",
-                                "target_exists",
-                            ] {
-                                if !o.contains_key(name) {
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                let at = &at.index(index);
+                                if !(v.is_object()) {
                                     ok = false;
                                     if cx
                                         .fail(
                                             at,
-                                            "/$defs/review_list_output/properties/items/items/required",
-                                            Why::Required(name),
+                                            "/$defs/review_list_output/properties/items/items/type",
+                                            Why::Type(v, &["object"]),
                                         )
                                     {
                                         return false;
                                     }
                                 }
-                            }
-                            if let Some(v) = o.get("generated") {
-                                let at = &at.key("generated");
-                                if !actor_at(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("note") {
-                                let at = &at.key("note");
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/review_list_output/properties/items/items/properties/note/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("partition") {
-                                let at = &at.key("partition");
-                                if !partition_name(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("path") {
-                                let at = &at.key("path");
-                                if !path(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("revision") {
-                                let at = &at.key("revision");
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/review_list_output/properties/items/items/properties/revision/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("state") {
-                                let at = &at.key("state");
-                                if cx.compatible() {
-                                    if !v.is_string() {
-                                        ok = false;
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/review_list_output/properties/items/items/properties/state/type",
-                                                Why::Type(v, &["string"]),
-                                            )
-                                        {
-                                            return false;
+                                if let Value::Object(o) = v {
+                                    let mut seen = 0usize;
+                                    for (k, v) in o {
+                                        match k.as_str() {
+                                            "generated" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !actor_at(cx, v, at) {
+                                                    ok = false;
+                                                    if cx.stops() {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "note" => {
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/review_list_output/properties/items/items/properties/note/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "partition" => {
+                                                let at = &at.key(k);
+                                                if !partition_name(cx, v, at) {
+                                                    ok = false;
+                                                    if cx.stops() {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "path" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !path(cx, v, at) {
+                                                    ok = false;
+                                                    if cx.stops() {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "revision" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/review_list_output/properties/items/items/properties/revision/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "state" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if cx.compatible() {
+                                                    if !v.is_string() {
+                                                        ok = false;
+                                                        if cx
+                                                            .fail(
+                                                                at,
+                                                                "/$defs/review_list_output/properties/items/items/properties/state/type",
+                                                                Why::Type(v, &["string"]),
+                                                            )
+                                                        {
+                                                            return false;
+                                                        }
+                                                    }
+                                                } else {
+                                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                                        ok = false;
+                                                        if cx
+                                                            .fail(
+                                                                at,
+                                                                "/$defs/review_list_output/properties/items/items/properties/state/enum",
+                                                                Why::Enum(v, "\"proposed\", \"rejected\""),
+                                                            )
+                                                        {
+                                                            return false;
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                            "target_exists" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !(v.is_boolean()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
+                                                            Why::Type(v, &["boolean"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            "title" => {
+                                                seen += 1;
+                                                let at = &at.key(k);
+                                                if !(v.is_string()) {
+                                                    ok = false;
+                                                    if cx
+                                                        .fail(
+                                                            at,
+                                                            "/$defs/review_list_output/properties/items/items/properties/title/type",
+                                                            Why::Type(v, &["string"]),
+                                                        )
+                                                    {
+                                                        return false;
+                                                    }
+                                                }
+                                            }
+                                            _ => {}
                                         }
                                     }
-                                } else {
-                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                        ok = false;
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/review_list_output/properties/items/items/properties/state/enum",
-                                                Why::Enum(v, "\"proposed\", \"rejected\""),
-                                            )
-                                        {
-                                            return false;
+                                    if seen < 6usize {
+                                        for name in [
+                                            "path",
+                                            "revision",
+                                            "title",
+                                            "state",
+                                            "generated",
+                                            "target_exists",
+                                        ] {
+                                            if !o.contains_key(name) {
+                                                ok = false;
+                                                if cx
+                                                    .fail(
+                                                        at,
+                                                        "/$defs/review_list_output/properties/items/items/required",
+                                                        Why::Required(name),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
                                         }
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("target_exists") {
-                                let at = &at.key("target_exists");
-                                if !(v.is_boolean()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
-                                            Why::Type(v, &["boolean"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
-                            if let Some(v) = o.get("title") {
-                                let at = &at.key("title");
-                                if !(v.is_string()) {
-                                    ok = false;
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/review_list_output/properties/items/items/properties/title/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
                                     }
                                 }
                             }
                         }
                     }
+                    "next_cursor" => {
+                        let at = &at.key(k);
+                        if !cursor(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("next_cursor") {
-                let at = &at.key("next_cursor");
-                if !cursor(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
+            if seen < 1usize {
+                for name in ["items"] {
+                    if !o.contains_key(name) {
+                        ok = false;
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/review_list_output/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
@@ -7565,95 +7907,106 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "revision", "verb"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_input/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("note") {
-                let at = &at.key("note");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_input/properties/note/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/review_resolve_input/properties/note/maxLength",
-                                Why::MaxLength(v, 2000u64),
-                            )
-                        {
-                            return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "note" => {
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/review_resolve_input/properties/note/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_resolve_input/properties/note/maxLength",
+                                        Why::MaxLength(v, 2000u64),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
                         }
                     }
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    "revision" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/review_resolve_input/properties/revision/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "verb" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/review_resolve_input/properties/verb/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if !PATTERN_0.is_match(s) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_resolve_input/properties/verb/pattern",
+                                        Why::Pattern(v, PATTERN_0.source()),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("revision") {
-                let at = &at.key("revision");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_input/properties/revision/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("verb") {
-                let at = &at.key("verb");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_input/properties/verb/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-                if let Value::String(s) = v {
-                    if !PATTERN_0.is_match(s) {
+            if seen < 3usize {
+                for name in ["path", "revision", "verb"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/review_resolve_input/properties/verb/pattern",
-                                Why::Pattern(v, PATTERN_0.source()),
+                                "/$defs/review_resolve_input/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
@@ -7676,82 +8029,93 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for name in ["path", "revision", "state"] {
-                if !o.contains_key(name) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_output/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
+            let mut seen = 0usize;
+            for (k, v) in o {
+                match k.as_str() {
+                    "path" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !path(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
                     }
+                    "revision" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if !(v.is_string()) {
+                            ok = false;
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/review_resolve_output/properties/revision/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                    "state" => {
+                        seen += 1;
+                        let at = &at.key(k);
+                        if cx.compatible() {
+                            if !v.is_string() {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_resolve_output/properties/state/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        } else {
+                            if !(matches!(
+                                v.as_str(), Some("approved" | "rejected" | "proposed")
+                            )) {
+                                ok = false;
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/review_resolve_output/properties/state/enum",
+                                        Why::Enum(v, "\"approved\", \"rejected\", \"proposed\""),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
+                    "updated" => {
+                        let at = &at.key(k);
+                        if !utc_datetime(cx, v, at) {
+                            ok = false;
+                            if cx.stops() {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let Some(v) = o.get("path") {
-                let at = &at.key("path");
-                if !path(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("revision") {
-                let at = &at.key("revision");
-                if !(v.is_string()) {
-                    ok = false;
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/review_resolve_output/properties/revision/type",
-                            Why::Type(v, &["string"]),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-            if let Some(v) = o.get("state") {
-                let at = &at.key("state");
-                if cx.compatible() {
-                    if !v.is_string() {
+            if seen < 3usize {
+                for name in ["path", "revision", "state"] {
+                    if !o.contains_key(name) {
                         ok = false;
                         if cx
                             .fail(
                                 at,
-                                "/$defs/review_resolve_output/properties/state/type",
-                                Why::Type(v, &["string"]),
+                                "/$defs/review_resolve_output/required",
+                                Why::Required(name),
                             )
                         {
                             return false;
                         }
-                    }
-                } else {
-                    if !(matches!(
-                        v.as_str(), Some("approved" | "rejected" | "proposed")
-                    )) {
-                        ok = false;
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/review_resolve_output/properties/state/enum",
-                                Why::Enum(v, "\"approved\", \"rejected\", \"proposed\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-            if let Some(v) = o.get("updated") {
-                let at = &at.key("updated");
-                if !utc_datetime(cx, v, at) {
-                    ok = false;
-                    if cx.stops() {
-                        return false;
                     }
                 }
             }

@@ -188,7 +188,7 @@ pub enum Why<'a> {
     /// The schema `false`.
     False(&'a Value),
     /// `additionalProperties: false` (or a failing schema for them): the unexpected members.
-    Additional(&'a Value, &'static [&'static str], &'static [&'static Pattern]),
+    Additional(&'a Value, &'a [&'a str], &'a [&'a Pattern]),
     /// `contains`: no item (or too few / too many) holds.
     Contains(&'a Value),
     /// `propertyNames`: the member name that fails.
