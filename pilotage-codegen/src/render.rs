@@ -252,7 +252,7 @@ pub fn validators_module(
             checks::VALIDATORS
         }
         /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`).
-        #[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+        #[allow(unused_variables, clippy::all, clippy::pedantic)]
         pub mod checks {
             #tokens
         }
@@ -317,7 +317,7 @@ pub fn render(
                 }
                 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
                 /// check per definition.
-                #[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+                #[allow(unused_variables, clippy::all, clippy::pedantic)]
                 pub mod checks {
                     #validators_tokens
                 }

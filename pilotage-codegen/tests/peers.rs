@@ -102,7 +102,7 @@ fn pcp_deep_pointer_is_resolved_and_externals_are_explicit_values() {
         "audit.entry.schema.json",
     ] {
         assert!(
-            unresolved.iter().any(|r| *r == reference),
+            unresolved.contains(&reference),
             "{reference} not listed in {unresolved:?}"
         );
     }

@@ -149,7 +149,8 @@ fn validation(c: &mut Criterion) {
                             e.to_string(),
                         )
                     })
-                    .count()
+                    .collect::<Vec<_>>()
+                    .len()
             })
         });
         group.finish();

@@ -36,7 +36,7 @@ pub mod tool;
 pub mod validate;
 #[cfg(feature = "validate")]
 #[rustfmt::skip]
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 mod validators;
 #[doc(hidden)]
 pub mod wire;

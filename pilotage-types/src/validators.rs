@@ -265,9 +265,8 @@ static PATTERN_2: ::pilotage_types::validate::pattern::Pattern = ::pilotage_type
 };
 /// The schema at `/$defs/CapabilityDeclaration`.
 pub fn capability_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CapabilityDeclaration/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -277,69 +276,50 @@ pub fn capability_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "catalog" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "execute" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "guides" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "plan" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "trace_fetch" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "validate" => {
                     let at = &at.key(k);
-                    if !capability_value(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_value(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilitySettings`.
 pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CapabilitySettings/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -350,7 +330,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "changed_since" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -365,7 +344,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "idempotency" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -380,7 +358,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "narrate" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -395,7 +372,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "search" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -410,7 +386,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "test_run" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -425,7 +400,6 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "topic_fetch" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -441,49 +415,35 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilityValue`.
 pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s70, v, at) || cx.quiet(s71, v, at)) {
-            ok = false;
+        if !(cx.quiet(s54, v, at) || cx.quiet(capability_settings, v, at)) {
             if cx.fail(at, "/$defs/CapabilityValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilityValue/anyOf/0`.
-fn s70(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if !(v.is_boolean()) {
-        ok = false;
         if cx.fail(at, "/$defs/CapabilityValue/anyOf/0/type", Why::Type(v, &["boolean"]))
         {
             return false;
         }
     }
-    ok
-}
-/// The schema at `/$defs/CapabilityValue/anyOf/1`.
-fn s71(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !capability_settings(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CatalogChangedResult`.
 pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CatalogChangedResult/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -496,7 +456,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -512,7 +471,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -527,7 +485,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if !(v.is_object()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -547,7 +504,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                             let at = &at.key(k);
                                             if cx.compatible() {
                                                 if !v.is_string() {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -560,7 +516,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                                 }
                                             } else {
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -574,7 +529,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                                 if !(matches!(
                                                     v.as_str(), Some("added" | "removed" | "modified")
                                                 )) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -591,7 +545,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                             seen += 1;
                                             let at = &at.key(k);
                                             if !(v.is_string()) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -609,7 +562,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 if seen < 2usize {
                                     for name in ["id", "change"] {
                                         if !o.contains_key(name) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -632,7 +584,6 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["catalog_version", "changes"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -646,13 +597,12 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CatalogEntry`.
 pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CatalogEntry/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -664,7 +614,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "description" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -680,7 +629,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -695,7 +643,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "input_schema" => {
                     let at = &at.key(k);
                     if !(v.is_object()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -711,7 +658,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -726,7 +672,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "languages" => {
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -740,11 +685,8 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !language_identifier(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !language_identifier(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -753,7 +695,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -768,7 +709,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "output_schema" => {
                     let at = &at.key(k);
                     if !(v.is_object() || v.is_null()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -783,7 +723,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "revision" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -799,7 +738,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -814,17 +752,13 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "risk_hints" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !risk_hints(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !risk_hints(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "tags" => {
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -839,7 +773,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if !(v.is_string()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -859,7 +792,6 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 5usize {
             for name in ["id", "kind", "name", "risk", "risk_hints"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/CatalogEntry/required", Why::Required(name)) {
                         return false;
                     }
@@ -867,13 +799,12 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CatalogGetResult`.
 pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CatalogGetResult/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -886,7 +817,6 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -901,11 +831,8 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "entry" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !catalog_entry(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !catalog_entry(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -914,7 +841,6 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["entry", "catalog_version"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -928,13 +854,12 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CatalogListResult`.
 pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/CatalogListResult/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -947,7 +872,6 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -963,7 +887,6 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -977,11 +900,8 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !catalog_entry(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !catalog_entry(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -989,7 +909,6 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "next_cursor" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1007,7 +926,6 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["items", "catalog_version"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1021,72 +939,26 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/CatalogToolOutput`.
 pub fn catalog_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s66, v, at) || cx.quiet(s67, v, at) || cx.quiet(s68, v, at)
-            || cx.quiet(s69, v, at))
+        if !(cx.quiet(catalog_list_result, v, at) || cx.quiet(catalog_get_result, v, at)
+            || cx.quiet(catalog_changed_result, v, at) || cx.quiet(request_error, v, at))
         {
-            ok = false;
             if cx.fail(at, "/$defs/CatalogToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/CatalogToolOutput/anyOf/0`.
-fn s66(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !catalog_list_result(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/CatalogToolOutput/anyOf/1`.
-fn s67(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !catalog_get_result(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/CatalogToolOutput/anyOf/2`.
-fn s68(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !catalog_changed_result(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/CatalogToolOutput/anyOf/3`.
-fn s69(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Decision`.
 pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Decision/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -1099,7 +971,6 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1115,7 +986,6 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1131,7 +1001,6 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1149,7 +1018,6 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["at", "took", "because"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Decision/required", Why::Required(name)) {
                         return false;
                     }
@@ -1157,13 +1025,12 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Diagnostic`.
 pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Diagnostic/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -1176,7 +1043,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1191,7 +1057,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "hint" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1207,7 +1072,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1223,8 +1087,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     {
-                        if !(cx.quiet(s64, v, at) || cx.quiet(s65, v, at)) {
-                            ok = false;
+                        if !(cx.quiet(s53, v, at) || cx.quiet(text_range, v, at)) {
                             if cx
                                 .fail(
                                     at,
@@ -1239,11 +1102,8 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "range" => {
                     let at = &at.key(k);
-                    if !text_range(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !text_range(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "severity" => {
@@ -1251,7 +1111,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1264,7 +1123,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1276,7 +1134,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("error" | "warning"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1295,7 +1152,6 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 4usize {
             for name in ["severity", "code", "path", "message"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Diagnostic/required", Why::Required(name)) {
                         return false;
                     }
@@ -1303,13 +1159,12 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Diagnostic/properties/path/anyOf/0`.
-fn s64(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if !(v.is_string()) {
-        ok = false;
         if cx
             .fail(
                 at,
@@ -1320,24 +1175,12 @@ fn s64(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             return false;
         }
     }
-    ok
-}
-/// The schema at `/$defs/Diagnostic/properties/path/anyOf/1`.
-fn s65(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !text_range(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteRequest`.
 pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/ExecuteRequest/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -1348,7 +1191,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "expected_catalog_version" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1363,7 +1205,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "idempotency_key" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1378,7 +1219,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "program_ref" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1393,7 +1233,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "store" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1408,7 +1247,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "test_run" => {
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1424,7 +1262,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1437,7 +1274,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1449,7 +1285,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("none" | "summary" | "full"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1468,29 +1303,27 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     {
         let mut holds = 0usize;
-        if holds < 2 && cx.quiet(s62, v, at) {
+        if holds < 2 && cx.quiet(s51, v, at) {
             holds += 1;
         }
-        if holds < 2 && cx.quiet(s63, v, at) {
+        if holds < 2 && cx.quiet(s52, v, at) {
             holds += 1;
         }
         if holds == 0 {
-            ok = false;
             if cx.fail(at, "/$defs/ExecuteRequest/oneOf", Why::OneOfNone(v)) {
                 return false;
             }
         } else if holds > 1 {
-            ok = false;
             if cx.fail(at, "/$defs/ExecuteRequest/oneOf", Why::OneOfMany(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteRequest/oneOf/0`.
-fn s62(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -1504,7 +1337,6 @@ fn s62(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["program"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1518,11 +1350,11 @@ fn s62(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteRequest/oneOf/1`.
-fn s63(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -1536,7 +1368,6 @@ fn s63(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["program_ref"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1550,13 +1381,12 @@ fn s63(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteResponse`.
 pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/ExecuteResponse/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -1568,7 +1398,6 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "diagnostics" => {
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1582,11 +1411,8 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !diagnostic(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !diagnostic(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -1594,18 +1420,14 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "outcome" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !outcome(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !outcome(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "run_id" => {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1619,11 +1441,8 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "trace" => {
                     let at = &at.key(k);
-                    if !trace(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !trace(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -1632,7 +1451,6 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["run_id", "outcome"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(at, "/$defs/ExecuteResponse/required", Why::Required(name))
                     {
@@ -1643,7 +1461,7 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if cx.quiet(s61, v, at) {
+        if cx.quiet(s50, v, at) {
             if let Value::Object(o) = v {
                 let mut seen = 0usize;
                 for (k, v) in o {
@@ -1657,7 +1475,6 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 if seen < 1usize {
                     for name in ["diagnostics"] {
                         if !o.contains_key(name) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1673,11 +1490,11 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         } else {}
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteResponse/allOf/0/if`.
-fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s50(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -1693,7 +1510,6 @@ fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     seen += 1;
                                     let at = &at.key(k);
                                     if !(v.as_str() == Some("validation_error")) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -1711,7 +1527,6 @@ fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if seen < 1usize {
                             for name in ["status"] {
                                 if !o.contains_key(name) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -1732,7 +1547,6 @@ fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["outcome"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1746,94 +1560,38 @@ fn s61(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteToolOutput`.
 pub fn execute_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s59, v, at) || cx.quiet(s60, v, at)) {
-            ok = false;
+        if !(cx.quiet(execute_response, v, at) || cx.quiet(request_error, v, at)) {
             if cx.fail(at, "/$defs/ExecuteToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/ExecuteToolOutput/anyOf/0`.
-fn s59(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !execute_response(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/ExecuteToolOutput/anyOf/1`.
-fn s60(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/GetGuideToolOutput`.
 pub fn get_guide_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s56, v, at) || cx.quiet(s57, v, at) || cx.quiet(s58, v, at)) {
-            ok = false;
+        if !(cx.quiet(guide_index_result, v, at) || cx.quiet(guide_fetch_result, v, at)
+            || cx.quiet(request_error, v, at))
+        {
             if cx.fail(at, "/$defs/GetGuideToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/GetGuideToolOutput/anyOf/0`.
-fn s56(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !guide_index_result(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/GetGuideToolOutput/anyOf/1`.
-fn s57(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !guide_fetch_result(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/GetGuideToolOutput/anyOf/2`.
-fn s58(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Guide`.
 pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Guide/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -1845,7 +1603,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "body" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1860,7 +1617,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "format" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1876,7 +1632,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1891,11 +1646,8 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "language" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !language_identifier(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !language_identifier(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "level" => {
@@ -1903,7 +1655,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1916,7 +1667,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1930,7 +1680,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(
                             v.as_str(), Some("core" | "reference" | "examples")
                         )) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1947,7 +1696,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1964,7 +1712,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             ::pilotage_types::validate::runtime::Num::U(0u64),
                         ) == Some(::std::cmp::Ordering::Less)
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1981,7 +1728,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1996,7 +1742,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "tokens_estimate" => {
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2013,7 +1758,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             ::pilotage_types::validate::runtime::Num::U(0u64),
                         ) == Some(::std::cmp::Ordering::Less)
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2030,7 +1774,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2045,7 +1788,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if !(v.is_string()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -2063,7 +1805,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2089,7 +1830,6 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "size_bytes",
             ] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Guide/required", Why::Required(name)) {
                         return false;
                     }
@@ -2097,13 +1837,12 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/GuideFetchResult`.
 pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/GuideFetchResult/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2128,7 +1867,6 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if seen < 1usize {
                             for name in ["body"] {
                                 if !o.contains_key(name) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -2143,11 +1881,8 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     {
-                        if !guide(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !guide(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                 }
@@ -2157,7 +1892,6 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["guide"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2171,13 +1905,12 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/GuideIndexResult`.
 pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/GuideIndexResult/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2190,7 +1923,6 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2205,16 +1937,12 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             {
-                                if !guide(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !guide(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                             {
-                                if cx.quiet(s55, v, at) {
-                                    ok = false;
+                                if cx.quiet(s49, v, at) {
                                     if cx
                                         .fail(
                                             at,
@@ -2235,7 +1963,6 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["guides"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2249,11 +1976,11 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/GuideIndexResult/properties/guides/items/allOf/1/not`.
-fn s55(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -2267,7 +1994,6 @@ fn s55(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["body"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2281,13 +2007,12 @@ fn s55(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/InitializeMetaValue`.
 pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/InitializeMetaValue/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2297,17 +2022,13 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "manifest" => {
                     let at = &at.key(k);
-                    if !manifest(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !manifest(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "manifest_uri" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2324,18 +2045,17 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if !(cx.quiet(s53, v, at) || cx.quiet(s54, v, at)) {
-            ok = false;
+        if !(cx.quiet(s47, v, at) || cx.quiet(s48, v, at)) {
             if cx.fail(at, "/$defs/InitializeMetaValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/InitializeMetaValue/anyOf/0`.
-fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -2349,7 +2069,6 @@ fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["manifest"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2363,11 +2082,11 @@ fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/InitializeMetaValue/anyOf/1`.
-fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -2381,7 +2100,6 @@ fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["manifest_uri"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2395,13 +2113,12 @@ fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/LanguageEntry`.
 pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/LanguageEntry/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2412,17 +2129,13 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "capabilities" => {
                     let at = &at.key(k);
-                    if !capability_declaration(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_declaration(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "catalog" => {
                     let at = &at.key(k);
                     if !(v.as_str() == Some("pilotage_catalog")) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2437,7 +2150,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "catalog_resource" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2452,7 +2164,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "context_schema" => {
                     let at = &at.key(k);
                     if !(v.is_object()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2468,7 +2179,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2481,7 +2191,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2495,7 +2204,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(
                             v.as_str(), Some("immediate" | "deploy" | "both")
                         )) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2512,7 +2220,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.as_str() == Some("pilotage_get_guide")) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2527,7 +2234,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "guides_resource" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2544,7 +2250,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2557,7 +2262,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2569,7 +2273,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("json-pointer" | "text-range"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2585,28 +2288,21 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "loop" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !loop_object(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !loop_object(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "name" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !language_identifier(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !language_identifier(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "promotion_authority" => {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2619,7 +2315,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2631,7 +2326,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("caller" | "promoter"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2646,18 +2340,14 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "retention" => {
                     let at = &at.key(k);
-                    if !retention(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !retention(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "title" => {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2673,7 +2363,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2686,7 +2375,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2698,7 +2386,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2715,7 +2402,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2728,7 +2414,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2740,7 +2425,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("opaque" | "expanded"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2759,7 +2443,6 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 5usize {
             for name in ["name", "title", "guides", "loop", "locator"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/LanguageEntry/required", Why::Required(name))
                     {
                         return false;
@@ -2768,20 +2451,18 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/LanguageIdentifier`.
 pub fn language_identifier(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_string()) {
-        ok = false;
         if cx.fail(at, "/$defs/LanguageIdentifier/type", Why::Type(v, &["string"])) {
             return false;
         }
     }
     if let Value::String(s) = v {
         if !PATTERN_2.is_match(s) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -2793,13 +2474,12 @@ pub fn language_identifier(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/LoopObject`.
 pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/LoopObject/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2811,7 +2491,6 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "execute" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2826,7 +2505,6 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "trace" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2842,7 +2520,6 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2860,7 +2537,6 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["validate"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/LoopObject/required", Why::Required(name)) {
                         return false;
                     }
@@ -2868,13 +2544,12 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Manifest`.
 pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Manifest/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -2885,18 +2560,14 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "capabilities" => {
                     let at = &at.key(k);
-                    if !capability_declaration(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !capability_declaration(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "languages" => {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2910,15 +2581,11 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !language_entry(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !language_entry(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                         if (a.len() as u64) < 1u64 {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2934,11 +2601,8 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "pilotage" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !version_string(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !version_string(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -2947,7 +2611,6 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["pilotage", "languages"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Manifest/required", Why::Required(name)) {
                         return false;
                     }
@@ -2956,18 +2619,17 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if !(cx.quiet(s51, v, at) || cx.quiet(s52, v, at)) {
-            ok = false;
+        if !(cx.quiet(s45, v, at) || cx.quiet(s46, v, at)) {
             if cx.fail(at, "/$defs/Manifest/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Manifest/anyOf/0`.
-fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -2981,7 +2643,6 @@ fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["capabilities"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -2995,11 +2656,11 @@ fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Manifest/anyOf/1`.
-fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         for (k, v) in o {
             match k.as_str() {
@@ -3021,7 +2682,6 @@ fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 if seen < 1usize {
                                     for name in ["capabilities"] {
                                         if !o.contains_key(name) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -3042,48 +2702,24 @@ fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ManifestToolOutput`.
 pub fn manifest_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s49, v, at) || cx.quiet(s50, v, at)) {
-            ok = false;
+        if !(cx.quiet(manifest, v, at) || cx.quiet(request_error, v, at)) {
             if cx.fail(at, "/$defs/ManifestToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/ManifestToolOutput/anyOf/0`.
-fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !manifest(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/ManifestToolOutput/anyOf/1`.
-fn s50(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Outcome`.
 pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Outcome/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -3096,7 +2732,6 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string() || v.is_null()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3112,7 +2747,6 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3128,7 +2762,6 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3146,7 +2779,6 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["ok", "status", "error"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Outcome/required", Why::Required(name)) {
                         return false;
                     }
@@ -3155,14 +2787,13 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if cx.quiet(s48, v, at) {
+        if cx.quiet(s44, v, at) {
             if let Value::Object(o) = v {
                 for (k, v) in o {
                     match k.as_str() {
                         "error" => {
                             let at = &at.key(k);
                             if !(v.is_null()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -3185,7 +2816,6 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         "error" => {
                             let at = &at.key(k);
                             if !(v.is_string()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -3203,11 +2833,11 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Outcome/allOf/0/if`.
-fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -3216,7 +2846,6 @@ fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.as_bool() == Some(true)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3234,7 +2863,6 @@ fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["ok"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -3248,13 +2876,12 @@ fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Plan`.
 pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Plan/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -3267,7 +2894,6 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3282,18 +2908,14 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "max_risk_hints" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !risk_hints(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !risk_hints(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "steps" => {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3307,11 +2929,8 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !plan_step(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !plan_step(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -3322,7 +2941,6 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["steps", "max_risk", "max_risk_hints"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Plan/required", Why::Required(name)) {
                         return false;
                     }
@@ -3330,13 +2948,12 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/PlanStep`.
 pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/PlanStep/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -3348,7 +2965,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "arm" => {
                     let at = &at.key(k);
                     if !(v.is_object()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3367,7 +2983,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     seen += 1;
                                     let at = &at.key(k);
                                     if !(v.is_string()) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -3383,7 +2998,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     seen += 1;
                                     let at = &at.key(k);
                                     if !(v.is_string()) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -3401,7 +3015,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if seen < 2usize {
                             for name in ["branch", "label"] {
                                 if !o.contains_key(name) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -3419,7 +3032,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "calls" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3435,7 +3047,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3450,7 +3061,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "loop" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3466,7 +3076,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3481,11 +3090,8 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "risk_hints" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !risk_hints(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !risk_hints(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -3494,7 +3100,6 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["id", "risk", "risk_hints"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/PlanStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -3502,30 +3107,28 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ProgramDeclaration`.
 pub fn program_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/ProgramDeclaration/type", Why::Type(v, &["object"])) {
             return false;
         }
     }
     {
-        if !(cx.quiet(s46, v, at) || cx.quiet(s47, v, at)) {
-            ok = false;
+        if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)) {
             if cx.fail(at, "/$defs/ProgramDeclaration/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ProgramDeclaration/anyOf/0`.
-fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -3534,7 +3137,6 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3549,11 +3151,8 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "language" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !language_identifier(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !language_identifier(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -3562,7 +3161,6 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["argument", "language"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -3576,11 +3174,11 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ProgramDeclaration/anyOf/1`.
-fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -3589,7 +3187,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3604,7 +3201,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if !(v.is_object()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -3623,7 +3219,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                             seen += 1;
                                             let at = &at.key(k);
                                             if !(v.is_string()) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -3638,11 +3233,8 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                         "language" => {
                                             seen += 1;
                                             let at = &at.key(k);
-                                            if !language_identifier(cx, v, at) {
-                                                ok = false;
-                                                if cx.stops() {
-                                                    return false;
-                                                }
+                                            if !language_identifier(cx, v, at) && cx.stops() {
+                                                return false;
                                             }
                                         }
                                         _ => {}
@@ -3651,7 +3243,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 if seen < 2usize {
                                     for name in ["argument", "language"] {
                                         if !o.contains_key(name) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -3667,7 +3258,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if (a.len() as u64) < 2u64 {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -3686,7 +3276,6 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["languages"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -3700,13 +3289,12 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/RequestError`.
 pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/RequestError/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -3718,7 +3306,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "catalog_version" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3734,7 +3321,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_object()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3754,7 +3340,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     let at = &at.key(k);
                                     if cx.compatible() {
                                         if !v.is_string() {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -3767,7 +3352,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                         }
                                     } else {
                                         if !(v.is_string()) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -3783,7 +3367,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                             "unknown_baseline" | "idempotency_conflict" |
                                             "bounds_exceeded" | "unsupported" | "internal")
                                         )) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -3803,7 +3386,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     seen += 1;
                                     let at = &at.key(k);
                                     if !(v.is_string()) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -3821,7 +3403,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if seen < 2usize {
                             for name in ["kind", "message"] {
                                 if !o.contains_key(name) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -3842,7 +3423,6 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["error"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/RequestError/required", Why::Required(name)) {
                         return false;
                     }
@@ -3850,40 +3430,36 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Retention`.
 pub fn retention(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s44, v, at) || cx.quiet(s45, v, at)) {
-            ok = false;
+        if !(cx.quiet(s40, v, at) || cx.quiet(s41, v, at)) {
             if cx.fail(at, "/$defs/Retention/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Retention/anyOf/0`.
-fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s40(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if cx.compatible() {
         if !v.is_string() {
-            ok = false;
             if cx.fail(at, "/$defs/Retention/anyOf/0/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
     } else {
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/Retention/anyOf/0/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if !(matches!(v.as_str(), Some("none" | "session"))) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -3895,20 +3471,18 @@ fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Retention/anyOf/1`.
-fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+fn s41(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    let mark = cx.mark();
     if !(v.is_string()) {
-        ok = false;
         if cx.fail(at, "/$defs/Retention/anyOf/1/type", Why::Type(v, &["string"])) {
             return false;
         }
     }
     if let Value::String(s) = v {
         if !PATTERN_1.is_match(s) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -3920,13 +3494,12 @@ fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/RiskHints`.
 pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/RiskHints/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -3939,7 +3512,6 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3955,7 +3527,6 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3971,7 +3542,6 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -3989,7 +3559,6 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["readOnly", "destructive", "openWorld"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/RiskHints/required", Why::Required(name)) {
                         return false;
                     }
@@ -3997,13 +3566,12 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TextPosition`.
 pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/TextPosition/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4016,7 +3584,6 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4033,7 +3600,6 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             ::pilotage_types::validate::runtime::Num::U(1u64),
                         ) == Some(::std::cmp::Ordering::Less)
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4050,7 +3616,6 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4067,7 +3632,6 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             ::pilotage_types::validate::runtime::Num::U(1u64),
                         ) == Some(::std::cmp::Ordering::Less)
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4086,7 +3650,6 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["line", "column"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/TextPosition/required", Why::Required(name)) {
                         return false;
                     }
@@ -4094,13 +3657,12 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TextRange`.
 pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/TextRange/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4112,21 +3674,15 @@ pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "end" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !text_position(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !text_position(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "start" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !text_position(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !text_position(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -4135,7 +3691,6 @@ pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["start", "end"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/TextRange/required", Why::Required(name)) {
                         return false;
                     }
@@ -4143,13 +3698,12 @@ pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/Trace`.
 pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/Trace/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4163,7 +3717,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4176,7 +3729,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4188,7 +3740,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4205,7 +3756,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4220,7 +3770,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "stats" => {
                     let at = &at.key(k);
                     if !(v.is_object()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4236,7 +3785,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4250,11 +3798,8 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !trace_step(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !trace_step(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -4265,7 +3810,6 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["run_id", "level", "steps"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/Trace/required", Why::Required(name)) {
                         return false;
                     }
@@ -4273,13 +3817,12 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TraceFetchRequest`.
 pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/TraceFetchRequest/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4291,7 +3834,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "question" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4307,7 +3849,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4323,7 +3864,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4336,7 +3876,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     } else {
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4348,7 +3887,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4367,7 +3905,6 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 1usize {
             for name in ["run_id"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -4381,13 +3918,12 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TraceFetchResponse`.
 pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/TraceFetchResponse/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4399,7 +3935,6 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "narration" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4414,18 +3949,14 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "outcome" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !outcome(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !outcome(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "run_id" => {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4440,11 +3971,8 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "trace" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !trace(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !trace(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 _ => {}
@@ -4453,7 +3981,6 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 3usize {
             for name in ["run_id", "outcome", "trace"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -4467,13 +3994,12 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TraceStep`.
 pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/TraceStep/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4485,7 +4011,6 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "calls" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4500,7 +4025,6 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "decisions" => {
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4514,11 +4038,8 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !decision(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !decision(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
@@ -4527,7 +4048,6 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4542,17 +4062,13 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "outcome" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if !outcome(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !outcome(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "t_ms" => {
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4569,7 +4085,6 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             ::pilotage_types::validate::runtime::Num::U(0u64),
                         ) == Some(::std::cmp::Ordering::Less)
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4588,7 +4103,6 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["id", "outcome"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx.fail(at, "/$defs/TraceStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -4596,48 +4110,24 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/TraceToolOutput`.
 pub fn trace_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)) {
-            ok = false;
+        if !(cx.quiet(trace_fetch_response, v, at) || cx.quiet(request_error, v, at)) {
             if cx.fail(at, "/$defs/TraceToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/TraceToolOutput/anyOf/0`.
-fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !trace_fetch_response(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/TraceToolOutput/anyOf/1`.
-fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ValidateResponse`.
 pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_object()) {
-        ok = false;
         if cx.fail(at, "/$defs/ValidateResponse/type", Why::Type(v, &["object"])) {
             return false;
         }
@@ -4649,7 +4139,6 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "catalog_version" => {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4665,7 +4154,6 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4679,28 +4167,21 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if let Value::Array(a) = v {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
-                            if !diagnostic(cx, v, at) {
-                                ok = false;
-                                if cx.stops() {
-                                    return false;
-                                }
+                            if !diagnostic(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
                     }
                 }
                 "plan" => {
                     let at = &at.key(k);
-                    if !plan(cx, v, at) {
-                        ok = false;
-                        if cx.stops() {
-                            return false;
-                        }
+                    if !plan(cx, v, at) && cx.stops() {
+                        return false;
                     }
                 }
                 "references" => {
                     let at = &at.key(k);
                     if !(v.is_array()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4715,7 +4196,6 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if !(v.is_string()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4733,7 +4213,6 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4751,7 +4230,6 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if seen < 2usize {
             for name in ["valid", "diagnostics"] {
                 if !o.contains_key(name) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -4765,55 +4243,30 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/ValidateToolOutput`.
 pub fn validate_tool_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     {
-        if !(cx.quiet(s40, v, at) || cx.quiet(s41, v, at)) {
-            ok = false;
+        if !(cx.quiet(validate_response, v, at) || cx.quiet(request_error, v, at)) {
             if cx.fail(at, "/$defs/ValidateToolOutput/anyOf", Why::AnyOf(v)) {
                 return false;
             }
         }
     }
-    ok
-}
-/// The schema at `/$defs/ValidateToolOutput/anyOf/0`.
-fn s40(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !validate_response(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
-}
-/// The schema at `/$defs/ValidateToolOutput/anyOf/1`.
-fn s41(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
-    if !request_error(cx, v, at) {
-        ok = false;
-        if cx.stops() {
-            return false;
-        }
-    }
-    ok
+    cx.passed(mark)
 }
 /// The schema at `/$defs/VersionString`.
 pub fn version_string(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mut ok = true;
+    let mark = cx.mark();
     if !(v.is_string()) {
-        ok = false;
         if cx.fail(at, "/$defs/VersionString/type", Why::Type(v, &["string"])) {
             return false;
         }
     }
     if let Value::String(s) = v {
         if !PATTERN_0.is_match(s) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -4825,5 +4278,5 @@ pub fn version_string(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
     }
-    ok
+    cx.passed(mark)
 }

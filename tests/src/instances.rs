@@ -16,7 +16,7 @@ impl Rng {
         Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
     /// The next number.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -24,7 +24,7 @@ impl Rng {
     }
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
     /// True with probability `1/n`.
     pub fn one_in(&mut self, n: usize) -> bool {
@@ -133,7 +133,7 @@ pub fn instance(document: &Value, pointer: &str, rng: &mut Rng) -> Value {
 }
 
 fn resolve<'a>(document: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.split_once('#').map(|(base, f)| (base, f))?;
+    let fragment = reference.split_once('#')?;
     if !fragment.0.is_empty() {
         return None;
     }

@@ -146,8 +146,26 @@ impl<'a> Gen<'a> {
         ident
     }
 
-    /// The function for a subschema used on its own (an `anyOf` branch, a `not`, an `if`).
+    /// The function for a subschema used on its own (an `anyOf` branch, a `not`, an `if`):
+    /// the referenced location's own function when the subschema is only a local `$ref`.
     fn branch(&mut self, pointer: &str) -> Ident {
+        let only_ref = self.doc.pointer(pointer).and_then(Value::as_object).and_then(|object| {
+            let reference = object.get("$ref")?.as_str()?;
+            let annotations_only = object
+                .keys()
+                .all(|k| matches!(k.as_str(), "$ref" | "description" | "title" | "$comment"));
+            annotations_only.then_some(reference)
+        });
+        if let Some(reference) = only_ref {
+            if let Ok(Some(target)) = self.resolve(reference, pointer) {
+                let hint = target
+                    .rsplit('/')
+                    .next()
+                    .map(unescape_pointer_token)
+                    .unwrap_or_default();
+                return self.function(&target, &hint);
+            }
+        }
         let n = self.functions.len();
         self.function(pointer, &format!("s{n}"))
     }
@@ -221,7 +239,7 @@ impl<'a> Gen<'a> {
     }
 
     /// The statements checking `v` (at `at`) against `schema` (at `pointer`): each failure
-    /// sets `ok` to false and records a violation or returns.
+    /// sets the evaluation failed: it records a violation, or returns at once.
     #[allow(clippy::too_many_lines)]
     fn body(&mut self, schema: &Value, pointer: &str) -> Result<TokenStream, CodegenError> {
         let object = match schema {
@@ -263,10 +281,7 @@ impl<'a> Gen<'a> {
                         .unwrap_or_default();
                     let function = self.function(&target, &hint);
                     out.extend(quote! {
-                        if !#function(cx, v, at) {
-                            ok = false;
-                            if cx.stops() { return false; }
-                        }
+                        if !#function(cx, v, at) && cx.stops() { return false; }
                     });
                 }
                 None => {
@@ -721,11 +736,10 @@ impl<'a> Gen<'a> {
     }
 }
 
-/// A failure of the keyword at `pointer`: `ok` becomes false, and the evaluation records the
+/// A failure of the keyword at `pointer`: the evaluation records the
 /// violation or stops.
 fn fail(pointer: &str, why: TokenStream) -> TokenStream {
     quote! {
-        ok = false;
         if cx.fail(at, #pointer, #why) { return false; }
     }
 }
@@ -806,9 +820,9 @@ pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, Co
             quote! {
                 #[doc = #doc]
                 #vis fn #ident(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-                    let mut ok = true;
+                    let mark = cx.mark();
                     #body
-                    ok
+                    cx.passed(mark)
                 }
             },
         ));

@@ -495,7 +495,10 @@ fn disjoint(a: &[(char, char)], b: &[(char, char)]) -> bool {
 
 /// The steps of an anchored sequence of pairwise-disjoint neighbouring classes, if `node` is
 /// one.
-fn sequence(node: &Node) -> Option<Vec<(Vec<(char, char)>, bool, u32, Option<u32>)>> {
+/// One step of a sequence: the class's ranges, whether negated, the fewest and most repetitions.
+type SeqStep = (Vec<(char, char)>, bool, u32, Option<u32>);
+
+fn sequence(node: &Node) -> Option<Vec<SeqStep>> {
     let Node::Concat(items) = node else { return None };
     let (Some(Node::Start), Some(Node::End)) = (items.first(), items.last()) else {
         return None;

@@ -10,7 +10,7 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
     checks::VALIDATORS
 }
 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`).
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
     use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
     use ::serde_json::Value;
@@ -567,12 +567,12 @@ pub mod checks {
     };
     /// The schema at `/$defs/anything`.
     pub fn anything(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/choice`.
     pub fn choice(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         {
             let mut holds = 0usize;
             if holds < 2 && cx.quiet(s34, v, at) {
@@ -582,19 +582,16 @@ pub mod checks {
                 holds += 1;
             }
             if holds == 0 {
-                ok = false;
                 if cx.fail(at, "/$defs/choice/oneOf", Why::OneOfNone(v)) {
                     return false;
                 }
             } else if holds > 1 {
-                ok = false;
                 if cx.fail(at, "/$defs/choice/oneOf", Why::OneOfMany(v)) {
                     return false;
                 }
             }
         }
         if cx.quiet(s36, v, at) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -605,11 +602,11 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/choice/not`.
     fn s36(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
             for (k, v) in o {
@@ -623,7 +620,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["forbidden"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/choice/not/required", Why::Required(name))
                         {
                             return false;
@@ -632,13 +628,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/0`.
     fn s34(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/choice/oneOf/0/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -656,7 +651,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["a"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -670,13 +664,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/1`.
     fn s35(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/choice/oneOf/1/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -694,7 +687,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["b"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -708,13 +700,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/closed`.
     pub fn closed(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/closed/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -726,7 +717,6 @@ pub mod checks {
                     "a" => {}
                     "b" => {
                         let at = &at.key(k);
-                        ok = false;
                         if cx.fail(at, "/$defs/closed/properties/b", Why::False(v)) {
                             return false;
                         }
@@ -742,7 +732,6 @@ pub mod checks {
                 }
             }
             if unexpected {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -754,13 +743,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/conditional`.
     pub fn conditional(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/conditional/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -779,7 +767,6 @@ pub mod checks {
                 if seen < 1usize {
                     for name in ["a"] {
                         if !o.contains_key(name) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -807,7 +794,6 @@ pub mod checks {
                 if seen < 1usize {
                     for name in ["b"] {
                         if !o.contains_key(name) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -822,11 +808,11 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/conditional/if`.
     fn s33(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
             for (k, v) in o {
@@ -835,7 +821,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.as_str() == Some("a")) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -853,7 +838,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["kind"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -867,13 +851,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/contains`.
     pub fn contains(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_array()) {
-            ok = false;
             if cx.fail(at, "/$defs/contains/type", Why::Type(v, &["array"])) {
                 return false;
             }
@@ -886,32 +869,28 @@ pub mod checks {
                 }
             }
             if count < 2u64 {
-                ok = false;
                 if cx.fail(at, "/$defs/contains/contains", Why::Contains(v)) {
                     return false;
                 }
             }
             if count > 3u64 {
-                ok = false;
                 if cx.fail(at, "/$defs/contains/maxContains", Why::Contains(v)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/contains/contains`.
     fn s32(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/contains/contains/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if ::pilotage_types::validate::runtime::length(s) < 2u64 {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -923,13 +902,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/dependent`.
     pub fn dependent(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/dependent/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -937,7 +915,6 @@ pub mod checks {
         if let Value::Object(o) = v {
             if o.contains_key("card") {
                 if !o.contains_key("billing") {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -958,7 +935,6 @@ pub mod checks {
                                 seen += 1;
                                 let at = &at.key(k);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -971,7 +947,6 @@ pub mod checks {
                                 }
                                 if let Value::String(s) = v {
                                     if ::pilotage_types::validate::runtime::length(s) > 20u64 {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -990,7 +965,6 @@ pub mod checks {
                     if seen < 1usize {
                         for name in ["message"] {
                             if !o.contains_key(name) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1006,13 +980,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/literals`.
     pub fn literals(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/literals/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1029,7 +1002,6 @@ pub mod checks {
                             || v.is_null() || LITERAL_0.matches(v)
                             || LITERAL_1.matches(v))
                         {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1047,7 +1019,6 @@ pub mod checks {
                             v,
                             ::pilotage_types::validate::runtime::Num::U(2u64),
                         )) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1062,7 +1033,6 @@ pub mod checks {
                     "object" => {
                         let at = &at.key(k);
                         if !(LITERAL_2.matches(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1078,22 +1048,20 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/nothing`.
     pub fn nothing(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok = false;
+        let mark = cx.mark();
         if cx.fail(at, "/$defs/nothing", Why::False(v)) {
             return false;
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/numbers`.
     pub fn numbers(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/numbers/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1104,7 +1072,6 @@ pub mod checks {
                     "closed" => {
                         let at = &at.key(k);
                         if !(v.is_number()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1121,7 +1088,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::F(-2.5),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1137,7 +1103,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(20u64),
                             ) == Some(::std::cmp::Ordering::Greater)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1153,7 +1118,6 @@ pub mod checks {
                     "even" => {
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1169,7 +1133,6 @@ pub mod checks {
                                 n,
                                 ::pilotage_types::validate::runtime::Num::U(2u64),
                             ) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1185,7 +1148,6 @@ pub mod checks {
                     "open" => {
                         let at = &at.key(k);
                         if !(v.is_number()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1202,7 +1164,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::I(-1i64),
                             ) != Some(::std::cmp::Ordering::Greater)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1218,7 +1179,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::F(10.5),
                             ) != Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1234,7 +1194,6 @@ pub mod checks {
                     "tenth" => {
                         let at = &at.key(k);
                         if !(v.is_number()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1250,7 +1209,6 @@ pub mod checks {
                                 n,
                                 ::pilotage_types::validate::runtime::Num::F(0.5),
                             ) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1267,13 +1225,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/numbers/properties/open`.
     fn open(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_number()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1290,7 +1247,6 @@ pub mod checks {
                 ::pilotage_types::validate::runtime::Num::I(-1i64),
             ) != Some(::std::cmp::Ordering::Greater)
             {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1306,7 +1262,6 @@ pub mod checks {
                 ::pilotage_types::validate::runtime::Num::F(10.5),
             ) != Some(::std::cmp::Ordering::Less)
             {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1318,20 +1273,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_alternation`.
     pub fn p_alternation(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_alternation/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_13.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1343,20 +1296,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_classes`.
     pub fn p_classes(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_classes/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_12.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1368,20 +1319,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_counted`.
     pub fn p_counted(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_counted/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_11.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1393,20 +1342,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_dot`.
     pub fn p_dot(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_dot/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_10.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1418,20 +1365,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_end_only`.
     pub fn p_end_only(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_end_only/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_9.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1443,20 +1388,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_escapes`.
     pub fn p_escapes(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_escapes/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_8.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1468,20 +1411,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_lookahead`.
     pub fn p_lookahead(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_lookahead/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_7.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1493,20 +1434,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_negative`.
     pub fn p_negative(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_negative/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_6.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1518,20 +1457,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_optional_group`.
     pub fn p_optional_group(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_optional_group/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_5.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1543,20 +1480,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_overlap`.
     pub fn p_overlap(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_overlap/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_4.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1568,20 +1503,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_unanchored`.
     pub fn p_unanchored(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_unanchored/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_3.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1593,20 +1526,18 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/p_unicode`.
     pub fn p_unicode(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/p_unicode/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if !PATTERN_2.is_match(s) {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1618,13 +1549,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/pattern_members`.
     pub fn pattern_members(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/pattern_members/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1635,7 +1565,6 @@ pub mod checks {
                     "id" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1651,7 +1580,6 @@ pub mod checks {
                         if !(false || PATTERN_0.is_match(k) || PATTERN_1.is_match(k)) {
                             let at = &at.key(k);
                             if !(v.is_boolean()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1668,7 +1596,6 @@ pub mod checks {
                 if PATTERN_0.is_match(k) {
                     let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1683,7 +1610,6 @@ pub mod checks {
                 if PATTERN_1.is_match(k) {
                     let at = &at.key(k);
                     if !(v.is_string()) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1699,7 +1625,6 @@ pub mod checks {
             for k in o.keys() {
                 let name = Value::String(k.clone());
                 if !cx.quiet(s31, &name, at) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1712,7 +1637,6 @@ pub mod checks {
                 }
             }
             if (o.len() as u64) < 1u64 {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1724,7 +1648,6 @@ pub mod checks {
                 }
             }
             if (o.len() as u64) > 3u64 {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1736,14 +1659,13 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/pattern_members/propertyNames`.
     fn s31(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::String(s) = v {
             if ::pilotage_types::validate::runtime::length(s) > 12u64 {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -1755,25 +1677,21 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/pointer_ref`.
     pub fn pointer_ref(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        if !open(cx, v, at) {
-            ok = false;
-            if cx.stops() {
-                return false;
-            }
+        let mark = cx.mark();
+        if !open(cx, v, at) && cx.stops() {
+            return false;
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open`.
     pub fn strings_open(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
-                ok = false;
                 if cx.fail(at, "/$defs/strings_open/type", Why::Type(v, &["string"])) {
                     return false;
                 }
@@ -1781,42 +1699,38 @@ pub mod checks {
         } else {
             {
                 if !(cx.quiet(s28, v, at) || cx.quiet(s29, v, at)) {
-                    ok = false;
                     if cx.fail(at, "/$defs/strings_open/anyOf", Why::AnyOf(v)) {
                         return false;
                     }
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open/anyOf/0`.
     fn s28(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.as_str() == Some("x")) {
-            ok = false;
             if cx.fail(at, "/$defs/strings_open/anyOf/0/const", Why::Const("\"x\"")) {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open/anyOf/1`.
     fn s29(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.as_str() == Some("y")) {
-            ok = false;
             if cx.fail(at, "/$defs/strings_open/anyOf/1/const", Why::Const("\"y\"")) {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/tuple`.
     pub fn tuple(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_array()) {
-            ok = false;
             if cx.fail(at, "/$defs/tuple/type", Why::Type(v, &["array"])) {
                 return false;
             }
@@ -1825,7 +1739,6 @@ pub mod checks {
             if let Some(v) = a.get(0usize) {
                 let at = &at.index(0usize);
                 if !(v.is_string()) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1840,7 +1753,6 @@ pub mod checks {
             if let Some(v) = a.get(1usize) {
                 let at = &at.index(1usize);
                 if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1857,7 +1769,6 @@ pub mod checks {
                         ::pilotage_types::validate::runtime::Num::U(0u64),
                     ) == Some(::std::cmp::Ordering::Less)
                     {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1873,7 +1784,6 @@ pub mod checks {
             for (index, v) in a.iter().enumerate().skip(2usize) {
                 let at = &at.index(index);
                 if !(v.is_boolean()) {
-                    ok = false;
                     if cx.fail(at, "/$defs/tuple/items/type", Why::Type(v, &["boolean"]))
                     {
                         return false;
@@ -1881,25 +1791,22 @@ pub mod checks {
                 }
             }
             if (a.len() as u64) < 1u64 {
-                ok = false;
                 if cx.fail(at, "/$defs/tuple/minItems", Why::MinItems(v, 1u64)) {
                     return false;
                 }
             }
             if (a.len() as u64) > 4u64 {
-                ok = false;
                 if cx.fail(at, "/$defs/tuple/maxItems", Why::MaxItems(v, 4u64)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/tuple_closed`.
     pub fn tuple_closed(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_array()) {
-            ok = false;
             if cx.fail(at, "/$defs/tuple_closed/type", Why::Type(v, &["array"])) {
                 return false;
             }
@@ -1908,7 +1815,6 @@ pub mod checks {
             if let Some(v) = a.get(0usize) {
                 let at = &at.index(0usize);
                 if !(v.as_str() == Some("a")) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1922,21 +1828,19 @@ pub mod checks {
             }
             for (index, v) in a.iter().enumerate().skip(1usize) {
                 let at = &at.index(index);
-                ok = false;
                 if cx.fail(at, "/$defs/tuple_closed/items", Why::False(v)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/types`.
     pub fn types(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string() || v.is_null()
             || ::pilotage_types::validate::runtime::is_integer(v))
         {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1947,13 +1851,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/unique`.
     pub fn unique(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_array()) {
-            ok = false;
             if cx.fail(at, "/$defs/unique/type", Why::Type(v, &["array"])) {
                 return false;
             }
@@ -1964,7 +1867,6 @@ pub mod checks {
                 if !(::pilotage_types::validate::runtime::is_integer(v) || v.is_number()
                     || v.is_string() || v.is_object())
                 {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -1977,12 +1879,11 @@ pub mod checks {
                 }
             }
             if !::pilotage_types::validate::runtime::all_unique(a) {
-                ok = false;
                 if cx.fail(at, "/$defs/unique/uniqueItems", Why::Unique(v)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
 }

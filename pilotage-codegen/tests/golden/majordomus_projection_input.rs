@@ -167,7 +167,7 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 }
 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
 /// check per definition.
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
     use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
     use ::serde_json::Value;
@@ -178,9 +178,8 @@ pub mod checks {
     );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -192,8 +191,9 @@ pub mod checks {
                     "effect" => {
                         let at = &at.key(k);
                         {
-                            if !(cx.quiet(s2, v, at) || cx.quiet(s3, v, at)) {
-                                ok = false;
+                            if !(cx.quiet(execution_effect, v, at)
+                                || cx.quiet(s2, v, at))
+                            {
                                 if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
                                     return false;
                                 }
@@ -208,7 +208,6 @@ pub mod checks {
                 }
             }
             if unexpected {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -220,14 +219,13 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect`.
     pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
-                ok = false;
                 if cx.fail(at, "/$defs/ExecutionEffect/type", Why::Type(v, &["string"]))
                 {
                     return false;
@@ -236,35 +234,32 @@ pub mod checks {
         } else {
             {
                 let mut holds = 0usize;
+                if holds < 2 && cx.quiet(s3, v, at) {
+                    holds += 1;
+                }
                 if holds < 2 && cx.quiet(s4, v, at) {
                     holds += 1;
                 }
                 if holds < 2 && cx.quiet(s5, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s6, v, at) {
-                    holds += 1;
-                }
                 if holds == 0 {
-                    ok = false;
                     if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfNone(v)) {
                         return false;
                     }
                 } else if holds > 1 {
-                    ok = false;
                     if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfMany(v)) {
                         return false;
                     }
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
-    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -276,20 +271,18 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("read")) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/ExecutionEffect/oneOf/0/const", Why::Const("\"read\""))
             {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
-    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -301,7 +294,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("process_state")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -312,13 +304,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
-    fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -330,7 +321,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("repository_mutation")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -341,29 +331,17 @@ pub mod checks {
                 return false;
             }
         }
-        ok
-    }
-    /// The schema at `/properties/effect/anyOf/0`.
-    fn s2(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        if !execution_effect(cx, v, at) {
-            ok = false;
-            if cx.stops() {
-                return false;
-            }
-        }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/properties/effect/anyOf/1`.
-    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+    fn s2(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+        let mark = cx.mark();
         if !(v.is_null()) {
-            ok = false;
             if cx.fail(at, "/properties/effect/anyOf/1/type", Why::Type(v, &["null"])) {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {

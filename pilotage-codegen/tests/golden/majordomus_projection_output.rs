@@ -531,7 +531,7 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 }
 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
 /// check per definition.
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
     use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
     use ::serde_json::Value;
@@ -555,9 +555,8 @@ pub mod checks {
     );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -570,7 +569,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -584,11 +582,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !mcp_client(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !mcp_client(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -597,7 +592,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -611,11 +605,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !mcp_effect_count(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !mcp_effect_count(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -624,7 +615,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -638,11 +628,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !mcp_finding(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !mcp_finding(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -651,7 +638,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -667,7 +653,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -682,7 +667,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -699,38 +683,28 @@ pub mod checks {
                     "resources" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !mcp_resource_summary(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !mcp_resource_summary(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "server" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !mcp_server_identity(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !mcp_server_identity(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "serving" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !mcp_serving(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !mcp_serving(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "tool_count" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -747,7 +721,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -764,7 +737,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -778,11 +750,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !mcp_tool_entry(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !mcp_tool_entry(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -791,7 +760,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -805,11 +773,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !mcp_transport_entry(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !mcp_transport_entry(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -818,7 +783,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -833,7 +797,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -866,7 +829,6 @@ pub mod checks {
                     "findings",
                 ] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -874,14 +836,13 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect`.
     pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
-                ok = false;
                 if cx.fail(at, "/$defs/ExecutionEffect/type", Why::Type(v, &["string"]))
                 {
                     return false;
@@ -900,25 +861,22 @@ pub mod checks {
                     holds += 1;
                 }
                 if holds == 0 {
-                    ok = false;
                     if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfNone(v)) {
                         return false;
                     }
                 } else if holds > 1 {
-                    ok = false;
                     if cx.fail(at, "/$defs/ExecutionEffect/oneOf", Why::OneOfMany(v)) {
                         return false;
                     }
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
     fn s15(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -930,20 +888,18 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("read")) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/ExecutionEffect/oneOf/0/const", Why::Const("\"read\""))
             {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
     fn s16(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -955,7 +911,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("process_state")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -966,13 +921,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
     fn s17(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -984,7 +938,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("repository_mutation")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -995,13 +948,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionHints`.
     pub fn execution_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/ExecutionHints/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1014,7 +966,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1030,7 +981,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1046,7 +996,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1062,7 +1011,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1080,7 +1028,6 @@ pub mod checks {
             if seen < 4usize {
                 for name in ["read_only", "destructive", "idempotent", "open_world"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1094,13 +1041,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpClient`.
     pub fn mcp_client(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpClient/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1113,7 +1059,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1129,7 +1074,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1144,18 +1088,14 @@ pub mod checks {
                     "standing" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !mcp_client_standing(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !mcp_client_standing(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "title" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1173,7 +1113,6 @@ pub mod checks {
             if seen < 4usize {
                 for name in ["id", "title", "config", "standing"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/McpClient/required", Why::Required(name))
                         {
                             return false;
@@ -1182,14 +1121,13 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding`.
     pub fn mcp_client_standing(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
-                ok = false;
                 if cx
                     .fail(at, "/$defs/McpClientStanding/type", Why::Type(v, &["string"]))
                 {
@@ -1209,25 +1147,22 @@ pub mod checks {
                     holds += 1;
                 }
                 if holds == 0 {
-                    ok = false;
                     if cx.fail(at, "/$defs/McpClientStanding/oneOf", Why::OneOfNone(v)) {
                         return false;
                     }
                 } else if holds > 1 {
-                    ok = false;
                     if cx.fail(at, "/$defs/McpClientStanding/oneOf", Why::OneOfMany(v)) {
                         return false;
                     }
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/0`.
     fn s12(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1239,7 +1174,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("wired")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1250,13 +1184,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/1`.
     fn s13(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1268,7 +1201,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("foreign")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1279,13 +1211,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/2`.
     fn s14(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1297,7 +1228,6 @@ pub mod checks {
             }
         }
         if !(v.as_str() == Some("absent")) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -1308,13 +1238,12 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpEffectCount`.
     pub fn mcp_effect_count(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpEffectCount/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1326,18 +1255,14 @@ pub mod checks {
                     "effect" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !execution_effect(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !execution_effect(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "tools" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1354,7 +1279,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1373,7 +1297,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["effect", "tools"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1387,13 +1310,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpFinding`.
     pub fn mcp_finding(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpFinding/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1406,7 +1328,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1422,7 +1343,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1438,7 +1358,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1456,7 +1375,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["code", "message", "remedy"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name))
                         {
                             return false;
@@ -1465,13 +1383,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpResourceSummary`.
     pub fn mcp_resource_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpResourceSummary/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1484,7 +1401,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1501,7 +1417,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1518,7 +1433,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1535,7 +1449,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1552,7 +1465,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1570,7 +1482,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["builtin", "objects", "template"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1584,13 +1495,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpServerIdentity`.
     pub fn mcp_server_identity(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpServerIdentity/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1603,7 +1513,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1619,7 +1528,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1635,7 +1543,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1653,7 +1560,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["name", "title", "version"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1667,13 +1573,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpServing`.
     pub fn mcp_serving(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpServing/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1686,7 +1591,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1701,7 +1605,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -1719,7 +1622,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1735,7 +1637,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1751,7 +1652,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1767,7 +1667,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1791,7 +1690,6 @@ pub mod checks {
                     "notifications",
                 ] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/McpServing/required", Why::Required(name))
                         {
                             return false;
@@ -1800,13 +1698,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpToolEntry`.
     pub fn mcp_tool_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpToolEntry/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1819,7 +1716,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1834,28 +1730,21 @@ pub mod checks {
                     "effect" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !execution_effect(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !execution_effect(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "hints" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !execution_hints(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !execution_hints(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "module" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1871,7 +1760,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1887,7 +1775,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1912,7 +1799,6 @@ pub mod checks {
                     "hints",
                 ] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -1926,13 +1812,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/McpTransportEntry`.
     pub fn mcp_transport_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/McpTransportEntry/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -1945,7 +1830,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1962,7 +1846,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -1979,7 +1862,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -1995,7 +1877,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -2013,7 +1894,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["id", "reached_by", "attached"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -2027,7 +1907,7 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {

@@ -240,7 +240,7 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 }
 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
 /// check per definition.
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
     use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
     use ::serde_json::Value;
@@ -255,9 +255,8 @@ pub mod checks {
     );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -269,18 +268,14 @@ pub mod checks {
                 match k.as_str() {
                     "error" => {
                         let at = &at.key(k);
-                        if !error(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !error(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "ok" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(at, "/properties/ok/type", Why::Type(v, &["boolean"]))
                             {
@@ -291,7 +286,6 @@ pub mod checks {
                     "result" => {
                         let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -306,7 +300,6 @@ pub mod checks {
                     "sessionId" => {
                         let at = &at.key(k);
                         if !(v.is_string() || v.is_null()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -321,7 +314,6 @@ pub mod checks {
                     "warnings" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -335,11 +327,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !warning(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !warning(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -352,7 +341,6 @@ pub mod checks {
                 }
             }
             if unexpected {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -370,7 +358,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["ok"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -387,11 +374,8 @@ pub mod checks {
                             "error" => {
                                 seen += 1;
                                 let at = &at.key(k);
-                                if !error(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !error(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                             _ => {}
@@ -400,7 +384,6 @@ pub mod checks {
                     if seen < 1usize {
                         for name in ["error"] {
                             if !o.contains_key(name) {
-                                ok = false;
                                 if cx
                                     .fail(at, "/allOf/0/then/required", Why::Required(name))
                                 {
@@ -415,7 +398,6 @@ pub mod checks {
         {
             if cx.quiet(s4, v, at) {
                 if cx.quiet(s5, v, at) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -431,13 +413,12 @@ pub mod checks {
                 }
             } else {}
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/error`.
     pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -452,7 +433,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -465,7 +445,6 @@ pub mod checks {
                             }
                         } else {
                             if !(v.is_string()) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -482,7 +461,6 @@ pub mod checks {
                                 "capture-blank" | "focus" | "elevation" | "foreground" |
                                 "internal")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -502,7 +480,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -518,7 +495,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -533,7 +509,6 @@ pub mod checks {
                     "lastObservation" => {
                         let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -548,7 +523,6 @@ pub mod checks {
                     "partialResult" => {
                         let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -568,7 +542,6 @@ pub mod checks {
                 }
             }
             if unexpected {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -592,7 +565,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["code", "category", "detail"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -600,13 +572,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/warning`.
     pub fn warning(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/warning/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -620,7 +591,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -636,7 +606,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -656,7 +625,6 @@ pub mod checks {
                 }
             }
             if unexpected {
-                ok = false;
                 if cx
                     .fail(
                         at,
@@ -670,7 +638,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["code", "detail"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
                             return false;
                         }
@@ -678,11 +645,11 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/allOf/0/if`.
     fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
             for (k, v) in o {
@@ -691,7 +658,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.as_bool() == Some(false)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -709,7 +675,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["ok"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/allOf/0/if/required", Why::Required(name)) {
                             return false;
                         }
@@ -717,11 +682,11 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/allOf/1/if`.
     fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
             for (k, v) in o {
@@ -730,7 +695,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.as_bool() == Some(true)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -748,7 +712,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["ok"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
                             return false;
                         }
@@ -756,24 +719,23 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not`.
     fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         {
             if !(cx.quiet(s6, v, at)) {
-                ok = false;
                 if cx.fail(at, "/allOf/1/then/not/anyOf", Why::AnyOf(v)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not/anyOf/0`.
     fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
             for (k, v) in o {
@@ -782,7 +744,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_object()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -800,7 +761,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["error"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -814,7 +774,7 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
 }
 impl ::pilotage_types::SchemaDef for Error {

@@ -3791,7 +3791,7 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 }
 /// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
 /// check per definition.
-#[allow(unused_mut, unused_variables, unused_assignments, clippy::all, clippy::pedantic)]
+#[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
     use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
     use ::serde_json::Value;
@@ -3955,14 +3955,13 @@ pub mod checks {
     };
     /// The schema at `/$defs/actor_at`.
     pub fn actor_at(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/audit_list_input`.
     pub fn audit_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/audit_list_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -3973,7 +3972,6 @@ pub mod checks {
                     "category" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -3987,60 +3985,44 @@ pub mod checks {
                     }
                     "cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "limit" => {
                         let at = &at.key(k);
-                        if !limit(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !limit(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "principal" => {
                         let at = &at.key(k);
-                        if !principal(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !principal(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "since" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "until" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/audit_list_output`.
     pub fn audit_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/audit_list_output/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -4053,7 +4035,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4067,11 +4048,8 @@ pub mod checks {
                     }
                     "next_cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -4080,7 +4058,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["entries"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4094,13 +4071,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_input`.
     pub fn context_brief_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/context_brief_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -4112,7 +4088,6 @@ pub mod checks {
                     "focus" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4125,7 +4100,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4141,7 +4115,6 @@ pub mod checks {
                     "token_budget" => {
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4158,7 +4131,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(200u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4174,7 +4146,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(50000u64),
                             ) == Some(::std::cmp::Ordering::Greater)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4191,13 +4162,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output`.
     pub fn context_brief_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/context_brief_output/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -4212,7 +4182,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4227,7 +4196,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("personal" | "work" | "team")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4244,7 +4212,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4264,7 +4231,6 @@ pub mod checks {
                                             "excerpt" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -4281,11 +4247,8 @@ pub mod checks {
                                     }
                                 }
                                 {
-                                    if !page_summary(cx, v, at) {
-                                        ok = false;
-                                        if cx.stops() {
-                                            return false;
-                                        }
+                                    if !page_summary(cx, v, at) && cx.stops() {
+                                        return false;
                                     }
                                 }
                             }
@@ -4295,7 +4258,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4310,7 +4272,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -4326,11 +4287,8 @@ pub mod checks {
                     }
                     "partitions" => {
                         let at = &at.key(k);
-                        if !partitions(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !partitions(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "profile" => {
@@ -4339,7 +4297,6 @@ pub mod checks {
                             if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)
                                 || cx.quiet(s44, v, at))
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4357,7 +4314,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4370,7 +4326,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4386,7 +4341,6 @@ pub mod checks {
                     "truncated" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4404,7 +4358,6 @@ pub mod checks {
             if seen < 4usize {
                 for name in ["kind", "profile_type", "memory", "omitted"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4418,13 +4371,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/0`.
     fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_null()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -4435,42 +4387,39 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/1`.
     fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/2`.
     fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/cursor`.
     pub fn cursor(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_string()) {
-            ok = false;
             if cx.fail(at, "/$defs/cursor/type", Why::Type(v, &["string"])) {
                 return false;
             }
         }
         if let Value::String(s) = v {
             if ::pilotage_types::validate::runtime::length(s) > 512u64 {
-                ok = false;
                 if cx.fail(at, "/$defs/cursor/maxLength", Why::MaxLength(v, 512u64)) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/erase_request_input`.
     pub fn erase_request_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/erase_request_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -4482,7 +4431,6 @@ pub mod checks {
                     "dry_run" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4497,7 +4445,6 @@ pub mod checks {
                     "ids" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4512,7 +4459,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -4525,7 +4471,6 @@ pub mod checks {
                                 }
                                 if let Value::String(s) = v {
                                     if ::pilotage_types::validate::runtime::length(s) > 128u64 {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -4539,7 +4484,6 @@ pub mod checks {
                                 }
                             }
                             if (a.len() as u64) < 1u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4551,7 +4495,6 @@ pub mod checks {
                                 }
                             }
                             if (a.len() as u64) > 500u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4567,7 +4510,6 @@ pub mod checks {
                     "include_derived" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4582,7 +4524,6 @@ pub mod checks {
                     "paths" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4596,15 +4537,11 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !path(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !path(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                             if (a.len() as u64) < 1u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4616,7 +4553,6 @@ pub mod checks {
                                 }
                             }
                             if (a.len() as u64) > 500u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4632,7 +4568,6 @@ pub mod checks {
                     "subject" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4645,7 +4580,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) < 1u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4657,7 +4591,6 @@ pub mod checks {
                                 }
                             }
                             if ::pilotage_types::validate::runtime::length(s) > 500u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -4674,13 +4607,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/erase_request_output`.
     pub fn erase_request_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/erase_request_output/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -4694,7 +4626,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4709,7 +4640,6 @@ pub mod checks {
                     "would_erase" => {
                         let at = &at.key(k);
                         if !(v.is_object()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4725,7 +4655,6 @@ pub mod checks {
                                 if !(false) {
                                     let at = &at.key(k);
                                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -4742,7 +4671,6 @@ pub mod checks {
                                             ::pilotage_types::validate::runtime::Num::U(0u64),
                                         ) == Some(::std::cmp::Ordering::Less)
                                         {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -4764,7 +4692,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["dry_run"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -4778,13 +4705,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/error`.
     pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -4797,7 +4723,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_object()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4817,7 +4742,6 @@ pub mod checks {
                                         let at = &at.key(k);
                                         if cx.compatible() {
                                             if !v.is_string() {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -4834,7 +4758,6 @@ pub mod checks {
                                                 | "conflict" | "too_large" | "rate_limited" | "locked" |
                                                 "unsupported" | "internal")
                                             )) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -4854,7 +4777,6 @@ pub mod checks {
                                         seen += 1;
                                         let at = &at.key(k);
                                         if !(v.is_string()) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -4869,7 +4791,6 @@ pub mod checks {
                                     "required_scopes" => {
                                         let at = &at.key(k);
                                         if !(v.is_array()) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -4884,7 +4805,6 @@ pub mod checks {
                                             for (index, v) in a.iter().enumerate() {
                                                 let at = &at.index(index);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -4901,7 +4821,6 @@ pub mod checks {
                                     "violations" => {
                                         let at = &at.key(k);
                                         if !(v.is_array()) {
-                                            ok = false;
                                             if cx
                                                 .fail(
                                                     at,
@@ -4916,7 +4835,6 @@ pub mod checks {
                                             for (index, v) in a.iter().enumerate() {
                                                 let at = &at.index(index);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -4936,7 +4854,6 @@ pub mod checks {
                             if seen < 2usize {
                                 for name in ["code", "message"] {
                                     if !o.contains_key(name) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -4957,7 +4874,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["error"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -4965,13 +4881,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/export_create_input`.
     pub fn export_create_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/export_create_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -4983,7 +4898,6 @@ pub mod checks {
                     "encrypt_to" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -4998,7 +4912,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -5012,7 +4925,6 @@ pub mod checks {
                                 if let Value::String(s) = v {
                                     if ::pilotage_types::validate::runtime::length(s) > 1000u64
                                     {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -5026,7 +4938,6 @@ pub mod checks {
                                 }
                             }
                             if (a.len() as u64) > 10u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5042,7 +4953,6 @@ pub mod checks {
                     "include_audit" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5058,13 +4968,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/export_create_output`.
     pub fn export_create_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/export_create_output/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -5077,7 +4986,6 @@ pub mod checks {
                     "bytes" => {
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5094,7 +5002,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5112,7 +5019,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5125,7 +5031,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("full" | "partial"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5141,7 +5046,6 @@ pub mod checks {
                     "download_url" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5155,18 +5059,14 @@ pub mod checks {
                     }
                     "expires_at" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "export_id" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5179,7 +5079,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) > 128u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5195,7 +5094,6 @@ pub mod checks {
                     "page_count" => {
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5212,7 +5110,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5228,7 +5125,6 @@ pub mod checks {
                     "sha256" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5241,7 +5137,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if !PATTERN_1.is_match(s) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5259,7 +5154,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5274,7 +5168,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("pending" | "ready" | "failed")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5293,7 +5186,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["export_id", "status", "coverage"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5307,13 +5199,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/frontmatter_input`.
     pub fn frontmatter_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/frontmatter_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -5331,7 +5222,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["title"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5346,13 +5236,12 @@ pub mod checks {
             }
         }
         {}
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/limit`.
     pub fn limit(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-            ok = false;
             if cx.fail(at, "/$defs/limit/type", Why::Type(v, &["integer"])) {
                 return false;
             }
@@ -5363,7 +5252,6 @@ pub mod checks {
                 ::pilotage_types::validate::runtime::Num::U(1u64),
             ) == Some(::std::cmp::Ordering::Less)
             {
-                ok = false;
                 if cx.fail(at, "/$defs/limit/minimum", Why::Minimum(v, "1")) {
                     return false;
                 }
@@ -5373,19 +5261,17 @@ pub mod checks {
                 ::pilotage_types::validate::runtime::Num::U(100u64),
             ) == Some(::std::cmp::Ordering::Greater)
             {
-                ok = false;
                 if cx.fail(at, "/$defs/limit/maximum", Why::Maximum(v, "100")) {
                     return false;
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_list_input`.
     pub fn memory_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_list_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -5395,17 +5281,13 @@ pub mod checks {
                 match k.as_str() {
                     "cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "include_archived" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5420,7 +5302,6 @@ pub mod checks {
                     "include_review" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5436,7 +5317,6 @@ pub mod checks {
                                 let at = &at.index(index);
                                 if cx.compatible() {
                                     if !v.is_string() {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -5449,7 +5329,6 @@ pub mod checks {
                                     }
                                 } else {
                                     if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -5467,7 +5346,6 @@ pub mod checks {
                     "include_stale" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5481,26 +5359,19 @@ pub mod checks {
                     }
                     "limit" => {
                         let at = &at.key(k);
-                        if !limit(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !limit(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "partition" => {
                         let at = &at.key(k);
-                        if !partition_name(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !partition_name(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "prefix" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5513,7 +5384,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) > 255u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5530,7 +5400,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5545,7 +5414,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("episodic" | "semantic" | "procedural")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5562,13 +5430,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_list_output`.
     pub fn memory_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_list_output/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -5579,18 +5446,14 @@ pub mod checks {
                 match k.as_str() {
                     "next_cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "pages" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5604,11 +5467,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !page_summary(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !page_summary(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -5619,7 +5479,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["pages"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5633,13 +5492,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_propose_input`.
     pub fn memory_propose_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_propose_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -5653,7 +5511,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5667,17 +5524,13 @@ pub mod checks {
                     }
                     "frontmatter" => {
                         let at = &at.key(k);
-                        if !frontmatter_input(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !frontmatter_input(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "note" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5690,7 +5543,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5706,11 +5558,8 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -5719,7 +5568,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["path", "body"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5733,13 +5581,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_propose_output`.
     pub fn memory_propose_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/memory_propose_output/type", Why::Type(v, &["object"]))
             {
@@ -5753,18 +5600,14 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "review_state" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.as_str() == Some("proposed")) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5780,7 +5623,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5796,7 +5638,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5814,7 +5655,6 @@ pub mod checks {
             if seen < 4usize {
                 for name in ["path", "revision", "review_state", "target_exists"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5828,13 +5668,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_read_input`.
     pub fn memory_read_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_read_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -5845,7 +5684,6 @@ pub mod checks {
                     "id" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5859,17 +5697,13 @@ pub mod checks {
                     }
                     "path" => {
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "revision" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5885,13 +5719,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_read_output`.
     pub fn memory_read_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_read_output/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -5904,7 +5737,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5922,17 +5754,13 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "pending_revisions" => {
                         let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -5949,7 +5777,6 @@ pub mod checks {
                                 ::pilotage_types::validate::runtime::Num::U(0u64),
                             ) == Some(::std::cmp::Ordering::Less)
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -5968,7 +5795,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["path", "frontmatter", "body"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -5982,13 +5808,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_search_input`.
     pub fn memory_search_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_search_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -6000,26 +5825,19 @@ pub mod checks {
                 match k.as_str() {
                     "as_of" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "include_archived" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6034,7 +5852,6 @@ pub mod checks {
                     "include_review" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6050,7 +5867,6 @@ pub mod checks {
                                 let at = &at.index(index);
                                 if cx.compatible() {
                                     if !v.is_string() {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -6063,7 +5879,6 @@ pub mod checks {
                                     }
                                 } else {
                                     if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -6081,7 +5896,6 @@ pub mod checks {
                     "include_stale" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6095,17 +5909,13 @@ pub mod checks {
                     }
                     "limit" => {
                         let at = &at.key(k);
-                        if !limit(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !limit(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "partitions" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6119,11 +5929,8 @@ pub mod checks {
                         if let Value::Array(a) = v {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
-                                if !partition_name(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !partition_name(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                         }
@@ -6132,7 +5939,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6145,7 +5951,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) < 1u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6157,7 +5962,6 @@ pub mod checks {
                                 }
                             }
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6173,7 +5977,6 @@ pub mod checks {
                     "tags" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6188,7 +5991,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -6206,7 +6008,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6221,7 +6022,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("episodic" | "semantic" | "procedural")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6240,7 +6040,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["query"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -6254,13 +6053,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_search_output`.
     pub fn memory_search_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_search_output/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -6273,7 +6071,6 @@ pub mod checks {
                     "as_of_exact" => {
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6287,18 +6084,14 @@ pub mod checks {
                     }
                     "next_cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "results" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6318,7 +6111,6 @@ pub mod checks {
                                             "score" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_number()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -6333,7 +6125,6 @@ pub mod checks {
                                             "snippet" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -6350,11 +6141,8 @@ pub mod checks {
                                     }
                                 }
                                 {
-                                    if !page_summary(cx, v, at) {
-                                        ok = false;
-                                        if cx.stops() {
-                                            return false;
-                                        }
+                                    if !page_summary(cx, v, at) && cx.stops() {
+                                        return false;
                                     }
                                 }
                             }
@@ -6366,7 +6154,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["results"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -6380,13 +6167,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_write_input`.
     pub fn memory_write_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_write_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -6399,7 +6185,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6413,30 +6198,21 @@ pub mod checks {
                     }
                     "expected_updated" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "frontmatter" => {
                         let at = &at.key(k);
-                        if !frontmatter_input(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !frontmatter_input(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -6445,7 +6221,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["path", "body"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -6459,13 +6234,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/memory_write_output`.
     pub fn memory_write_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/memory_write_output/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -6479,7 +6253,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6494,7 +6267,6 @@ pub mod checks {
                     "id" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6509,18 +6281,14 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "review_state" => {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6533,7 +6301,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("proposed" | "approved"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6549,7 +6316,6 @@ pub mod checks {
                     "revision" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6563,11 +6329,8 @@ pub mod checks {
                     }
                     "updated" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -6576,7 +6339,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["path", "applied"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -6590,13 +6352,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/page_summary`.
     pub fn page_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/page_summary/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -6608,7 +6369,6 @@ pub mod checks {
                     "id" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6624,7 +6384,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6640,7 +6399,6 @@ pub mod checks {
                                 v.as_str(), Some("active" | "validated" | "stale" |
                                 "archived")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6658,28 +6416,21 @@ pub mod checks {
                     }
                     "partition" => {
                         let at = &at.key(k);
-                        if !partition_name(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !partition_name(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "review_state" => {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6694,7 +6445,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("proposed" | "approved" | "rejected")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6711,7 +6461,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6724,7 +6473,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("normal" | "sensitive"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6741,7 +6489,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6757,7 +6504,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6772,7 +6518,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("episodic" | "semantic" | "procedural")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -6788,17 +6533,13 @@ pub mod checks {
                     "updated" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "valid_from" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6813,7 +6554,6 @@ pub mod checks {
                     "valid_until" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6831,7 +6571,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["path", "title", "updated"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -6845,25 +6584,23 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_input`.
     pub fn partition_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/partition_list_input/type", Why::Type(v, &["object"]))
             {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_output`.
     pub fn partition_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/partition_list_output/type", Why::Type(v, &["object"]))
             {
@@ -6878,7 +6615,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -6893,7 +6629,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_object()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -6912,7 +6647,6 @@ pub mod checks {
                                                 seen += 1;
                                                 let at = &at.key(k);
                                                 if !(v.is_array()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -6928,7 +6662,6 @@ pub mod checks {
                                                         let at = &at.index(index);
                                                         if cx.compatible() {
                                                             if !v.is_string() {
-                                                                ok = false;
                                                                 if cx
                                                                     .fail(
                                                                         at,
@@ -6943,7 +6676,6 @@ pub mod checks {
                                                             if !(matches!(
                                                                 v.as_str(), Some("read" | "propose" | "write" | "review")
                                                             )) {
-                                                                ok = false;
                                                                 if cx
                                                                     .fail(
                                                                         at,
@@ -6957,7 +6689,6 @@ pub mod checks {
                                                         }
                                                     }
                                                     if !::pilotage_types::validate::runtime::all_unique(a) {
-                                                        ok = false;
                                                         if cx
                                                             .fail(
                                                                 at,
@@ -6973,7 +6704,6 @@ pub mod checks {
                                             "label" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -6988,17 +6718,13 @@ pub mod checks {
                                             "name" => {
                                                 seen += 1;
                                                 let at = &at.key(k);
-                                                if !partition_name(cx, v, at) {
-                                                    ok = false;
-                                                    if cx.stops() {
-                                                        return false;
-                                                    }
+                                                if !partition_name(cx, v, at) && cx.stops() {
+                                                    return false;
                                                 }
                                             }
                                             "review_required" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_boolean()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -7016,7 +6742,6 @@ pub mod checks {
                                     if seen < 2usize {
                                         for name in ["name", "access"] {
                                             if !o.contains_key(name) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -7039,7 +6764,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["partitions"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -7053,13 +6777,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_output/properties/partitions`.
     fn partitions(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_array()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -7074,7 +6797,6 @@ pub mod checks {
             for (index, v) in a.iter().enumerate() {
                 let at = &at.index(index);
                 if !(v.is_object()) {
-                    ok = false;
                     if cx
                         .fail(
                             at,
@@ -7093,7 +6815,6 @@ pub mod checks {
                                 seen += 1;
                                 let at = &at.key(k);
                                 if !(v.is_array()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7109,7 +6830,6 @@ pub mod checks {
                                         let at = &at.index(index);
                                         if cx.compatible() {
                                             if !v.is_string() {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -7124,7 +6844,6 @@ pub mod checks {
                                             if !(matches!(
                                                 v.as_str(), Some("read" | "propose" | "write" | "review")
                                             )) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -7138,7 +6857,6 @@ pub mod checks {
                                         }
                                     }
                                     if !::pilotage_types::validate::runtime::all_unique(a) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -7154,7 +6872,6 @@ pub mod checks {
                             "label" => {
                                 let at = &at.key(k);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7169,17 +6886,13 @@ pub mod checks {
                             "name" => {
                                 seen += 1;
                                 let at = &at.key(k);
-                                if !partition_name(cx, v, at) {
-                                    ok = false;
-                                    if cx.stops() {
-                                        return false;
-                                    }
+                                if !partition_name(cx, v, at) && cx.stops() {
+                                    return false;
                                 }
                             }
                             "review_required" => {
                                 let at = &at.key(k);
                                 if !(v.is_boolean()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7197,7 +6910,6 @@ pub mod checks {
                     if seen < 2usize {
                         for name in ["name", "access"] {
                             if !o.contains_key(name) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7213,28 +6925,27 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/partition_name`.
     pub fn partition_name(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/path`.
     pub fn path(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/principal`.
     pub fn principal(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_input`.
     pub fn profile_get_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/profile_get_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -7245,7 +6956,6 @@ pub mod checks {
                     "namespaces" => {
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7260,7 +6970,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7278,13 +6987,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output`.
     pub fn profile_get_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/profile_get_output/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -7296,7 +7004,6 @@ pub mod checks {
                     "extensions" => {
                         let at = &at.key(k);
                         if !(v.is_object()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7312,7 +7019,6 @@ pub mod checks {
                                 if !(false) {
                                     let at = &at.key(k);
                                     if !(v.is_object()) {
-                                        ok = false;
                                         if cx
                                             .fail(
                                                 at,
@@ -7334,7 +7040,6 @@ pub mod checks {
                             if !(cx.quiet(s38, v, at) || cx.quiet(s39, v, at)
                                 || cx.quiet(s40, v, at))
                             {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7352,7 +7057,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7365,7 +7069,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7384,7 +7087,6 @@ pub mod checks {
             if seen < 2usize {
                 for name in ["profile_type", "profile"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -7398,13 +7100,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/0`.
     fn s38(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_null()) {
-            ok = false;
             if cx
                 .fail(
                     at,
@@ -7415,23 +7116,22 @@ pub mod checks {
                 return false;
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/1`.
     fn s39(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/2`.
     fn s40(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_update_input`.
     pub fn profile_update_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/profile_update_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -7444,7 +7144,6 @@ pub mod checks {
                     "namespace" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7460,7 +7159,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_object()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7478,7 +7176,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["patch"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -7492,13 +7189,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/profile_update_output`.
     pub fn profile_update_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/profile_update_output/type", Why::Type(v, &["object"]))
             {
@@ -7513,7 +7209,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7528,7 +7223,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_string()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7546,7 +7240,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7561,11 +7254,8 @@ pub mod checks {
                     "updated" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -7574,7 +7264,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["namespace", "updated", "changed"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -7588,13 +7277,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/review_list_input`.
     pub fn review_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/review_list_input/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -7604,36 +7292,26 @@ pub mod checks {
                 match k.as_str() {
                     "cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "limit" => {
                         let at = &at.key(k);
-                        if !limit(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !limit(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "partition" => {
                         let at = &at.key(k);
-                        if !partition_name(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !partition_name(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "state" => {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7646,7 +7324,6 @@ pub mod checks {
                             }
                         } else {
                             if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7663,13 +7340,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/review_list_output`.
     pub fn review_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/review_list_output/type", Why::Type(v, &["object"])) {
                 return false;
             }
@@ -7682,7 +7358,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_array()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7697,7 +7372,6 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if !(v.is_object()) {
-                                    ok = false;
                                     if cx
                                         .fail(
                                             at,
@@ -7715,17 +7389,13 @@ pub mod checks {
                                             "generated" => {
                                                 seen += 1;
                                                 let at = &at.key(k);
-                                                if !actor_at(cx, v, at) {
-                                                    ok = false;
-                                                    if cx.stops() {
-                                                        return false;
-                                                    }
+                                                if !actor_at(cx, v, at) && cx.stops() {
+                                                    return false;
                                                 }
                                             }
                                             "note" => {
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -7739,28 +7409,21 @@ pub mod checks {
                                             }
                                             "partition" => {
                                                 let at = &at.key(k);
-                                                if !partition_name(cx, v, at) {
-                                                    ok = false;
-                                                    if cx.stops() {
-                                                        return false;
-                                                    }
+                                                if !partition_name(cx, v, at) && cx.stops() {
+                                                    return false;
                                                 }
                                             }
                                             "path" => {
                                                 seen += 1;
                                                 let at = &at.key(k);
-                                                if !path(cx, v, at) {
-                                                    ok = false;
-                                                    if cx.stops() {
-                                                        return false;
-                                                    }
+                                                if !path(cx, v, at) && cx.stops() {
+                                                    return false;
                                                 }
                                             }
                                             "revision" => {
                                                 seen += 1;
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -7777,7 +7440,6 @@ pub mod checks {
                                                 let at = &at.key(k);
                                                 if cx.compatible() {
                                                     if !v.is_string() {
-                                                        ok = false;
                                                         if cx
                                                             .fail(
                                                                 at,
@@ -7790,7 +7452,6 @@ pub mod checks {
                                                     }
                                                 } else {
                                                     if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                                        ok = false;
                                                         if cx
                                                             .fail(
                                                                 at,
@@ -7807,7 +7468,6 @@ pub mod checks {
                                                 seen += 1;
                                                 let at = &at.key(k);
                                                 if !(v.is_boolean()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -7823,7 +7483,6 @@ pub mod checks {
                                                 seen += 1;
                                                 let at = &at.key(k);
                                                 if !(v.is_string()) {
-                                                    ok = false;
                                                     if cx
                                                         .fail(
                                                             at,
@@ -7848,7 +7507,6 @@ pub mod checks {
                                             "target_exists",
                                         ] {
                                             if !o.contains_key(name) {
-                                                ok = false;
                                                 if cx
                                                     .fail(
                                                         at,
@@ -7867,11 +7525,8 @@ pub mod checks {
                     }
                     "next_cursor" => {
                         let at = &at.key(k);
-                        if !cursor(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !cursor(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -7880,7 +7535,6 @@ pub mod checks {
             if seen < 1usize {
                 for name in ["items"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -7894,13 +7548,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/review_resolve_input`.
     pub fn review_resolve_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx.fail(at, "/$defs/review_resolve_input/type", Why::Type(v, &["object"]))
             {
                 return false;
@@ -7913,7 +7566,6 @@ pub mod checks {
                     "note" => {
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7926,7 +7578,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -7942,18 +7593,14 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "revision" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7969,7 +7616,6 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -7982,7 +7628,6 @@ pub mod checks {
                         }
                         if let Value::String(s) = v {
                             if !PATTERN_0.is_match(s) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -8001,7 +7646,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["path", "revision", "verb"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -8015,13 +7659,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/review_resolve_output`.
     pub fn review_resolve_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
+        let mark = cx.mark();
         if !(v.is_object()) {
-            ok = false;
             if cx
                 .fail(at, "/$defs/review_resolve_output/type", Why::Type(v, &["object"]))
             {
@@ -8035,18 +7678,14 @@ pub mod checks {
                     "path" => {
                         seen += 1;
                         let at = &at.key(k);
-                        if !path(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !path(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     "revision" => {
                         seen += 1;
                         let at = &at.key(k);
                         if !(v.is_string()) {
-                            ok = false;
                             if cx
                                 .fail(
                                     at,
@@ -8063,7 +7702,6 @@ pub mod checks {
                         let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -8078,7 +7716,6 @@ pub mod checks {
                             if !(matches!(
                                 v.as_str(), Some("approved" | "rejected" | "proposed")
                             )) {
-                                ok = false;
                                 if cx
                                     .fail(
                                         at,
@@ -8093,11 +7730,8 @@ pub mod checks {
                     }
                     "updated" => {
                         let at = &at.key(k);
-                        if !utc_datetime(cx, v, at) {
-                            ok = false;
-                            if cx.stops() {
-                                return false;
-                            }
+                        if !utc_datetime(cx, v, at) && cx.stops() {
+                            return false;
                         }
                     }
                     _ => {}
@@ -8106,7 +7740,6 @@ pub mod checks {
             if seen < 3usize {
                 for name in ["path", "revision", "state"] {
                     if !o.contains_key(name) {
-                        ok = false;
                         if cx
                             .fail(
                                 at,
@@ -8120,12 +7753,12 @@ pub mod checks {
                 }
             }
         }
-        ok
+        cx.passed(mark)
     }
     /// The schema at `/$defs/utc_datetime`.
     pub fn utc_datetime(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mut ok = true;
-        ok
+        let mark = cx.mark();
+        cx.passed(mark)
     }
 }
 impl ::pilotage_types::SchemaDef for ActorAt {

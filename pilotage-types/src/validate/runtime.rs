@@ -73,6 +73,19 @@ impl Cx {
         }
     }
 
+    /// Where the record of violations stands, for [`Self::passed`].
+    #[inline(always)]
+    pub fn mark(&self) -> usize {
+        self.errors.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Whether a check that started at `mark` passed: stopping at the first violation, a check
+    /// that reaches its end passed; collecting, it passed when it recorded nothing.
+    #[inline(always)]
+    pub fn passed(&self, mark: usize) -> bool {
+        self.errors.as_ref().is_none_or(|errors| errors.len() == mark)
+    }
+
     /// The violations collected (empty when stopping at the first).
     pub fn into_violations(self) -> Vec<Violation> {
         self.errors.unwrap_or_default()
@@ -329,10 +342,10 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
         return None;
     }
     // Every integer here has magnitude below 2^64, well inside f64's exponent range.
-    if f >= 1.8446744073709552e19 {
+    if f >= 1.844_674_407_370_955_2e19 {
         return Some(Ordering::Less);
     }
-    if f < -9.223372036854775808e18 {
+    if f < -9.223_372_036_854_776e18 {
         return Some(Ordering::Greater);
     }
     let floor = f.floor();
