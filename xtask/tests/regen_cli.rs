@@ -45,6 +45,12 @@ fn scratch_root(name: &str) -> PathBuf {
         let entry = entry.unwrap();
         fs::copy(entry.path(), root.join("schemas/peers").join(entry.file_name())).unwrap();
     }
+    // And the schemas that test the validator generator.
+    for (schema, _) in xtask::codegen::VALIDATOR_TEST_SCHEMAS {
+        let target = root.join(schema);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(workspace().join(schema), target).unwrap();
+    }
     root
 }
 
@@ -320,7 +326,11 @@ fn a_kill_between_write_and_rename_leaves_the_previous_files() {
         "the process was killed by a signal"
     );
     assert_eq!(generated(&root), before, "the previous generated file is intact");
-    assert_eq!(leftover_temporaries(&root), [".generated.rs.regen.tmp"]);
+    // Both files the new definition changes (its type and its validator) were written aside.
+    assert_eq!(
+        leftover_temporaries(&root),
+        [".generated.rs.regen.tmp", ".validators.rs.regen.tmp"]
+    );
     // The next run overwrites the stale temporary and completes.
     let output = regen(&root, &[]);
     assert!(output.status.success(), "{}", stderr(&output));
