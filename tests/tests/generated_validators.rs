@@ -187,3 +187,58 @@ fn peer_validators_agree_with_the_oracle() {
         );
     }
 }
+
+/// The compiled patterns against the oracle's regex engine on random strings over each
+/// pattern's own characters (and a few others): every definition of the keywords test schema
+/// named `p_*`, and the patterned definitions of the Pilotage schema.
+#[test]
+fn patterns_agree_with_the_oracle_on_random_strings() {
+    let pilotage_document: Value = serde_json::from_str(pilotage_types::validate::PILOTAGE_SCHEMA_JSON).unwrap();
+    let keywords_document: Value = serde_json::from_str(golden::keywords::SCHEMA_JSON).unwrap();
+    let keyword_defs: Vec<String> = keywords_document["$defs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("p_"))
+        .cloned()
+        .collect();
+    let cases: Vec<(&Value, Validators, Vec<String>)> = vec![
+        (
+            &pilotage_document,
+            pilotage(),
+            ["VersionString", "LanguageIdentifier", "Retention"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (&keywords_document, golden::keywords::validators(), keyword_defs),
+    ];
+    let mut compared = 0usize;
+    let mut matched = 0usize;
+    for (document, generated, defs) in cases {
+        let oracle = SchemaValidators::new(document.clone());
+        for def in defs {
+            let schema = &document["$defs"][&def];
+            let pattern = schema["pattern"]
+                .as_str()
+                .or_else(|| schema.pointer("/anyOf/1/pattern").and_then(Value::as_str))
+                .unwrap_or_else(|| panic!("{def} has a pattern"));
+            let mut alphabet: Vec<char> = pattern.chars().filter(|c| !"\\^$()[]{}|?*+".contains(*c)).collect();
+            alphabet.extend("aZ09 \n-/.éPTSYMWDH".chars());
+            alphabet.sort_unstable();
+            alphabet.dedup();
+            let mut rng = Rng::new(def.len() as u64 * 7919);
+            for _ in 0..3000 {
+                let length = rng.below(14);
+                let text: String = (0..length).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+                let value = Value::String(text);
+                let ours = generated.is_valid(&def, &value).unwrap();
+                let theirs = oracle.is_valid(&def, &value).unwrap();
+                assert_eq!(ours, theirs, "{def} ({pattern}) on {value}");
+                compared += 1;
+                matched += usize::from(ours);
+            }
+        }
+    }
+    eprintln!("patterns: {compared} random strings compared, {matched} accepted");
+    assert!(matched > compared / 50, "the random strings reach accepting paths too");
+}

@@ -193,10 +193,11 @@ impl<'p, 't> Vm<'p, 't> {
         let size = self.insts.len();
         let mut current = Threads::new(size);
         let mut next = Threads::new(size);
+        let mut stack = Vec::with_capacity(size);
         let mut pos = 0usize;
         let mut chars = self.text.chars();
         loop {
-            if (pos == 0 || !anchored) && self.add(&mut current, start, pos) {
+            if (pos == 0 || !anchored) && self.add(&mut current, &mut stack, start, pos) {
                 return true;
             }
             if anchored && current.dense.is_empty() {
@@ -208,7 +209,7 @@ impl<'p, 't> Vm<'p, 't> {
             for i in 0..current.dense.len() {
                 let pc = current.dense[i];
                 if let Inst::Class(class) = self.insts[pc as usize] {
-                    if class.contains(c) && self.add(&mut next, pc + 1, after) {
+                    if class.contains(c) && self.add(&mut next, &mut stack, pc + 1, after) {
                         return true;
                     }
                 }
@@ -220,8 +221,9 @@ impl<'p, 't> Vm<'p, 't> {
 
     /// Adds `pc` and everything reachable from it without taking a character, at byte `pos`;
     /// returns whether the accepting instruction was reached.
-    fn add(&self, threads: &mut Threads, pc: u32, pos: usize) -> bool {
-        let mut stack = vec![pc];
+    fn add(&self, threads: &mut Threads, stack: &mut Vec<u32>, pc: u32, pos: usize) -> bool {
+        stack.clear();
+        stack.push(pc);
         while let Some(pc) = stack.pop() {
             let index = pc as usize;
             if threads.seen[index] {
