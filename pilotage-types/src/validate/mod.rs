@@ -369,10 +369,12 @@ pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseE
     T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
 
-/// Parses JSON bytes, validates them against `T`'s definition, then deserializes.
+/// Parses JSON bytes, validates them against `T`'s definition, then deserializes (moving the
+/// parsed value's strings into `T` rather than copying them).
 pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
-    parse(&value)
+    T::validate(&value).map_err(ParseError::Invalid)?;
+    serde_json::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
 
 /// [`parse`] in the compatible reading: validates `value` against `T`'s definition with every
@@ -387,5 +389,6 @@ pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Resul
 /// [`parse_slice`] in the compatible reading ([`parse_compatible`]).
 pub fn parse_slice_compatible<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
-    parse_compatible(&value)
+    T::validate_compatible(&value).map_err(ParseError::Invalid)?;
+    serde_json::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
