@@ -139,3 +139,24 @@ pub fn corpus() -> Vec<Value> {
     all.extend(replacements());
     all
 }
+
+/// Every value of the [`corpus`] and every value nested in one, without duplicates (in the
+/// order of their JSON text).
+pub fn nested_values() -> Vec<Value> {
+    fn nodes(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+        out.insert(value.to_string());
+        match value {
+            Value::Object(members) => members.values().for_each(|v| nodes(v, out)),
+            Value::Array(items) => items.iter().for_each(|v| nodes(v, out)),
+            _ => {}
+        }
+    }
+    let mut unique = std::collections::BTreeSet::new();
+    for instance in corpus() {
+        nodes(&instance, &mut unique);
+    }
+    unique
+        .iter()
+        .map(|text| serde_json::from_str(text).expect("written by to_string"))
+        .collect()
+}

@@ -111,27 +111,10 @@ fn agree(schema: &str, document: &Value, generated: Validators, corpus: &[Value]
     tally
 }
 
-/// Every value of the corpus and every value nested in one, without duplicates.
-fn corpus_values() -> Vec<Value> {
-    fn nodes(value: &Value, out: &mut BTreeSet<String>) {
-        out.insert(value.to_string());
-        match value {
-            Value::Object(members) => members.values().for_each(|v| nodes(v, out)),
-            Value::Array(items) => items.iter().for_each(|v| nodes(v, out)),
-            _ => {}
-        }
-    }
-    let mut unique = BTreeSet::new();
-    for value in corpus::corpus() {
-        nodes(&value, &mut unique);
-    }
-    unique.iter().map(|text| serde_json::from_str(text).unwrap()).collect()
-}
-
 #[test]
 fn pilotage_validators_agree_with_the_oracle() {
     let document: Value = serde_json::from_str(pilotage_types::validate::PILOTAGE_SCHEMA_JSON).unwrap();
-    let corpus = corpus_values();
+    let corpus = corpus::nested_values();
     let tally = agree("pilotage", &document, pilotage(), &corpus);
     eprintln!(
         "pilotage: {} verdicts compared ({} rejections with their pointers), {} corpus values, {} generated per definition and reading",
@@ -146,7 +129,7 @@ fn pilotage_validators_agree_with_the_oracle() {
 
 #[test]
 fn peer_validators_agree_with_the_oracle() {
-    let corpus = corpus_values();
+    let corpus = corpus::nested_values();
     let peers: [(&str, &str, Validators); 5] = [
         (
             "keywords",

@@ -2,28 +2,9 @@
 //! schema; `parse` and `validate` agree on every instance (nothing accepted by one and
 //! rejected by the other); violations list every problem with both pointers.
 
-use std::collections::BTreeSet;
-
 use pilotage_tests::corpus;
 use pilotage_types::*;
 use serde_json::{json, Value};
-
-/// Every value of the corpus and every value nested in one, without duplicates.
-fn candidate_values() -> Vec<Value> {
-    fn nodes(value: &Value, out: &mut BTreeSet<String>) {
-        out.insert(value.to_string());
-        match value {
-            Value::Object(members) => members.values().for_each(|v| nodes(v, out)),
-            Value::Array(items) => items.iter().for_each(|v| nodes(v, out)),
-            _ => {}
-        }
-    }
-    let mut unique = BTreeSet::new();
-    for instance in corpus::corpus() {
-        nodes(&instance, &mut unique);
-    }
-    unique.iter().map(|text| serde_json::from_str(text).unwrap()).collect()
-}
 
 /// JSON equality where numbers compare by value (`5.0` equals `5`): integer members read an
 /// integral float and write it back as an integer.
@@ -81,7 +62,7 @@ macro_rules! every_def {
 
 #[test]
 fn parse_and_validate_agree_for_every_definition() {
-    let values = candidate_values();
+    let values = corpus::nested_values();
     assert!(values.len() > 500, "corpus too small: {}", values.len());
     let seen = every_def!(
         &values,

@@ -481,6 +481,19 @@ impl<'a> Run<'a> {
         self.runs(language, &tool, &argument, both).await
     }
 
+    /// The arguments of a Run of `program` at `level`: the Language's `--input` if any, and a
+    /// valid `mode` where execution is both.
+    fn run_arguments(&self, language: &str, argument: &str, program: Value, level: &str, both: bool) -> Value {
+        let mut sent = json!({ argument: program, "trace_level": level });
+        if let Some(input) = self.settings.inputs.get(language) {
+            sent["input"] = input.clone();
+        }
+        if both {
+            sent["mode"] = json!("immediate");
+        }
+        sent
+    }
+
     /// With `--allow-execute` and a failing program for the Language: its failed Run is a
     /// response with `ok: false` and `isError: false` (Part III 6, 7.1).
     async fn failed_run(
@@ -499,13 +512,7 @@ impl<'a> Run<'a> {
             self.skip(&FAILED_RUN, "probes that run programs need --allow-execute");
             return Ok(());
         }
-        let mut sent = json!({ argument: program, "trace_level": "none" });
-        if let Some(input) = self.settings.inputs.get(&name) {
-            sent["input"] = input.clone();
-        }
-        if both {
-            sent["mode"] = json!("immediate");
-        }
+        let sent = self.run_arguments(&name, argument, program, "none", both);
         let problem = match self.call(tool, sent.clone()).await? {
             Answer::Response(content) => match parse::<ExecuteResponse>(&content) {
                 Ok(response) if !response.outcome.ok => None,
@@ -556,13 +563,7 @@ impl<'a> Run<'a> {
         let declared = language.trace.clone().unwrap_or(TraceLevel::Full);
         let mut stored = None;
         for level in ["none", "summary", "full"] {
-            let mut sent = json!({ argument: program, "trace_level": level });
-            if let Some(input) = self.settings.inputs.get(&name) {
-                sent["input"] = input.clone();
-            }
-            if both {
-                sent["mode"] = json!("immediate");
-            }
+            let sent = self.run_arguments(&name, argument, program.clone(), level, both);
             let Answer::Response(content) = self.call(tool, sent.clone()).await? else {
                 self.fail(&RUN_AND_TRACE, tool, format!("{sent}: no execute response"));
                 continue;
