@@ -38,10 +38,10 @@ use pilotage_types::{
     TraceLevel, ValidateResponse, EXTENSION_ID, META_KEY,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, ExtensionCapabilities, Implementation,
-    InitializeResult, JsonObject, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
-    ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, ErrorData, ExtensionCapabilities,
+    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListResourcesResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -783,9 +783,51 @@ pub fn client_declared_pilotage(context: &RequestContext<RoleServer>, stateless_
     })
 }
 
+impl Engine {
+    /// [`Self::info`] for a client that declared Pilotage (`Some(true)`), did not
+    /// (`Some(false)`), or is not known: with `--hide-from-undeclared`, a client the tools are
+    /// hidden from gets no welcome text either, since it names tools it cannot see (Part III
+    /// 1.3 rule 3, 3.4).
+    fn info_for(&self, declared: Option<bool>) -> InitializeResult {
+        let mut info = self.info();
+        if self.options.hide_from_undeclared && declared == Some(false) {
+            info.instructions = None;
+        }
+        info
+    }
+}
+
 impl ServerHandler for Engine {
     fn get_info(&self) -> InitializeResult {
         self.info()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        // Over stateless HTTP the tools stay visible to a handshake client (its capabilities
+        // are not known to later requests), so its welcome text stays too.
+        let declared = (!self.options.stateless_http).then(|| {
+            request
+                .capabilities
+                .extensions
+                .as_ref()
+                .is_some_and(|extensions| extensions.contains_key(EXTENSION_ID))
+        });
+        result.instructions = self.info_for(declared).instructions;
+        Ok(result)
+    }
+
+    async fn discover(&self, context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        let declared = client_declared_pilotage(&context, self.options.stateless_http);
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.info_for(declared),
+        ))
     }
 
     async fn list_tools(

@@ -3,7 +3,8 @@
 //! declares the extension and carries the inline manifest and the welcome text (Part III 1.2,
 //! 3.3, 3.4); every request carries the client's capabilities in its `_meta`, which the engine
 //! reads (1.2; with `--hide-from-undeclared`, 1.3 rule 3); retention is a duration, never
-//! `session` (8.1, 10.1-11); the loop answers as on the handshake revisions.
+//! `session` (8.1, 10.1-11); the loop answers as on the handshake revisions. And, on the
+//! handshake revision, `--hide-from-undeclared` hiding the tools and the welcome text together.
 
 mod common;
 
@@ -45,10 +46,18 @@ async fn check(client: &rmcp::service::RunningService<RoleClient, ClientConfig>,
         "server/discover declares the extension"
     );
     let instructions = info.instructions.clone().unwrap_or_default();
-    assert!(
-        instructions.contains("Pilotage") && instructions.contains("pilotage_manifest"),
-        "the welcome text travels with server/discover (Part III 3.4): {instructions}"
-    );
+    if hidden_when_undeclared {
+        // The tools are hidden from this client: no welcome text names them (1.3 rule 3, 3.4).
+        assert!(
+            !instructions.contains("pilotage_manifest"),
+            "no welcome text for a client the tools are hidden from: {instructions}"
+        );
+    } else {
+        assert!(
+            instructions.contains("Pilotage") && instructions.contains("pilotage_manifest"),
+            "the welcome text travels with server/discover (Part III 3.4): {instructions}"
+        );
+    }
     let meta = info.meta.clone().expect("server/discover carries _meta");
     let inline = meta.0.get(META_KEY).expect("the Pilotage _meta key, in full");
     let manifest: Manifest = parse_compatible(&inline["manifest"]).expect("a valid manifest");
@@ -185,4 +194,38 @@ fn http_refuses_foreign_hosts_and_origins_and_large_bodies() {
         413,
         "a body over --max-body-bytes is refused"
     );
+}
+
+/// The handshake revision with `--hide-from-undeclared`: a client that did not declare Pilotage
+/// in `initialize` sees no tools and no welcome text naming them; one that did sees both
+/// (Part III 1.3 rule 3, 3.4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_handshake_hides_tools_and_welcome_text_from_an_undeclared_client() {
+    for declare in [false, true] {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_reference-engine"));
+        command.arg("--hide-from-undeclared");
+        let transport = TokioChildProcess::new(command).expect("the engine starts");
+        let client = tokio::time::timeout(
+            Duration::from_secs(30),
+            config(declare).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize),
+        )
+        .await
+        .expect("initialize within 30 s")
+        .expect("initialize");
+        let instructions = client.peer_info().expect("initialized").instructions.clone();
+        let tools = client.list_all_tools().await.expect("tools/list");
+        if declare {
+            assert!(
+                instructions
+                    .as_deref()
+                    .is_some_and(|text| text.contains("pilotage_manifest")),
+                "{instructions:?}"
+            );
+            assert!(tools.iter().any(|t| t.name == "pilotage_manifest"));
+        } else {
+            assert_eq!(instructions, None, "no welcome text naming hidden tools");
+            assert!(tools.is_empty(), "hidden from a client that did not declare Pilotage");
+        }
+        client.cancel().await.unwrap();
+    }
 }
