@@ -16,8 +16,14 @@ use serde_json::Value;
 #[allow(unused_imports)]
 mod golden;
 
-/// Generated instances per definition and reading.
-const GENERATED_PER_DEF: u64 = 400;
+/// Generated instances per definition and reading (`PILOTAGE_GENERATED_CASES` overrides it,
+/// for a deeper run than CI's).
+fn generated_per_def() -> u64 {
+    std::env::var("PILOTAGE_GENERATED_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400)
+}
 
 /// The failing instance pointers of a verdict (empty when valid).
 fn pointers(errors: &pilotage_types::ValidationErrors) -> BTreeSet<String> {
@@ -102,7 +108,7 @@ fn agree(schema: &str, document: &Value, generated: Validators, corpus: &[Value]
                 compare(schema, generated, oracle, def, value, &mut tally);
             }
             let mut rng = Rng::new(0x5eed ^ def.len() as u64 ^ if reading == "pinned" { 0 } else { 1 << 40 });
-            for _ in 0..GENERATED_PER_DEF {
+            for _ in 0..generated_per_def() {
                 let value = instance(document, &pointer, &mut rng);
                 compare(schema, generated, oracle, def, &value, &mut tally);
             }
@@ -118,7 +124,10 @@ fn pilotage_validators_agree_with_the_oracle() {
     let tally = agree("pilotage", &document, pilotage(), &corpus);
     eprintln!(
         "pilotage: {} verdicts compared ({} rejections with their pointers), {} corpus values, {} generated per definition and reading",
-        tally.compared, tally.rejected, corpus.len(), GENERATED_PER_DEF
+        tally.compared,
+        tally.rejected,
+        corpus.len(),
+        generated_per_def()
     );
     assert!(
         tally.rejected > tally.compared / 20,

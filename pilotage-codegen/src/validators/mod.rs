@@ -44,7 +44,7 @@ enum Draft {
 /// The output of [`generate`].
 #[derive(Debug, Clone)]
 pub struct Validators {
-    /// The items: statics (patterns, literals), the functions, and `VALIDATORS`, the table
+    /// The items: statics (patterns), the functions, and `VALIDATORS`, the table
     /// of `(definition, check)` sorted by definition (`.` is the document's root).
     pub tokens: TokenStream,
     /// Each definition's check function, by definition name (`.` for the root).
@@ -65,7 +65,6 @@ struct Gen<'a> {
     queue: Vec<(String, Ident)>,
     items: Vec<TokenStream>,
     patterns: BTreeMap<String, Ident>,
-    literals: BTreeMap<String, Ident>,
     unresolved: BTreeSet<String>,
 }
 
@@ -181,35 +180,6 @@ impl<'a> Gen<'a> {
         });
         self.patterns.insert(source.to_owned(), ident.clone());
         Ok(ident)
-    }
-
-    /// An expression: whether `v` equals `value` (JSON Schema equality).
-    fn equals(&mut self, value: &Value) -> TokenStream {
-        match value {
-            Value::Null => quote!(v.is_null()),
-            Value::Bool(b) => quote!(v.as_bool() == Some(#b)),
-            Value::String(s) => quote!(v.as_str() == Some(#s)),
-            Value::Number(n) => {
-                let n = number(n);
-                quote!(::pilotage_types::validate::runtime::is_number(v, #n))
-            }
-            Value::Array(_) | Value::Object(_) => {
-                let text = value.to_string();
-                let n = self.literals.len();
-                let ident = self
-                    .literals
-                    .entry(text.clone())
-                    .or_insert_with(|| format_ident!("LITERAL_{}", n))
-                    .clone();
-                if self.literals.len() > n {
-                    self.items.push(quote! {
-                        static #ident: ::pilotage_types::validate::runtime::JsonLiteral =
-                            ::pilotage_types::validate::runtime::JsonLiteral::new(#text);
-                    });
-                }
-                quote!(#ident.matches(v))
-            }
-        }
     }
 
     /// Resolves a `$ref` to a location in this document, or `None` for another document.
@@ -330,7 +300,7 @@ impl<'a> Gen<'a> {
             }
         }
         if let Some(expected) = object.get("const") {
-            let test = self.equals(expected);
+            let test = equals(expected);
             let text = expected.to_string();
             let fail = fail(&at("const"), quote!(Why::Const(#text)));
             out.extend(quote!(if !(#test) { #fail }));
@@ -345,7 +315,7 @@ impl<'a> Gen<'a> {
             } else if values.is_empty() {
                 quote!(false)
             } else {
-                let tests: Vec<TokenStream> = values.iter().map(|value| self.equals(value)).collect();
+                let tests: Vec<TokenStream> = values.iter().map(equals).collect();
                 quote!(#(#tests)||*)
             };
             let options = values.iter().map(Value::to_string).collect::<Vec<_>>().join(", ");
@@ -752,6 +722,36 @@ fn sorted(object: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
     members
 }
 
+/// An expression: whether `v` equals `value` (JSON Schema equality: numbers by value, objects
+/// regardless of member order), written out structurally so nothing is parsed at run time.
+fn equals(value: &Value) -> TokenStream {
+    match value {
+        Value::Null => quote!(v.is_null()),
+        Value::Bool(b) => quote!(v.as_bool() == Some(#b)),
+        Value::String(s) => quote!(v.as_str() == Some(#s)),
+        Value::Number(n) => {
+            let n = number(n);
+            quote!(::pilotage_types::validate::runtime::is_number(v, #n))
+        }
+        Value::Array(items) => {
+            let count = items.len();
+            let checks = items.iter().enumerate().map(|(index, item)| {
+                let check = equals(item);
+                quote!({ let v = &a[#index]; #check })
+            });
+            quote!(v.as_array().is_some_and(|a| a.len() == #count #(&& #checks)*))
+        }
+        Value::Object(members) => {
+            let count = members.len();
+            let checks = sorted(members).into_iter().map(|(name, member)| {
+                let check = equals(member);
+                quote!(o.get(#name).is_some_and(|v| #check))
+            });
+            quote!(v.as_object().is_some_and(|o| o.len() == #count #(&& #checks)*))
+        }
+    }
+}
+
 fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -787,7 +787,6 @@ pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, Co
         queue: Vec::new(),
         items: Vec::new(),
         patterns: BTreeMap::new(),
-        literals: BTreeMap::new(),
         unresolved: BTreeSet::new(),
     };
     let mut checks = BTreeMap::new();

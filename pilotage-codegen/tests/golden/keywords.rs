@@ -535,15 +535,6 @@ pub mod checks {
         ],
         anchored: true,
     };
-    static LITERAL_0: ::pilotage_types::validate::runtime::JsonLiteral = ::pilotage_types::validate::runtime::JsonLiteral::new(
-        "[1]",
-    );
-    static LITERAL_1: ::pilotage_types::validate::runtime::JsonLiteral = ::pilotage_types::validate::runtime::JsonLiteral::new(
-        "{\"one\":1}",
-    );
-    static LITERAL_2: ::pilotage_types::validate::runtime::JsonLiteral = ::pilotage_types::validate::runtime::JsonLiteral::new(
-        "{\"k\":[1,2.0,null]}",
-    );
     static PATTERN_14: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^c[0-9]+$",
         steps: &[
@@ -999,8 +990,30 @@ pub mod checks {
                             v,
                             ::pilotage_types::validate::runtime::Num::U(1u64),
                         ) || v.as_str() == Some("one") || v.as_bool() == Some(true)
-                            || v.is_null() || LITERAL_0.matches(v)
-                            || LITERAL_1.matches(v))
+                            || v.is_null()
+                            || v
+                                .as_array()
+                                .is_some_and(|a| {
+                                    a.len() == 1usize
+                                        && {
+                                            let v = &a[0usize];
+                                            ::pilotage_types::validate::runtime::is_number(
+                                                v,
+                                                ::pilotage_types::validate::runtime::Num::U(1u64),
+                                            )
+                                        }
+                                })
+                            || v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o.len() == 1usize
+                                        && o
+                                            .get("one")
+                                            .is_some_and(|v| ::pilotage_types::validate::runtime::is_number(
+                                                v,
+                                                ::pilotage_types::validate::runtime::Num::U(1u64),
+                                            ))
+                                }))
                         {
                             if cx
                                 .fail(
@@ -1032,7 +1045,39 @@ pub mod checks {
                     }
                     "object" => {
                         let at = &at.key(k);
-                        if !(LITERAL_2.matches(v)) {
+                        if !(v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o.len() == 1usize
+                                    && o
+                                        .get("k")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a.len() == 3usize
+                                                        && {
+                                                            let v = &a[0usize];
+                                                            ::pilotage_types::validate::runtime::is_number(
+                                                                v,
+                                                                ::pilotage_types::validate::runtime::Num::U(1u64),
+                                                            )
+                                                        }
+                                                        && {
+                                                            let v = &a[1usize];
+                                                            ::pilotage_types::validate::runtime::is_number(
+                                                                v,
+                                                                ::pilotage_types::validate::runtime::Num::F(2.0),
+                                                            )
+                                                        }
+                                                        && {
+                                                            let v = &a[2usize];
+                                                            v.is_null()
+                                                        }
+                                                })
+                                        })
+                            }))
+                        {
                             if cx
                                 .fail(
                                     at,

@@ -426,29 +426,3 @@ pub fn all_unique(items: &[Value]) -> bool {
 pub fn length(s: &str) -> u64 {
     s.chars().count() as u64
 }
-
-/// A `const`/`enum` value that is an object or an array: parsed once, on first use, from the
-/// JSON text the generator wrote.
-#[derive(Debug)]
-pub struct JsonLiteral {
-    text: &'static str,
-    value: std::sync::OnceLock<Value>,
-}
-
-impl JsonLiteral {
-    /// The literal of `text` (JSON the generator wrote, so it parses).
-    pub const fn new(text: &'static str) -> Self {
-        Self {
-            text,
-            value: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Whether `value` equals this literal ([`equal`]).
-    pub fn matches(&self, value: &Value) -> bool {
-        let literal = self
-            .value
-            .get_or_init(|| serde_json::from_str(self.text).unwrap_or(Value::Null));
-        equal(literal, value)
-    }
-}
