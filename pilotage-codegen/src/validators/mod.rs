@@ -32,6 +32,29 @@ const UNSUPPORTED: &[&str] = &[
     "dependencies",
 ];
 
+/// The formats JSON Schema defines (and jsonschema asserts in draft-04/06/07).
+const STANDARD_FORMATS: &[&str] = &[
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    "uuid",
+];
+
 /// The dialect, which changes a few keywords' meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Draft {
@@ -348,11 +371,14 @@ impl<'a> Gen<'a> {
             let fail = fail(&at("pattern"), quote!(Why::Pattern(v, #ident.source())));
             strings.extend(quote!(if !#ident.is_match(s) { #fail }));
         }
-        if let Some(format) = object.get("format") {
-            if self.draft == Draft::Legacy {
+        if let Some(format) = object.get("format").and_then(Value::as_str) {
+            // 2019-09 and 2020-12: an annotation. Draft-04/06/07: the standard formats assert
+            // (as jsonschema does by default), and those assertions are not compiled; an
+            // unknown format (`byte`, `uint`) is ignored there too.
+            if self.draft == Draft::Legacy && STANDARD_FORMATS.contains(&format) {
                 return Err(self.error(
                     &at("format"),
-                    format!("`format` {format} asserts in draft-04/06/07, and format assertions are not compiled"),
+                    format!("`format: \"{format}\"` asserts in draft-04/06/07, and format assertions are not compiled"),
                 ));
             }
         }
