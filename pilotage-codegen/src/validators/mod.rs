@@ -180,16 +180,21 @@ impl<'a> Gen<'a> {
         });
         if let Some(reference) = only_ref {
             if let Ok(Some(target)) = self.resolve(reference, pointer) {
-                let hint = target
-                    .rsplit('/')
-                    .next()
-                    .map(unescape_pointer_token)
-                    .unwrap_or_default();
-                return self.function(&target, &hint);
+                return self.referenced(&target);
             }
         }
         let n = self.functions.len();
         self.function(pointer, &format!("s{n}"))
+    }
+
+    /// The function of a `$ref`'s target, named after its last pointer token.
+    fn referenced(&mut self, target: &str) -> Ident {
+        let hint = target
+            .rsplit('/')
+            .next()
+            .map(unescape_pointer_token)
+            .unwrap_or_default();
+        self.function(target, &hint)
     }
 
     fn pattern(&mut self, source: &str, pointer: &str) -> Result<Ident, CodegenError> {
@@ -267,12 +272,7 @@ impl<'a> Gen<'a> {
             };
             match self.resolve(reference, &at("$ref"))? {
                 Some(target) => {
-                    let hint = target
-                        .rsplit('/')
-                        .next()
-                        .map(unescape_pointer_token)
-                        .unwrap_or_default();
-                    let function = self.function(&target, &hint);
+                    let function = self.referenced(&target);
                     out.extend(quote! {
                         if !#function(cx, v, at) && cx.stops() { return false; }
                     });
@@ -474,9 +474,8 @@ impl<'a> Gen<'a> {
             let fail = fail(&at("uniqueItems"), quote!(Why::Unique(v)));
             arrays.extend(quote!(if !::pilotage_types::validate::runtime::all_unique(a) { #fail }));
         }
-        if let Some(contains) = object.get("contains") {
+        if object.contains_key("contains") {
             let function = self.branch(&at("contains"));
-            let _ = contains;
             let min = match object.get("minContains") {
                 Some(min) => min
                     .as_u64()

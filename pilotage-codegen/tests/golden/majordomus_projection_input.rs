@@ -157,7 +157,7 @@ pub struct McpProjectionInput {
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.
 pub const DEFS: &[&str] = &["ExecutionEffect", "."];
-/// The schema these types were generated from, embedded byte for byte.
+/// The schema this module was generated from, embedded byte for byte.
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/majordomus-mcp.projection.input.schema.json"
 );

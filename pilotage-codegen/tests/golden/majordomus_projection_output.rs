@@ -521,7 +521,7 @@ pub const DEFS: &[&str] = &[
     "McpTransportEntry",
     ".",
 ];
-/// The schema these types were generated from, embedded byte for byte.
+/// The schema this module was generated from, embedded byte for byte.
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/majordomus-mcp.projection.output.schema.json"
 );

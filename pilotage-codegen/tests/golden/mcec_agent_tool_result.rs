@@ -230,7 +230,7 @@ pub struct Warning {
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.
 pub const DEFS: &[&str] = &["error", "warning", "."];
-/// The schema these types were generated from, embedded byte for byte.
+/// The schema this module was generated from, embedded byte for byte.
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/mcec-agent-tool-result.schema.json"
 );

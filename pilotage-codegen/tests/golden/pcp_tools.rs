@@ -3781,7 +3781,7 @@ pub const DEFS: &[&str] = &[
     "review_resolve_output",
     "utc_datetime",
 ];
-/// The schema these types were generated from, embedded byte for byte.
+/// The schema this module was generated from, embedded byte for byte.
 pub const SCHEMA_JSON: &str = include_str!(
     "../../../schemas/peers/pcp-tools-0.3.schema.json"
 );
