@@ -14,6 +14,8 @@
 //! value CatalogChangeKind "added"
 //! type ProgramDeclaration: enum
 //! variant ProgramDeclaration::Single: { argument: String, language: LanguageIdentifier }
+//! constructor CatalogChange::new: (change: impl Into<CatalogChangeKind>, id: impl Into<String>)
+//! setter Diagnostic::with_hint: (value: impl Into<String>)
 //! const PILOTAGE_VERSION: "1.1"
 //! ```
 //!
@@ -24,6 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use quote::ToTokens;
 use syn::{Fields, Item};
 
+use crate::constructors::{option_inner, Presence};
+
 /// The snapshot of the public items of `file` (the final generated syntax tree).
 /// `open` maps each open enum (as rewritten by [`crate::enums`]) to its values.
 pub fn snapshot(file: &syn::File, open: &BTreeMap<String, Vec<String>>) -> String {
@@ -33,12 +37,55 @@ pub fn snapshot(file: &syn::File, open: &BTreeMap<String, Vec<String>>) -> Strin
             Item::Struct(item) if is_public(&item.vis) => struct_lines(item, &mut lines),
             Item::Enum(item) if is_public(&item.vis) => enum_lines(item, open, &mut lines),
             Item::Const(item) if is_public(&item.vis) => const_lines(item, &mut lines),
+            Item::Impl(item) => impl_lines(item, open, &mut lines),
             _ => {}
         }
     }
     let mut text = lines.join("\n");
     text.push('\n');
     text
+}
+
+/// The public functions of an inherent impl of a struct or of an enum that is not an open
+/// enum (whose methods are the same for every one): the constructors ([`crate::constructors`])
+/// and setters, with their arguments as written, so that a bump that changes what `new`
+/// takes says so.
+fn impl_lines(item: &syn::ItemImpl, open: &BTreeMap<String, Vec<String>>, lines: &mut Vec<String>) {
+    if item.trait_.is_some() {
+        return;
+    }
+    let syn::Type::Path(path) = item.self_ty.as_ref() else {
+        return;
+    };
+    let Some(ty) = path.path.get_ident().map(ToString::to_string) else {
+        return;
+    };
+    if open.contains_key(&ty) {
+        return;
+    }
+    for function in &item.items {
+        let syn::ImplItem::Fn(function) = function else {
+            continue;
+        };
+        if !is_public(&function.vis) {
+            continue;
+        }
+        let signature = &function.sig;
+        let kind = if signature.receiver().is_some() {
+            "setter"
+        } else {
+            "constructor"
+        };
+        let arguments: Vec<String> = signature
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(typed) => Some(format!("{}: {}", compact(&typed.pat), compact(&typed.ty))),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        lines.push(format!("{kind} {ty}::{}: ({})", signature.ident, arguments.join(", ")));
+    }
 }
 
 /// A constant: its value, or for a list of strings one `element` line per string (so that a
@@ -78,8 +125,12 @@ fn is_public(vis: &syn::Visibility) -> bool {
 
 /// Tokens as compact text, with the standard library's and serde_json's paths shortened.
 fn compact(tokens: &impl ToTokens) -> String {
-    let text = tokens.to_token_stream().to_string().replace(' ', "");
-    let mut text = text;
+    let mut text = tokens
+        .to_token_stream()
+        .to_string()
+        .replace(' ', "")
+        .replace("impl::std::convert::Into<", "impl Into<")
+        .replace("impl::std::iter::IntoIterator<", "impl IntoIterator<");
     for prefix in [
         "::std::string::",
         "::std::vec::",
@@ -93,51 +144,35 @@ fn compact(tokens: &impl ToTokens) -> String {
     text.replace(',', ", ")
 }
 
-/// `Some(inner)` when `ty` is `Option<inner>`.
-fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        syn::GenericArgument::Type(inner) => Some(inner),
-        _ => None,
-    }
-}
-
-fn is_flattened(field: &syn::Field) -> bool {
-    field
-        .attrs
-        .iter()
-        .any(|a| a.path().is_ident("serde") && a.meta.to_token_stream().to_string().contains("flatten"))
-}
-
 fn struct_lines(item: &syn::ItemStruct, lines: &mut Vec<String>) {
     let name = &item.ident;
     match &item.fields {
         Fields::Named(fields) => {
             lines.push(format!("type {name}: struct"));
-            for field in &fields.named {
-                let Some(ident) = &field.ident else { continue };
-                let detail = if is_flattened(field) {
-                    format!("flattened {}", compact(&field.ty))
-                } else if let Some(inner) = option_inner(&field.ty) {
-                    format!("optional {}", compact(inner))
-                } else {
-                    format!("required {}", compact(&field.ty))
-                };
-                lines.push(format!("member {name}.{ident}: {detail}"));
-            }
+            member_lines(&name.to_string(), fields, lines);
         }
         Fields::Unnamed(fields) => {
             let inner: Vec<String> = fields.unnamed.iter().map(|f| compact(&f.ty)).collect();
             lines.push(format!("type {name}: newtype {}", inner.join(", ")));
         }
         Fields::Unit => lines.push(format!("type {name}: unit struct")),
+    }
+}
+
+/// One `member <owner>.<field>` line per field, with its presence
+/// ([`crate::constructors::presence`]) and type.
+fn member_lines(owner: &str, fields: &syn::FieldsNamed, lines: &mut Vec<String>) {
+    for field in &fields.named {
+        let Some(ident) = &field.ident else { continue };
+        let detail = match crate::constructors::presence(field) {
+            Presence::Flattened => format!("flattened {}", compact(&field.ty)),
+            Presence::Optional(_) => match option_inner(&field.ty) {
+                Some(inner) => format!("optional {}", compact(inner)),
+                None => format!("optional {}", compact(&field.ty)),
+            },
+            Presence::Required => format!("required {}", compact(&field.ty)),
+        };
+        lines.push(format!("member {owner}.{ident}: {detail}"));
     }
 }
 
@@ -165,17 +200,15 @@ fn enum_lines(item: &syn::ItemEnum, open: &BTreeMap<String, Vec<String>>, lines:
                         let types: Vec<String> = fields.unnamed.iter().map(|f| compact(&f.ty)).collect();
                         format!("({})", types.join(", "))
                     }
-                    Fields::Named(fields) => {
-                        let members: Vec<String> = fields
-                            .named
-                            .iter()
-                            .filter(|f| !is_flattened(f))
-                            .filter_map(|f| Some(format!("{}: {}", f.ident.as_ref()?, compact(&f.ty))))
-                            .collect();
-                        format!("{{ {} }}", members.join(", "))
-                    }
+                    Fields::Named(_) => "struct".to_owned(),
                 };
                 lines.push(format!("variant {name}::{}: {detail}", variant.ident));
+                // A struct-like variant is `#[non_exhaustive]` (crate::constructors): its
+                // members are listed one by one, as a struct's are.
+                if let Fields::Named(fields) = &variant.fields {
+                    let owner = format!("{name}::{}", variant.ident);
+                    member_lines(&owner, fields, lines);
+                }
             }
         }
     }
@@ -235,14 +268,18 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// The type an item belongs to (`member T.m`, `value T "v"`, `variant T::V` → `T`).
+/// The type an item belongs to (`member T.m`, `member T::V.m`, `value T "v"`, `variant T::V`
+/// → `T`).
 fn owner(key: &str) -> Option<&str> {
     let (kind, path) = key.split_once(' ')?;
     match kind {
-        "member" => path.split_once('.').map(|(t, _)| t),
+        "member" => path
+            .split_once('.')
+            .map(|(t, _)| t.split_once("::").map_or(t, |(t, _)| t)),
         "value" => path.split_once(' ').map(|(t, _)| t),
         "variant" => path.split_once("::").map(|(t, _)| t),
         "element" => path.split_once(' ').map(|(t, _)| t),
+        "constructor" | "setter" => path.split_once("::").map(|(t, _)| t),
         _ => None,
     }
 }
@@ -298,6 +335,8 @@ pub fn diff(old: &str, new: &str) -> Vec<ApiChange> {
                         format!("new variant {path}: {detail} of exhaustive enum"),
                     ),
                     "element" => push(Impact::Additive, format!("new element {path} of constant list")),
+                    "constructor" => push(Impact::Additive, format!("new constructor {path}{detail}")),
+                    "setter" => push(Impact::Additive, format!("new setter {path}{detail}")),
                     _ => push(Impact::Additive, format!("new {key}: {detail}")),
                 }
             }
@@ -313,6 +352,8 @@ pub fn diff(old: &str, new: &str) -> Vec<ApiChange> {
                         format!("member {path} became required")
                     }
                     "const" => format!("constant {path} changed value"),
+                    "constructor" => format!("constructor {path} takes other arguments"),
+                    "setter" => format!("setter {path} takes another argument"),
                     _ => format!("{kind} {path} changed"),
                 };
                 push(impact, format!("{what}: {before} -> {detail}"));

@@ -1,7 +1,8 @@
 //! Schema-first code generation for the Pilotage MCP extension (and neighbouring MCP schemas).
 //!
 //! One direction of data flow: **parse → check `$ref`s → normalise a copy → typify → post-pass
-//! → render**. [`generate_types`] is the single entry point for Rust types; `cargo xtask regen`
+//! → open enums → constructors → render**. [`generate_types`] is the single entry point for
+//! Rust types; `cargo xtask regen`
 //! calls it for every schema it owns and writes (or, with `--check`, compares) the result.
 //!
 //! - [`normalise`]: the named rewrites that make typify 0.8 read a schema correctly;
@@ -9,11 +10,13 @@
 //! - [`names`]: the name table, given to typify as `title`s of the copy;
 //! - [`postpass`]: token rewrites that make the generated types round-trip losslessly;
 //! - [`enums`]: string enums made open (`#[non_exhaustive]`, `Unknown(String)`);
+//! - [`constructors`]: structs made `#[non_exhaustive]`, with `new` and `with_*` setters;
 //! - [`api`]: the snapshot of the generated public API, and the classed difference of two;
 //! - [`validators`]: a validator per definition, generated from the original schema;
 //! - [`render`]: header, constants, trait impls, formatting.
 
 pub mod api;
+pub mod constructors;
 pub mod enums;
 pub mod error;
 pub mod names;
@@ -116,6 +119,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     postpass::apply(&mut syntax, &nullable);
     let open = enums::open_string_enums(&mut syntax, &enums::ClosedValues::of_schema(&original))
         .map_err(|message| CodegenError::new(file, "/$defs", message))?;
+    constructors::apply(&mut syntax, &normalised_defs, &typified.def_types, file)?;
     let rendered = render::render(
         &original,
         bytes,

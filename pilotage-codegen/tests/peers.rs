@@ -79,17 +79,13 @@ fn pcp_tools() {
 #[test]
 fn pcp_deep_pointer_is_resolved_and_externals_are_explicit_values() {
     // `partitions` of context_brief_output points into partition_list_output: same item type.
-    let partitions: Option<Vec<pcp::ContextBriefOutputPartitionsItem>> = None;
-    let brief = pcp::ContextBriefOutput {
-        kind: pcp::ContextBriefOutputKind::Team,
-        profile_type: pcp::ContextBriefOutputProfileType::Team,
-        profile: Some(json!({"team": "platform"})),
-        memory: vec![],
-        partitions,
-        omitted: vec![],
-        extra: Default::default(),
-        truncated: None,
-    };
+    let brief = pcp::ContextBriefOutput::new(
+        pcp::ContextBriefOutputKind::Team,
+        pcp::ContextBriefOutputProfileType::Team,
+        [],
+        Vec::<String>::new(),
+    )
+    .with_profile(json!({"team": "platform"}));
     assert_eq!(
         serde_json::to_value(&brief).unwrap()["profile"],
         json!({"team": "platform"})

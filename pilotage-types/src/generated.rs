@@ -102,14 +102,29 @@
 )]
 ///`BranchArm`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct BranchArm {
     pub branch: ::std::string::String,
     pub label: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl BranchArm {
+    ///A `BranchArm` with its required members (`branch`, `label`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        branch: impl ::std::convert::Into<::std::string::String>,
+        label: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            branch: branch.into(),
+            label: label.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///Map from capability identifier to true or a sub-feature object (Part II 4.2).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CapabilityDeclaration {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalog: ::std::option::Option<CapabilityValue>,
@@ -126,8 +141,83 @@ pub struct CapabilityDeclaration {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CapabilityDeclaration {
+    ///A `CapabilityDeclaration` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            catalog: ::std::option::Option::None,
+            execute: ::std::option::Option::None,
+            guides: ::std::option::Option::None,
+            plan: ::std::option::Option::None,
+            trace_fetch: ::std::option::Option::None,
+            validate: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `catalog`.
+    #[must_use]
+    pub fn with_catalog(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.catalog = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `execute`.
+    #[must_use]
+    pub fn with_execute(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.execute = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `guides`.
+    #[must_use]
+    pub fn with_guides(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.guides = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `plan`.
+    #[must_use]
+    pub fn with_plan(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.plan = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace_fetch`.
+    #[must_use]
+    pub fn with_trace_fetch(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.trace_fetch = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `validate`.
+    #[must_use]
+    pub fn with_validate(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityValue>,
+    ) -> Self {
+        self.validate = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for CapabilityDeclaration {
+    ///`CapabilityDeclaration::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///Sub-feature booleans for one capability (Part II 4.2). Unknown members are ignored.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CapabilitySettings {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub changed_since: ::std::option::Option<bool>,
@@ -143,6 +233,62 @@ pub struct CapabilitySettings {
     pub topic_fetch: ::std::option::Option<bool>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CapabilitySettings {
+    ///A `CapabilitySettings` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            changed_since: ::std::option::Option::None,
+            idempotency: ::std::option::Option::None,
+            narrate: ::std::option::Option::None,
+            search: ::std::option::Option::None,
+            test_run: ::std::option::Option::None,
+            topic_fetch: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `changed_since`.
+    #[must_use]
+    pub fn with_changed_since(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.changed_since = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `idempotency`.
+    #[must_use]
+    pub fn with_idempotency(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.idempotency = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `narrate`.
+    #[must_use]
+    pub fn with_narrate(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.narrate = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `search`.
+    #[must_use]
+    pub fn with_search(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.search = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `test_run`.
+    #[must_use]
+    pub fn with_test_run(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.test_run = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `topic_fetch`.
+    #[must_use]
+    pub fn with_topic_fetch(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.topic_fetch = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for CapabilitySettings {
+    ///`CapabilitySettings::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///`CapabilityValue`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -163,11 +309,25 @@ impl ::std::convert::From<CapabilitySettings> for CapabilityValue {
 }
 ///`CatalogChange`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CatalogChange {
     pub change: CatalogChangeKind,
     pub id: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CatalogChange {
+    ///A `CatalogChange` with its required members (`id`, `change`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        change: impl ::std::convert::Into<CatalogChangeKind>,
+    ) -> Self {
+        Self {
+            change: change.into(),
+            id: id.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 ///`CatalogChangeKind`
 /**
@@ -251,14 +411,29 @@ impl<'de> ::serde::Deserialize<'de> for CatalogChangeKind {
 }
 ///lookup changed_since response (Part II 6.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CatalogChangedResult {
     pub catalog_version: ::std::string::String,
     pub changes: ::std::vec::Vec<CatalogChange>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CatalogChangedResult {
+    ///A `CatalogChangedResult` with its required members (`catalog_version`, `changes`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        catalog_version: impl ::std::convert::Into<::std::string::String>,
+        changes: impl ::std::iter::IntoIterator<Item = CatalogChange>,
+    ) -> Self {
+        Self {
+            catalog_version: catalog_version.into(),
+            changes: changes.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///One environment-bound name (Part II 5.4). input_schema is required for callable kinds (normative in text; kind-dependence not expressible here).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CatalogEntry {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
@@ -290,16 +465,116 @@ pub struct CatalogEntry {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CatalogEntry {
+    ///A `CatalogEntry` with its required members (`id`, `kind`, `name`, `risk`, `risk_hints`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        kind: impl ::std::convert::Into<::std::string::String>,
+        name: impl ::std::convert::Into<::std::string::String>,
+        risk: impl ::std::convert::Into<::std::string::String>,
+        risk_hints: impl ::std::convert::Into<RiskHints>,
+    ) -> Self {
+        Self {
+            description: ::std::option::Option::None,
+            id: id.into(),
+            input_schema: ::std::option::Option::None,
+            kind: kind.into(),
+            languages: ::std::option::Option::None,
+            name: name.into(),
+            output_schema: ::std::option::Option::None,
+            revision: ::std::option::Option::None,
+            risk: risk.into(),
+            risk_hints: risk_hints.into(),
+            tags: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `description`.
+    #[must_use]
+    pub fn with_description(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `input_schema`.
+    #[must_use]
+    pub fn with_input_schema(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.input_schema = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `languages`.
+    #[must_use]
+    pub fn with_languages(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = LanguageIdentifier>,
+    ) -> Self {
+        self.languages = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `output_schema`.
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_output_schema(
+        mut self,
+        value: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.output_schema = ::std::option::Option::Some(value);
+        self
+    }
+    ///Sets the optional member `revision`.
+    #[must_use]
+    pub fn with_revision(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.revision = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `tags`.
+    #[must_use]
+    pub fn with_tags(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.tags = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+}
 ///lookup get response (Part II 6.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CatalogGetResult {
     pub catalog_version: ::std::string::String,
     pub entry: CatalogEntry,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CatalogGetResult {
+    ///A `CatalogGetResult` with its required members (`entry`, `catalog_version`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        entry: impl ::std::convert::Into<CatalogEntry>,
+        catalog_version: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            catalog_version: catalog_version.into(),
+            entry: entry.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///lookup list response (Part II 6.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CatalogListResult {
     pub catalog_version: ::std::string::String,
     pub items: ::std::vec::Vec<CatalogEntry>,
@@ -307,6 +582,29 @@ pub struct CatalogListResult {
     pub next_cursor: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CatalogListResult {
+    ///A `CatalogListResult` with its required members (`items`, `catalog_version`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        items: impl ::std::iter::IntoIterator<Item = CatalogEntry>,
+        catalog_version: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            catalog_version: catalog_version.into(),
+            items: items.into_iter().collect(),
+            next_cursor: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `next_cursor`.
+    #[must_use]
+    pub fn with_next_cursor(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.next_cursor = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///Bound to the fixed access-tool name in the MCP binding (Part III Section 4). Present iff catalog is declared.
 #[derive(
@@ -390,6 +688,7 @@ impl ::std::convert::From<RequestError> for CatalogToolOutput {
 }
 ///One control-flow decision (Part II 5.8).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Decision {
     pub at: ::std::string::String,
     pub because: ::std::string::String,
@@ -397,8 +696,24 @@ pub struct Decision {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Decision {
+    ///A `Decision` with its required members (`at`, `took`, `because`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        at: impl ::std::convert::Into<::std::string::String>,
+        took: impl ::std::convert::Into<::std::string::String>,
+        because: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            at: at.into(),
+            because: because.into(),
+            took: took.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///One validation finding (Part II 5.5). path is a JSON Pointer string (json-pointer dialect, or input/context findings) or a TextRange (text-range dialect).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Diagnostic {
     pub code: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -410,6 +725,40 @@ pub struct Diagnostic {
     pub severity: DiagnosticSeverity,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Diagnostic {
+    ///A `Diagnostic` with its required members (`severity`, `code`, `path`, `message`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        severity: impl ::std::convert::Into<DiagnosticSeverity>,
+        code: impl ::std::convert::Into<::std::string::String>,
+        path: impl ::std::convert::Into<DiagnosticPath>,
+        message: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            hint: ::std::option::Option::None,
+            message: message.into(),
+            path: path.into(),
+            range: ::std::option::Option::None,
+            severity: severity.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `hint`.
+    #[must_use]
+    pub fn with_hint(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.hint = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `range`.
+    #[must_use]
+    pub fn with_range(mut self, value: impl ::std::convert::Into<TextRange>) -> Self {
+        self.range = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`DiagnosticPath`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -500,6 +849,7 @@ impl<'de> ::serde::Deserialize<'de> for DiagnosticSeverity {
 }
 ///execute request (Part II 6.5). Exactly one of program or program_ref (Part II 6.5.1). test_run is accepted only when execute.test_run is declared (normative in text). This def is a conformance validator for wire values; it is not a template for a loop tool's declared inputSchema, where Part III 4.6 forbids value enums and cross-member constraints on reserved members.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExecuteRequest {
     ///Validation context value bound per Part II 6.5.5.
     #[serde(
@@ -539,8 +889,117 @@ pub struct ExecuteRequest {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ExecuteRequest {
+    ///A `ExecuteRequest` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            context: ::std::option::Option::None,
+            expected_catalog_version: ::std::option::Option::None,
+            idempotency_key: ::std::option::Option::None,
+            input: ::std::option::Option::None,
+            program: ::std::option::Option::None,
+            program_ref: ::std::option::Option::None,
+            store: ::std::option::Option::None,
+            test_run: ::std::option::Option::None,
+            trace_level: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `context`.
+
+Validation context value bound per Part II 6.5.5.*/
+    #[must_use]
+    pub fn with_context(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.context = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `expected_catalog_version`.
+    #[must_use]
+    pub fn with_expected_catalog_version(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.expected_catalog_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `idempotency_key`.
+    #[must_use]
+    pub fn with_idempotency_key(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.idempotency_key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `input`.
+
+Input value bound per Part II 6.5.5.*/
+    #[must_use]
+    pub fn with_input(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.input = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `program`.
+
+Inline program; shape is Language-defined.*/
+    #[must_use]
+    pub fn with_program(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.program = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `program_ref`.
+
+Reference to a promoted program.*/
+    #[must_use]
+    pub fn with_program_ref(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.program_ref = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `store`.
+
+Optional retention override (Part II 6.5). Omitted: the Language's declared retention policy governs. true: the Server MUST retain the run record for later trace fetch; a Language declaring retention 'none' MUST reject the request with a request error of kind 'unsupported', never silently ignore. false: the Server MUST NOT retain the record beyond this response. run_id is returned in every case. store and trace_level are independent: store true with trace_level 'none' is valid: no inline trace, record still retained at the declared trace capability level. store applies only to started Runs; a refused Run is never retained.*/
+    #[must_use]
+    pub fn with_store(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.store = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `test_run`.
+    #[must_use]
+    pub fn with_test_run(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.test_run = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace_level`.
+    #[must_use]
+    pub fn with_trace_level(
+        mut self,
+        value: impl ::std::convert::Into<ExecuteTraceLevel>,
+    ) -> Self {
+        self.trace_level = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for ExecuteRequest {
+    ///`ExecuteRequest::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///execute response (Part II 6.5). diagnostics required when status is validation_error; trace required for started Runs at effective level summary/full; output only when ok is true.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExecuteResponse {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub diagnostics: ::std::option::Option<::std::vec::Vec<Diagnostic>>,
@@ -556,6 +1015,46 @@ pub struct ExecuteResponse {
     pub trace: ::std::option::Option<Trace>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ExecuteResponse {
+    ///A `ExecuteResponse` with its required members (`run_id`, `outcome`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        outcome: impl ::std::convert::Into<Outcome>,
+    ) -> Self {
+        Self {
+            diagnostics: ::std::option::Option::None,
+            outcome: outcome.into(),
+            output: ::std::option::Option::None,
+            run_id: run_id.into(),
+            trace: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `diagnostics`.
+    #[must_use]
+    pub fn with_diagnostics(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = Diagnostic>,
+    ) -> Self {
+        self.diagnostics = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    ///Sets the optional member `output`.
+    #[must_use]
+    pub fn with_output(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.output = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace`.
+    #[must_use]
+    pub fn with_trace(mut self, value: impl ::std::convert::Into<Trace>) -> Self {
+        self.trace = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///outputSchema union for an execute loop tool (Part III Section 6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -759,6 +1258,7 @@ impl ::std::convert::From<RequestError> for GetGuideToolOutput {
 }
 ///One guide's metadata (Part II 5.2). The body member exists only in the fetch form (Part III 4.1).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Guide {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<::std::string::String>,
@@ -782,19 +1282,94 @@ pub struct Guide {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Guide {
+    ///A `Guide` with its required members (`id`, `title`, `level`, `topics`, `language`, `version`, `size_bytes`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        level: impl ::std::convert::Into<GuideLevel>,
+        topics: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+        language: impl ::std::convert::Into<LanguageIdentifier>,
+        version: impl ::std::convert::Into<::std::string::String>,
+        size_bytes: impl ::std::convert::Into<u64>,
+    ) -> Self {
+        Self {
+            body: ::std::option::Option::None,
+            format: ::std::option::Option::None,
+            id: id.into(),
+            language: language.into(),
+            level: level.into(),
+            size_bytes: size_bytes.into(),
+            title: title.into(),
+            tokens_estimate: ::std::option::Option::None,
+            topics: topics.into_iter().collect(),
+            version: version.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `body`.
+    #[must_use]
+    pub fn with_body(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.body = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `format`.
+
+Default when absent: `"text/markdown"`.*/
+    #[must_use]
+    pub fn with_format(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.format = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `tokens_estimate`.
+    #[must_use]
+    pub fn with_tokens_estimate(
+        mut self,
+        value: impl ::std::convert::Into<u64>,
+    ) -> Self {
+        self.tokens_estimate = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///pilotage_get_guide fetch/topic form (Part III 4.1).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct GuideFetchResult {
     pub guide: Guide,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GuideFetchResult {
+    ///A `GuideFetchResult` with its required members (`guide`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(guide: impl ::std::convert::Into<Guide>) -> Self {
+        Self {
+            guide: guide.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///pilotage_get_guide index form (Part III 4.1). Index entries never carry a body.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct GuideIndexResult {
     pub guides: ::std::vec::Vec<Guide>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GuideIndexResult {
+    ///A `GuideIndexResult` with its required members (`guides`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(guides: impl ::std::iter::IntoIterator<Item = Guide>) -> Self {
+        Self {
+            guides: guides.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 ///`GuideLevel`
 /**
@@ -929,6 +1504,7 @@ impl ::std::convert::TryFrom<::std::string::String> for GuidesTool {
 }
 ///The _meta['io.github.jafarsa0/pilotage'] value on an initialize (or server/discover) result (Part III 3.2): manifest inline and/or manifest_uri.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct InitializeMetaValue {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub manifest: ::std::option::Option<Manifest>,
@@ -937,8 +1513,40 @@ pub struct InitializeMetaValue {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeMetaValue {
+    ///A `InitializeMetaValue` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            manifest: ::std::option::Option::None,
+            manifest_uri: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `manifest`.
+    #[must_use]
+    pub fn with_manifest(mut self, value: impl ::std::convert::Into<Manifest>) -> Self {
+        self.manifest = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `manifest_uri`.
+    #[must_use]
+    pub fn with_manifest_uri(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.manifest_uri = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for InitializeMetaValue {
+    ///`InitializeMetaValue::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///One exposed Language (Part II 5.1; reference fields bound per Part III Section 4).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct LanguageEntry {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub capabilities: ::std::option::Option<CapabilityDeclaration>,
@@ -977,6 +1585,136 @@ pub struct LanguageEntry {
     pub trace_subprogram: ::std::option::Option<TraceSubprogram>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl LanguageEntry {
+    ///A `LanguageEntry` with its required members (`name`, `title`, `guides`, `loop`, `locator`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        name: impl ::std::convert::Into<LanguageIdentifier>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        guides: impl ::std::convert::Into<GuidesTool>,
+        loop_: impl ::std::convert::Into<LoopObject>,
+        locator: impl ::std::convert::Into<Locator>,
+    ) -> Self {
+        Self {
+            capabilities: ::std::option::Option::None,
+            catalog: ::std::option::Option::None,
+            catalog_resource: ::std::option::Option::None,
+            context_schema: ::std::option::Option::None,
+            execution: ::std::option::Option::None,
+            guides: guides.into(),
+            guides_resource: ::std::option::Option::None,
+            locator: locator.into(),
+            loop_: loop_.into(),
+            name: name.into(),
+            promotion_authority: ::std::option::Option::None,
+            retention: ::std::option::Option::None,
+            title: title.into(),
+            trace: ::std::option::Option::None,
+            trace_subprogram: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `capabilities`.
+    #[must_use]
+    pub fn with_capabilities(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityDeclaration>,
+    ) -> Self {
+        self.capabilities = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `catalog`.
+
+Bound to the fixed access-tool name in the MCP binding (Part III Section 4). Present iff catalog is declared.*/
+    #[must_use]
+    pub fn with_catalog(
+        mut self,
+        value: impl ::std::convert::Into<CatalogTool>,
+    ) -> Self {
+        self.catalog = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `catalog_resource`.
+
+Optional resource URI of the catalog (Part III Section 4).*/
+    #[must_use]
+    pub fn with_catalog_resource(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.catalog_resource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `context_schema`.
+
+JSON Schema of the context value. Present iff the Language requires validation context (Part II 5.1).*/
+    #[must_use]
+    pub fn with_context_schema(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.context_schema = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `execution`.
+    #[must_use]
+    pub fn with_execution(
+        mut self,
+        value: impl ::std::convert::Into<Execution>,
+    ) -> Self {
+        self.execution = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `guides_resource`.
+
+Optional resource URI of the guide index (Part III Section 4).*/
+    #[must_use]
+    pub fn with_guides_resource(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.guides_resource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `promotion_authority`.
+
+Default when absent: `"caller"`.*/
+    #[must_use]
+    pub fn with_promotion_authority(
+        mut self,
+        value: impl ::std::convert::Into<PromotionAuthority>,
+    ) -> Self {
+        self.promotion_authority = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `retention`.
+    #[must_use]
+    pub fn with_retention(
+        mut self,
+        value: impl ::std::convert::Into<Retention>,
+    ) -> Self {
+        self.retention = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace`.
+    #[must_use]
+    pub fn with_trace(mut self, value: impl ::std::convert::Into<TraceLevel>) -> Self {
+        self.trace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `trace_subprogram`.
+
+Default when absent: `"opaque"`.*/
+    #[must_use]
+    pub fn with_trace_subprogram(
+        mut self,
+        value: impl ::std::convert::Into<TraceSubprogram>,
+    ) -> Self {
+        self.trace_subprogram = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///Language identifier, family/version (Part II 3.3). Pattern (enforced by the validator): `^[^/]+/[^/]+$`.
 #[derive(
@@ -1096,6 +1834,7 @@ impl<'de> ::serde::Deserialize<'de> for Locator {
 }
 ///Server-selected loop tool names (Part III 4.3). Names present must match the effective capability map (Part II 4.3 rule 7).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct LoopObject {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub execute: ::std::option::Option<::std::string::String>,
@@ -1105,8 +1844,38 @@ pub struct LoopObject {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl LoopObject {
+    ///A `LoopObject` with its required members (`validate`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(validate: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            execute: ::std::option::Option::None,
+            trace: ::std::option::Option::None,
+            validate: validate.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `execute`.
+    #[must_use]
+    pub fn with_execute(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.execute = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace`.
+    #[must_use]
+    pub fn with_trace(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.trace = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///The Server's self-description (Part II 5.1).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Manifest {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub capabilities: ::std::option::Option<CapabilityDeclaration>,
@@ -1114,6 +1883,29 @@ pub struct Manifest {
     pub pilotage: VersionString,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Manifest {
+    ///A `Manifest` with its required members (`pilotage`, `languages`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        pilotage: impl ::std::convert::Into<VersionString>,
+        languages: impl ::std::iter::IntoIterator<Item = LanguageEntry>,
+    ) -> Self {
+        Self {
+            capabilities: ::std::option::Option::None,
+            languages: languages.into_iter().collect(),
+            pilotage: pilotage.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `capabilities`.
+    #[must_use]
+    pub fn with_capabilities(
+        mut self,
+        value: impl ::std::convert::Into<CapabilityDeclaration>,
+    ) -> Self {
+        self.capabilities = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///outputSchema union for pilotage_manifest (Part III Section 6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1134,6 +1926,7 @@ impl ::std::convert::From<RequestError> for ManifestToolOutput {
 }
 ///Closed Run classification (Part II 5.7). error is null iff ok is true.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Outcome {
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub error: ::std::option::Option<::std::string::String>,
@@ -1142,8 +1935,24 @@ pub struct Outcome {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Outcome {
+    ///A `Outcome` with its required members (`ok`, `status`, `error`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        ok: impl ::std::convert::Into<bool>,
+        status: impl ::std::convert::Into<::std::string::String>,
+        error: ::std::option::Option<::std::string::String>,
+    ) -> Self {
+        Self {
+            error: error,
+            ok: ok.into(),
+            status: status.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///Statically derived execution preview (Part II 5.6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Plan {
     pub max_risk: ::std::string::String,
     pub max_risk_hints: RiskHints,
@@ -1151,8 +1960,24 @@ pub struct Plan {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Plan {
+    ///A `Plan` with its required members (`steps`, `max_risk`, `max_risk_hints`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        steps: impl ::std::iter::IntoIterator<Item = PlanStep>,
+        max_risk: impl ::std::convert::Into<::std::string::String>,
+        max_risk_hints: impl ::std::convert::Into<RiskHints>,
+    ) -> Self {
+        Self {
+            max_risk: max_risk.into(),
+            max_risk_hints: max_risk_hints.into(),
+            steps: steps.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///One plan step (Part II 5.6). calls present iff the step invokes a reference; arm present iff inside a branch arm; loop present iff inside a loop body.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PlanStep {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub arm: ::std::option::Option<BranchArm>,
@@ -1166,29 +1991,109 @@ pub struct PlanStep {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PlanStep {
+    ///A `PlanStep` with its required members (`id`, `risk`, `risk_hints`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        risk: impl ::std::convert::Into<::std::string::String>,
+        risk_hints: impl ::std::convert::Into<RiskHints>,
+    ) -> Self {
+        Self {
+            arm: ::std::option::Option::None,
+            calls: ::std::option::Option::None,
+            id: id.into(),
+            loop_: ::std::option::Option::None,
+            risk: risk.into(),
+            risk_hints: risk_hints.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `arm`.
+    #[must_use]
+    pub fn with_arm(mut self, value: impl ::std::convert::Into<BranchArm>) -> Self {
+        self.arm = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `calls`.
+    #[must_use]
+    pub fn with_calls(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.calls = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `loop`.
+    #[must_use]
+    pub fn with_loop(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.loop_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`ProgramArgument`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProgramArgument {
     pub argument: ::std::string::String,
     pub language: LanguageIdentifier,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgramArgument {
+    ///A `ProgramArgument` with its required members (`argument`, `language`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        argument: impl ::std::convert::Into<::std::string::String>,
+        language: impl ::std::convert::Into<LanguageIdentifier>,
+    ) -> Self {
+        Self {
+            argument: argument.into(),
+            language: language.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///The _meta['io.github.jafarsa0/pilotage'] value on a program-valued tool (Part III Section 5): either argument+language, or languages[] for multi-Language tools. The rule that every argument value in languages[] is distinct (Part III Section 5) is not expressible here.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum ProgramDeclaration {
+    #[non_exhaustive]
     Single {
         argument: ::std::string::String,
         language: LanguageIdentifier,
         #[serde(flatten)]
         extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     },
+    #[non_exhaustive]
     Shared {
         languages: ::std::vec::Vec<ProgramArgument>,
         #[serde(flatten)]
         extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     },
+}
+impl ProgramDeclaration {
+    ///A [`ProgramDeclaration::Single`] with its required members (`argument`, `language`); every optional member absent and no unknown members.
+    pub fn single(
+        argument: impl ::std::convert::Into<::std::string::String>,
+        language: impl ::std::convert::Into<LanguageIdentifier>,
+    ) -> Self {
+        Self::Single {
+            argument: argument.into(),
+            language: language.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///A [`ProgramDeclaration::Shared`] with its required members (`languages`); every optional member absent and no unknown members.
+    pub fn shared(
+        languages: impl ::std::iter::IntoIterator<Item = ProgramArgument>,
+    ) -> Self {
+        Self::Shared {
+            languages: languages.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 ///Default when absent: `"caller"`.
 /**
@@ -1267,6 +2172,7 @@ impl<'de> ::serde::Deserialize<'de> for PromotionAuthority {
 }
 ///Request-error structuredContent (Part III 7.2). Operation-mandated siblings (for example catalog_version on catalog get errors) appear beside error.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RequestError {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalog_version: ::std::option::Option<::std::string::String>,
@@ -1274,13 +2180,46 @@ pub struct RequestError {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl RequestError {
+    ///A `RequestError` with its required members (`error`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(error: impl ::std::convert::Into<RequestErrorBody>) -> Self {
+        Self {
+            catalog_version: ::std::option::Option::None,
+            error: error.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `catalog_version`.
+    #[must_use]
+    pub fn with_catalog_version(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.catalog_version = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`RequestErrorBody`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RequestErrorBody {
     pub kind: RequestErrorKind,
     pub message: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl RequestErrorBody {
+    ///A `RequestErrorBody` with its required members (`kind`, `message`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        kind: impl ::std::convert::Into<RequestErrorKind>,
+        message: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            kind: kind.into(),
+            message: message.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 ///`RequestErrorKind`
 /**
@@ -1433,6 +2372,7 @@ impl ::std::str::FromStr for Retention {
 }
 ///Generic comparable risk booleans (Part II 5.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RiskHints {
     pub destructive: bool,
     #[serde(rename = "openWorld")]
@@ -1442,8 +2382,24 @@ pub struct RiskHints {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl RiskHints {
+    ///A `RiskHints` with its required members (`readOnly`, `destructive`, `openWorld`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        read_only: impl ::std::convert::Into<bool>,
+        destructive: impl ::std::convert::Into<bool>,
+        open_world: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            destructive: destructive.into(),
+            open_world: open_world.into(),
+            read_only: read_only.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///`TextPosition`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TextPosition {
     #[serde(deserialize_with = "::pilotage_types::wire::integer")]
     pub column: ::std::num::NonZeroU64,
@@ -1452,16 +2408,44 @@ pub struct TextPosition {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextPosition {
+    ///A `TextPosition` with its required members (`line`, `column`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        line: impl ::std::convert::Into<::std::num::NonZeroU64>,
+        column: impl ::std::convert::Into<::std::num::NonZeroU64>,
+    ) -> Self {
+        Self {
+            column: column.into(),
+            line: line.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///1-based text range (Part II 5.5).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TextRange {
     pub end: TextPosition,
     pub start: TextPosition,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextRange {
+    ///A `TextRange` with its required members (`start`, `end`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        start: impl ::std::convert::Into<TextPosition>,
+        end: impl ::std::convert::Into<TextPosition>,
+    ) -> Self {
+        Self {
+            end: end.into(),
+            start: start.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///The recorded account of a Run (Part II 5.8).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Trace {
     pub level: TraceLevel,
     pub run_id: ::std::string::String,
@@ -1473,8 +2457,36 @@ pub struct Trace {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Trace {
+    ///A `Trace` with its required members (`run_id`, `level`, `steps`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        level: impl ::std::convert::Into<TraceLevel>,
+        steps: impl ::std::iter::IntoIterator<Item = TraceStep>,
+    ) -> Self {
+        Self {
+            level: level.into(),
+            run_id: run_id.into(),
+            stats: ::std::option::Option::None,
+            steps: steps.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `stats`.
+    #[must_use]
+    pub fn with_stats(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.stats = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///trace fetch request (Part II 6.6): retrieve the stored trace of a started Run by run_id. Returned detail is min(requested, recorded); question only where trace_fetch.narrate is declared. This def is a conformance validator for wire values; it is not a template for a loop tool's declared inputSchema, where Part III 4.6 forbids value enums and cross-member constraints on reserved members.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TraceFetchRequest {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub question: ::std::option::Option<::std::string::String>,
@@ -1484,8 +2496,38 @@ pub struct TraceFetchRequest {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TraceFetchRequest {
+    ///A `TraceFetchRequest` with its required members (`run_id`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(run_id: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            question: ::std::option::Option::None,
+            run_id: run_id.into(),
+            trace_level: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `question`.
+    #[must_use]
+    pub fn with_question(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.question = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `trace_level`.
+    #[must_use]
+    pub fn with_trace_level(
+        mut self,
+        value: impl ::std::convert::Into<TraceLevel>,
+    ) -> Self {
+        self.trace_level = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///trace fetch response (Part II 6.6). output present where retained; narration only where trace_fetch.narrate is declared.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TraceFetchResponse {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub narration: ::std::option::Option<::std::string::String>,
@@ -1500,6 +2542,41 @@ pub struct TraceFetchResponse {
     pub trace: Trace,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TraceFetchResponse {
+    ///A `TraceFetchResponse` with its required members (`run_id`, `outcome`, `trace`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        run_id: impl ::std::convert::Into<::std::string::String>,
+        outcome: impl ::std::convert::Into<Outcome>,
+        trace: impl ::std::convert::Into<Trace>,
+    ) -> Self {
+        Self {
+            narration: ::std::option::Option::None,
+            outcome: outcome.into(),
+            output: ::std::option::Option::None,
+            run_id: run_id.into(),
+            trace: trace.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `narration`.
+    #[must_use]
+    pub fn with_narration(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.narration = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `output`.
+    #[must_use]
+    pub fn with_output(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.output = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`TraceLevel`
 /**
@@ -1578,6 +2655,7 @@ impl<'de> ::serde::Deserialize<'de> for TraceLevel {
 }
 ///One executed step (Part II 5.8). input/output presence depends on the effective level and step class (normative in text). decisions is required for control-flow steps.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct TraceStep {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub calls: ::std::option::Option<::std::string::String>,
@@ -1605,6 +2683,66 @@ pub struct TraceStep {
     pub t_ms: ::std::option::Option<u64>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TraceStep {
+    ///A `TraceStep` with its required members (`id`, `outcome`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        outcome: impl ::std::convert::Into<Outcome>,
+    ) -> Self {
+        Self {
+            calls: ::std::option::Option::None,
+            decisions: ::std::option::Option::None,
+            id: id.into(),
+            input: ::std::option::Option::None,
+            outcome: outcome.into(),
+            output: ::std::option::Option::None,
+            t_ms: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `calls`.
+    #[must_use]
+    pub fn with_calls(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.calls = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `decisions`.
+    #[must_use]
+    pub fn with_decisions(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = Decision>,
+    ) -> Self {
+        self.decisions = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    ///Sets the optional member `input`.
+    #[must_use]
+    pub fn with_input(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.input = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `output`.
+    #[must_use]
+    pub fn with_output(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.output = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `t_ms`.
+    #[must_use]
+    pub fn with_t_ms(mut self, value: impl ::std::convert::Into<u64>) -> Self {
+        self.t_ms = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///Default when absent: `"opaque"`.
 /**
@@ -1700,6 +2838,7 @@ impl ::std::convert::From<RequestError> for TraceToolOutput {
 }
 ///validate response (Part II 6.4). diagnostics is always present: an empty array means no findings. catalog_version present for catalog-bearing Languages; plan present when plan is declared and valid is true; references per Part II 6.4 rule 5.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ValidateResponse {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalog_version: ::std::option::Option<::std::string::String>,
@@ -1711,6 +2850,46 @@ pub struct ValidateResponse {
     pub valid: bool,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ValidateResponse {
+    ///A `ValidateResponse` with its required members (`valid`, `diagnostics`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        valid: impl ::std::convert::Into<bool>,
+        diagnostics: impl ::std::iter::IntoIterator<Item = Diagnostic>,
+    ) -> Self {
+        Self {
+            catalog_version: ::std::option::Option::None,
+            diagnostics: diagnostics.into_iter().collect(),
+            plan: ::std::option::Option::None,
+            references: ::std::option::Option::None,
+            valid: valid.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `catalog_version`.
+    #[must_use]
+    pub fn with_catalog_version(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.catalog_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `plan`.
+    #[must_use]
+    pub fn with_plan(mut self, value: impl ::std::convert::Into<Plan>) -> Self {
+        self.plan = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `references`.
+    #[must_use]
+    pub fn with_references(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.references = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
 }
 ///outputSchema union for a validate loop tool (Part III Section 6).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]

@@ -6,6 +6,32 @@
 //! for every instance the schema accepts, `serde_json::from_value::<T>` then `to_value`
 //! gives back an equal value, unknown members included.
 //!
+//! # Building values
+//!
+//! Every generated struct is `#[non_exhaustive]`, so that a minor version's new optional
+//! member breaks no code: read its public fields and match it with `..`, but build it with
+//! `T::new(required members..)` and one `with_<member>(value)` setter per optional member
+//! (`T::default()` where every member is optional), or with the constructors that keep a rule
+//! of the schema ([`Outcome::success`], [`Outcome::failure`], [`ValidateResponse::valid`],
+//! [`ValidateResponse::invalid`], [`ExecuteResponse::validation_error`], [`Diagnostic::error`],
+//! [`RequestError::not_found`], ...):
+//!
+//! ```
+//! use pilotage_types::{Diagnostic, ExecuteResponse, Outcome, SchemaDef, Trace, TraceLevel, TraceStep};
+//!
+//! let step = TraceStep::new("s1", Outcome::success("success")).with_calls("send_email").with_t_ms(4u64);
+//! let done = ExecuteResponse::new("run_1", Outcome::success("success"))
+//!     .with_output(serde_json::json!({"sent": true}))
+//!     .with_trace(Trace::new("run_1", TraceLevel::Summary, [step]));
+//! let refused = ExecuteResponse::validation_error("run_2", [Diagnostic::error("unknown_step", "/steps/0", "no such step")]);
+//! for response in [&done, &refused] {
+//!     assert!(ExecuteResponse::is_valid(&serde_json::to_value(response)?));
+//! }
+//! let ExecuteResponse { run_id, outcome, .. } = &done;
+//! assert_eq!((run_id.as_str(), outcome.ok), ("run_1", true));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+//!
 //! The types carry the schema's *shape*. Rules that typify cannot express in Rust types
 //! (conditionals, "exactly one of", patterns of `Retention`) are enforced by the validators
 //! (feature `validate`, on by default), which always read the original schema.

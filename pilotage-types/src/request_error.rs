@@ -28,46 +28,38 @@ impl RequestErrorKind {
 
 impl RequestError {
     /// A request error of `kind` with a server-authored `message` (Part III 7.2; clients
-    /// branch on `kind`, never on `message`).
+    /// branch on `kind`, never on `message`). The generated [`RequestError::new`] takes the
+    /// body as it is; this one keeps Part III 7.2 and 10.1: a Server emits only the kinds of
+    /// this version, so a kind this version does not define ([`RequestErrorKind::Unknown`])
+    /// is sent as `internal`.
     ///
-    /// A Server emits only the kinds of this version (Part III 7.2, 10.1): a kind this version
-    /// does not define ([`RequestErrorKind::Unknown`]) is sent as `internal`.
-    pub fn new(kind: RequestErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            catalog_version: None,
-            error: RequestErrorBody {
-                kind: kind.effective(),
-                message: message.into(),
-                extra: Default::default(),
-            },
-            extra: Default::default(),
-        }
+    /// ```
+    /// use pilotage_types::{RequestError, RequestErrorKind};
+    /// let error = RequestError::from_kind(RequestErrorKind::NotFound, "unknown run");
+    /// assert_eq!(error.error.kind, RequestErrorKind::NotFound);
+    /// ```
+    pub fn from_kind(kind: RequestErrorKind, message: impl Into<String>) -> Self {
+        Self::new(RequestErrorBody::new(kind.effective(), message))
     }
 
     /// `invalid_request` (Part III 4.3, 4.4, 7.1: both-or-neither runnable, bad `mode`, ...).
     pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorKind::InvalidRequest, message)
+        Self::from_kind(RequestErrorKind::InvalidRequest, message)
     }
 
     /// `unsupported` (Part III 7.1: unsupported `test_run`, `store: true` without retention, ...).
     pub fn unsupported(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorKind::Unsupported, message)
+        Self::from_kind(RequestErrorKind::Unsupported, message)
     }
 
     /// `not_found` (for example an unknown or expired run, Part III 9.5).
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorKind::NotFound, message)
+        Self::from_kind(RequestErrorKind::NotFound, message)
     }
 
     /// `internal` (Part III 7.2: a fault of the server).
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(RequestErrorKind::Internal, message)
-    }
-
-    /// The same error with the operation-mandated `catalog_version` sibling (Part III 7.2).
-    pub fn with_catalog_version(mut self, catalog_version: impl Into<String>) -> Self {
-        self.catalog_version = Some(catalog_version.into());
-        self
+        Self::from_kind(RequestErrorKind::Internal, message)
     }
 
     /// The kind a Client acts on: [`RequestErrorKind::effective`] of `error.kind`.

@@ -203,7 +203,7 @@ fn program_declarations_name_their_two_forms() {
 
 #[test]
 fn servers_emit_only_known_kinds() {
-    let error = RequestError::new(RequestErrorKind::Unknown("made_up".into()), "m");
+    let error = RequestError::from_kind(RequestErrorKind::Unknown("made_up".into()), "m");
     assert_eq!(error.error.kind, RequestErrorKind::Internal);
     assert!(RequestError::validate(&serde_json::to_value(&error).unwrap()).is_ok());
 }

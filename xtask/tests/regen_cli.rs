@@ -181,22 +181,25 @@ fn a_spec_bump_names_each_api_change_and_classes_it() {
     assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
     let report = String::from_utf8_lossy(&check.stdout).into_owned();
     for line in [
-        "additive new type BumpProbe (struct, 2 items)",
+        "additive new type BumpProbe (struct, 3 items)",
         "additive new optional member Diagnostic.bump_probe: String",
+        "additive new setter Diagnostic::with_bump_probe(value: impl Into<String>)",
+        "breaking constructor Decision::new takes other arguments: (at: impl Into<String>, took: impl Into<String>, because: impl Into<String>) -> (at: impl Into<String>, took: impl Into<String>, because: impl Into<String>, bump_note: impl Into<String>)",
+        "breaking removed setter Guide::with_tokens_estimate",
         "additive new value RequestErrorKind \"bump_probe_kind\" of open enum",
         "additive new value Locator \"bump-probe-locator\" of open enum",
         "breaking new required member Decision.bump_note: String",
         "breaking removed member Guide.tokens_estimate",
         "additive new element DEFS \"BumpProbe\" of constant list",
         "additive new element REQUEST_ERROR_KINDS \"bump_probe_kind\" of constant list",
-        "regen: 8 API change(s) of the generated types: 6 additive, 2 breaking (breaking for downstream code)",
+        "regen: 11 API change(s) of the generated types: 7 additive, 4 breaking (breaking for downstream code)",
     ] {
         assert!(report.contains(line), "`{line}` missing from:\n{report}");
     }
     // Writing prints the same report, then nothing once written.
     let write = regen(&root, &["--schema", "bump.schema.json"]);
     assert!(write.status.success(), "{}", stderr(&write));
-    assert!(String::from_utf8_lossy(&write.stdout).contains("6 additive, 2 breaking"));
+    assert!(String::from_utf8_lossy(&write.stdout).contains("7 additive, 4 breaking"));
     let again = regen(&root, &["--schema", "bump.schema.json"]);
     assert!(!String::from_utf8_lossy(&again.stdout).contains("API change"));
     // The copy pilotage-types compiles in is the schema regen read, byte for byte.
@@ -338,5 +341,162 @@ fn a_kill_between_write_and_rename_leaves_the_previous_files() {
         .unwrap()
         .contains("pub struct ExtraThing"));
     assert!(leftover_temporaries(&root).is_empty());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// A scratch copy of the whole workspace (every file git tracks or would track), for a bump
+/// that must be built.
+fn scratch_workspace(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("pilotage-bump-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let listed = Command::new("git")
+        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .current_dir(workspace())
+        .output()
+        .expect("git lists the workspace's files");
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let relative = Path::new(std::str::from_utf8(file).unwrap());
+        let source = workspace().join(relative);
+        if !source.is_file() {
+            continue; // deleted in the work tree
+        }
+        let target = root.join(relative);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(&source, &target).unwrap();
+    }
+    root
+}
+
+/// The schema of a minor version that only adds: a new definition, optional members on
+/// definitions, on nested object types and on an alternative of an enum, and new values of
+/// open enums.
+fn additive_minor(schema: &mut serde_json::Value) {
+    let id = schema["$id"].as_str().unwrap().replace("/1.1/", "/1.2/");
+    schema["$id"] = id.into();
+    let defs = &mut schema["$defs"];
+    defs["Usage"] = serde_json::json!({"type": "object", "description": "Resources a Run used.",
+        "properties": {"tokens": {"type": "integer", "minimum": 0}, "cost": {"type": "number"}}, "required": ["tokens"]});
+    defs["ExecuteResponse"]["properties"]["usage"] = serde_json::json!({"$ref": "#/$defs/Usage"});
+    defs["Diagnostic"]["properties"]["source"] = serde_json::json!({"type": "string"});
+    defs["Outcome"]["properties"]["retryable"] = serde_json::json!({"type": "boolean"});
+    defs["TraceStep"]["properties"]["attempt"] = serde_json::json!({"type": "integer", "minimum": 1});
+    defs["LanguageEntry"]["properties"]["homepage"] = serde_json::json!({"type": "string"});
+    defs["Manifest"]["properties"]["server_notes"] = serde_json::json!({"type": "string"});
+    defs["CapabilitySettings"]["properties"]["streaming"] = serde_json::json!({"type": "boolean"});
+    defs["RequestError"]["properties"]["error"]["properties"]["detail"] = serde_json::json!({"type": "string"});
+    defs["PlanStep"]["properties"]["arm"]["properties"]["note"] = serde_json::json!({"type": "string"});
+    defs["ProgramDeclaration"]["anyOf"][0]["properties"]["note"] = serde_json::json!({"type": "string"});
+    for (pointer, value) in [
+        ("/RequestError/properties/error/properties/kind/enum", "rate_limited"),
+        ("/Diagnostic/properties/severity/enum", "info"),
+        ("/LanguageEntry/properties/locator/enum", "line-column"),
+    ] {
+        defs.pointer_mut(pointer)
+            .and_then(serde_json::Value::as_array_mut)
+            .unwrap_or_else(|| panic!("{pointer}"))
+            .push(value.into());
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|d| if d.is_absolute() { d } else { workspace().join(d) })
+        .unwrap_or_else(|| workspace().join("target"))
+}
+
+/// `cargo check` of the scratch workspace, every target, in a target directory of its own
+/// that later runs reuse.
+fn check_workspace(root: &Path) -> Output {
+    Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--offline", "--workspace", "--all-targets"])
+        .env("CARGO_TARGET_DIR", target_dir().join("bump-check"))
+        .env_remove("RUSTFLAGS")
+        .current_dir(root)
+        .output()
+        .expect("cargo runs")
+}
+
+/// The promise of "additive": code written against the earlier types still compiles. An
+/// additive 1.2 put in place of the vendored schema is reported additive line by line, and
+/// then the whole workspace, the downstream fixture crate (`tests/downstream`: responses built
+/// with `new` / `with_*`, values read with `..`) among it, compiles unchanged.
+#[test]
+fn an_additive_bump_is_additive_for_code_that_builds_and_code_that_reads() {
+    let root = scratch_workspace("additive");
+    let path = root.join("schemas/pilotage.schema.json");
+    let mut schema: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    additive_minor(&mut schema);
+    fs::write(&path, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+
+    let output = regen(&root, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    for line in [
+        "additive new type Usage (struct, ",
+        "additive new optional member ExecuteResponse.usage: Usage",
+        "additive new setter ExecuteResponse::with_usage(value: impl Into<Usage>)",
+        "additive new optional member RequestErrorBody.detail: String",
+        "additive new setter BranchArm::with_note(value: impl Into<String>)",
+        "additive new value DiagnosticSeverity \"info\" of open enum",
+        "additive new value RequestErrorKind \"rate_limited\" of open enum",
+        " 0 breaking (additive only)",
+    ] {
+        assert!(report.contains(line), "`{line}` missing from:\n{report}");
+    }
+    assert!(
+        !report.lines().any(|l| l.trim_start().starts_with("breaking")),
+        "{report}"
+    );
+    let generated = fs::read_to_string(root.join("pilotage-types/src/generated.rs")).unwrap();
+    assert!(
+        generated.contains("pub usage: ::std::option::Option<Usage>"),
+        "the bump reached the types"
+    );
+
+    let built = check_workspace(&root);
+    assert!(
+        built.status.success(),
+        "code written against 1.1 does not compile against the additive 1.2:\n{}",
+        stderr(&built)
+    );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// A new required member changes what `new` takes: reported breaking, naming the
+/// constructor, and the downstream fixture indeed stops compiling, at that constructor.
+#[test]
+fn a_new_required_member_is_breaking_and_names_the_constructor() {
+    let root = scratch_workspace("breaking");
+    let path = root.join("schemas/pilotage.schema.json");
+    let mut schema: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let execute = &mut schema["$defs"]["ExecuteResponse"];
+    execute["properties"]["usage"] = serde_json::json!({"type": "integer"});
+    execute["required"].as_array_mut().unwrap().push("usage".into());
+    fs::write(&path, serde_json::to_string_pretty(&schema).unwrap()).unwrap();
+
+    let output = regen(&root, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    for line in [
+        "breaking new required member ExecuteResponse.usage: i64",
+        "breaking constructor ExecuteResponse::new takes other arguments: (run_id: impl Into<String>, outcome: impl Into<Outcome>) -> (run_id: impl Into<String>, outcome: impl Into<Outcome>, usage: impl Into<i64>)",
+    ] {
+        assert!(report.contains(line), "`{line}` missing from:\n{report}");
+    }
+    let built = Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--offline", "-p", "pilotage-downstream-fixture"])
+        .env("CARGO_TARGET_DIR", target_dir().join("bump-check"))
+        .env_remove("RUSTFLAGS")
+        .current_dir(&root)
+        .output()
+        .expect("cargo runs");
+    let message = stderr(&built);
+    assert!(!built.status.success(), "a breaking bump must break the fixture");
+    assert!(
+        message.contains("this function takes 3 arguments but 2 arguments were supplied"),
+        "{message}"
+    );
     fs::remove_dir_all(&root).unwrap();
 }

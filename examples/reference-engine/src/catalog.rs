@@ -48,18 +48,14 @@ pub const RISKS: &[&str] = &["safe", "moderate", "high"];
 
 /// Changes from `baseline` to the current version, or `unknown_baseline`.
 pub fn changes_since(baseline: &str) -> Result<Vec<CatalogChange>, RequestError> {
-    let change = |id: &str, kind| CatalogChange {
-        id: id.to_owned(),
-        change: kind,
-        extra: Default::default(),
-    };
+    let change = |id: &str, kind| CatalogChange::new(id, kind);
     match baseline {
         CATALOG_VERSION => Ok(Vec::new()),
         PREVIOUS_CATALOG_VERSION => Ok(vec![
             change("cap_send_email", CatalogChangeKind::Modified),
             change("cap_delete_user", CatalogChangeKind::Added),
         ]),
-        other => Err(RequestError::new(
+        other => Err(RequestError::from_kind(
             pilotage_types::RequestErrorKind::UnknownBaseline,
             format!("unknown catalog_version {other}: list the catalog again"),
         )

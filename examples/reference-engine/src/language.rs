@@ -192,12 +192,7 @@ fn check_reference(reference: &str, pointer: &str, earlier: &[String], diagnosti
 pub fn plan(steps: &[(String, String)]) -> Plan {
     let catalog = entries();
     let mut max = 0;
-    let mut max_hints = RiskHints {
-        read_only: true,
-        destructive: false,
-        open_world: false,
-        extra: Map::new(),
-    };
+    let mut max_hints = RiskHints::new(true, false, false);
     let planned: Vec<PlanStep> = steps
         .iter()
         .map(|(id, capability)| {
@@ -207,23 +202,10 @@ pub fn plan(steps: &[(String, String)]) -> Plan {
             max_hints.read_only &= hints.read_only;
             max_hints.destructive |= hints.destructive;
             max_hints.open_world |= hints.open_world;
-            PlanStep {
-                id: id.clone(),
-                calls: Some(capability.clone()),
-                arm: None,
-                loop_: None,
-                risk: entry.risk.clone(),
-                risk_hints: hints.clone(),
-                extra: Map::new(),
-            }
+            PlanStep::new(id.clone(), entry.risk.clone(), hints.clone()).with_calls(capability.clone())
         })
         .collect();
-    Plan {
-        steps: planned,
-        max_risk: RISKS[max].to_owned(),
-        max_risk_hints: max_hints,
-        extra: Map::new(),
-    }
+    Plan::new(planned, RISKS[max], max_hints)
 }
 
 /// Resolves the references in `template` against the run's state.
@@ -290,16 +272,7 @@ pub struct Run {
 }
 
 fn trace_step(id: &str, capability: &str, outcome: Outcome, t_ms: u64) -> TraceStep {
-    TraceStep {
-        id: id.to_owned(),
-        calls: Some(capability.to_owned()),
-        decisions: None,
-        input: None,
-        output: None,
-        outcome,
-        t_ms: Some(t_ms),
-        extra: Map::new(),
-    }
+    TraceStep::new(id, outcome).with_calls(capability).with_t_ms(t_ms)
 }
 
 /// Runs a valid workflow with `input`.
@@ -315,7 +288,7 @@ pub fn run(program: &Value, input: &Value) -> Run {
         let t_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match result {
             Ok((arguments, output)) => {
-                let mut done = trace_step(&id, capability, Outcome::success(), t_ms);
+                let mut done = trace_step(&id, capability, Outcome::success("success"), t_ms);
                 done.input = Some(arguments);
                 done.output = Some(output.clone());
                 steps.push(done);
@@ -338,7 +311,7 @@ pub fn run(program: &Value, input: &Value) -> Run {
     }
     match resolve(program.get("output").unwrap_or(&Value::Null), input, &outputs) {
         Ok(output) => Run {
-            outcome: Outcome::success(),
+            outcome: Outcome::success("success"),
             output: Some(output),
             steps,
         },
@@ -353,24 +326,15 @@ pub fn run(program: &Value, input: &Value) -> Run {
 /// The trace at `level` (`summary` drops step inputs and outputs, Part II 5.8).
 pub fn trace(run_id: &str, level: TraceLevel, steps: &[TraceStep]) -> Trace {
     let summary = level == TraceLevel::Summary;
-    let steps = steps
-        .iter()
-        .map(|step| {
-            let mut step = step.clone();
-            if summary {
-                step.input = None;
-                step.output = None;
-            }
-            step
-        })
-        .collect();
-    Trace {
-        run_id: run_id.to_owned(),
-        level,
-        steps,
-        stats: None,
-        extra: Map::new(),
-    }
+    let steps = steps.iter().map(|step| {
+        let mut step = step.clone();
+        if summary {
+            step.input = None;
+            step.output = None;
+        }
+        step
+    });
+    Trace::new(run_id, level, steps)
 }
 
 #[cfg(test)]

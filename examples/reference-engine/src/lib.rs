@@ -269,59 +269,45 @@ impl Engine {
 
     /// The manifest (Part II 5.1; the Language of Part III 9.1).
     pub fn manifest(&self) -> Manifest {
-        let declared = |settings: Option<CapabilitySettings>| {
-            Some(settings.map_or(CapabilityValue::Boolean(true), CapabilityValue::CapabilitySettings))
-        };
-        let settings = |topic_fetch, search, changed_since| CapabilitySettings {
-            topic_fetch,
-            search,
-            changed_since,
-            idempotency: None,
-            narrate: None,
-            test_run: None,
-            extra: Map::new(),
-        };
-        let language = LanguageEntry {
-            name: LanguageIdentifier(LANGUAGE.to_owned()),
-            title: "Workflow documents".to_owned(),
-            guides: GuidesTool::PilotageGetGuide,
-            catalog: Some(CatalogTool::PilotageCatalog),
-            guides_resource: self.options.resources.then(|| guides_uri(LANGUAGE)),
-            catalog_resource: self.options.resources.then(|| catalog_uri(LANGUAGE)),
-            loop_: LoopObject {
-                validate: ValidateWorkflow::tool_definition().name.clone(),
-                execute: Some(RunWorkflow::tool_definition().name.clone()),
-                trace: Some(TraceRun::tool_definition().name.clone()),
-                extra: Map::new(),
-            },
-            capabilities: Some(CapabilityDeclaration {
-                guides: declared(Some(settings(Some(true), None, None))),
-                catalog: declared(Some(settings(None, Some(true), Some(true)))),
-                validate: declared(None),
-                plan: declared(None),
-                execute: declared(None),
-                trace_fetch: declared(None),
-                extra: Map::new(),
-            }),
-            locator: Locator::JsonPointer,
-            context_schema: None,
-            execution: Some(if self.options.execution_both {
-                Execution::Both
-            } else {
-                Execution::Immediate
-            }),
-            trace: Some(TraceLevel::Full),
-            trace_subprogram: None,
-            retention: Some(Retention(RETENTION_DECLARED.to_owned())),
-            promotion_authority: None,
-            extra: Map::new(),
-        };
-        Manifest {
-            pilotage: pilotage_types::VersionString(pilotage_types::PILOTAGE_VERSION.to_owned()),
-            languages: vec![language],
-            capabilities: None,
-            extra: Map::new(),
+        let capabilities = CapabilityDeclaration::new()
+            .with_guides(CapabilityValue::CapabilitySettings(
+                CapabilitySettings::new().with_topic_fetch(true),
+            ))
+            .with_catalog(CapabilityValue::CapabilitySettings(
+                CapabilitySettings::new().with_search(true).with_changed_since(true),
+            ))
+            .with_validate(true)
+            .with_plan(true)
+            .with_execute(true)
+            .with_trace_fetch(true);
+        let loop_tools = LoopObject::new(ValidateWorkflow::tool_definition().name.clone())
+            .with_execute(RunWorkflow::tool_definition().name.clone())
+            .with_trace(TraceRun::tool_definition().name.clone());
+        let mut language = LanguageEntry::new(
+            LanguageIdentifier(LANGUAGE.to_owned()),
+            "Workflow documents",
+            GuidesTool::PilotageGetGuide,
+            loop_tools,
+            Locator::JsonPointer,
+        )
+        .with_catalog(CatalogTool::PilotageCatalog)
+        .with_capabilities(capabilities)
+        .with_execution(if self.options.execution_both {
+            Execution::Both
+        } else {
+            Execution::Immediate
+        })
+        .with_trace(TraceLevel::Full)
+        .with_retention(Retention(RETENTION_DECLARED.to_owned()));
+        if self.options.resources {
+            language = language
+                .with_guides_resource(guides_uri(LANGUAGE))
+                .with_catalog_resource(catalog_uri(LANGUAGE));
         }
+        Manifest::new(
+            pilotage_types::VersionString(pilotage_types::PILOTAGE_VERSION.to_owned()),
+            vec![language],
+        )
     }
 
     /// Every tool of the default engine, in `tools/list` order.
@@ -386,11 +372,7 @@ impl Engine {
             ))
             .with_instructions(INSTRUCTIONS);
         let mut meta = JsonObject::new();
-        let inline = pilotage_types::InitializeMetaValue {
-            manifest: Some(self.manifest()),
-            manifest_uri: None,
-            extra: Map::new(),
-        };
+        let inline = pilotage_types::InitializeMetaValue::new().with_manifest(self.manifest());
         meta.insert(META_KEY.to_owned(), to_value(&inline));
         info.meta = Some(MetaObject::from(meta));
         info
@@ -498,10 +480,9 @@ impl Engine {
         let guides = catalog::guides();
         let (id, topic) = match request {
             GuideRequest::Index { .. } => {
-                return Ok(GuideResponse::Index(GuideIndexResult {
-                    guides: guides.into_iter().map(|(guide, _)| guide).collect(),
-                    extra: Map::new(),
-                }))
+                return Ok(GuideResponse::Index(GuideIndexResult::new(
+                    guides.into_iter().map(|(guide, _)| guide),
+                )))
             }
             GuideRequest::Fetch { id, .. } => (id, None),
             GuideRequest::Topic { id, topic, .. } => (id, Some(topic)),
@@ -514,10 +495,7 @@ impl Engine {
             Some(topic) => catalog::topic_section(&body, topic)
                 .ok_or_else(|| RequestError::not_found(format!("unknown topic '{topic}' of guide '{id}'")))?,
         });
-        Ok(GuideResponse::Fetch(Box::new(GuideFetchResult {
-            guide,
-            extra: Map::new(),
-        })))
+        Ok(GuideResponse::Fetch(Box::new(GuideFetchResult::new(guide))))
     }
 
     /// A page of the catalog list, as the tool and the resource answer it (without
@@ -557,11 +535,7 @@ impl Engine {
                 catalog::entries()
                     .into_iter()
                     .find(|e| &e.id == id)
-                    .map(|entry| CatalogGetResult {
-                        entry,
-                        catalog_version: CATALOG_VERSION.to_owned(),
-                        extra: Map::new(),
-                    })
+                    .map(|entry| CatalogGetResult::new(entry, CATALOG_VERSION))
                     .ok_or_else(|| {
                         let error = RequestError::not_found(format!("unknown entry '{id}'"));
                         if self.options.fault == Some(Fault::NotFoundNoCatalogVersion) {
@@ -572,11 +546,8 @@ impl Engine {
                     }),
             ),
             (Ok(()), CatalogRequest::ChangedSince { catalog_version, .. }) => mcp::call_tool_result(
-                catalog::changes_since(catalog_version).map(|changes| CatalogChangedResult {
-                    catalog_version: CATALOG_VERSION.to_owned(),
-                    changes,
-                    extra: Map::new(),
-                }),
+                catalog::changes_since(catalog_version)
+                    .map(|changes| CatalogChangedResult::new(CATALOG_VERSION, changes)),
             ),
         }
     }
@@ -593,17 +564,13 @@ impl Engine {
         let run_id = self.next_run_id();
         if let Some(expected) = &request.expected_catalog_version {
             if expected != CATALOG_VERSION {
-                return Ok(ExecuteResponse {
+                return Ok(ExecuteResponse::new(
                     run_id,
-                    outcome: Outcome::failure(
+                    Outcome::failure(
                         "catalog_drift",
                         format!("the catalog is at {CATALOG_VERSION}, not {expected}: validate again"),
                     ),
-                    output: None,
-                    diagnostics: None,
-                    trace: None,
-                    extra: Map::new(),
-                });
+                ));
             }
         }
         let checked = language::check(&program);
@@ -612,14 +579,8 @@ impl Engine {
         }
         let input = Value::Object(request.input.unwrap_or_default());
         let run = language::run(&program, &input);
-        let mut response = ExecuteResponse {
-            run_id: run_id.clone(),
-            outcome: run.outcome,
-            output: run.output,
-            diagnostics: None,
-            trace: None,
-            extra: Map::new(),
-        };
+        let mut response = ExecuteResponse::new(run_id.clone(), run.outcome);
+        response.output = run.output;
         if request.store != Some(false) {
             let mut stored = response.clone();
             stored.trace = Some(language::trace(&run_id, TraceLevel::Full, &run.steps));
@@ -655,14 +616,13 @@ impl Engine {
             _ if self.options.fault == Some(Fault::TraceFetchFull) => TraceLevel::Full,
             requested => requested.unwrap_or(TraceLevel::Full),
         };
-        Ok(TraceFetchResponse {
-            run_id: request.run_id.clone(),
-            outcome: run.response.outcome.clone(),
-            output: run.response.output.clone(),
-            trace: language::trace(&request.run_id, level, &run.steps),
-            narration: None,
-            extra: Map::new(),
-        })
+        let mut response = TraceFetchResponse::new(
+            request.run_id.clone(),
+            run.response.outcome.clone(),
+            language::trace(&request.run_id, level, &run.steps),
+        );
+        response.output = run.response.output.clone();
+        Ok(response)
     }
 
     /// The resources (Part III 8.3): (URI, name, content), the content equal to the tool
@@ -743,25 +703,24 @@ fn list(
                 .is_none_or(|q| e.name.to_lowercase().contains(q) || e.id.contains(q.as_str()))
         })
         .collect();
-    CatalogListResult {
-        items: matching.iter().skip(start).take(limit).cloned().collect(),
-        next_cursor: (start + limit < matching.len()).then(|| format!("c{}", start + limit)),
-        catalog_version: CATALOG_VERSION.to_owned(),
-        extra: Map::new(),
+    let page = CatalogListResult::new(matching.iter().skip(start).take(limit).cloned(), CATALOG_VERSION);
+    if start + limit < matching.len() {
+        page.with_next_cursor(format!("c{}", start + limit))
+    } else {
+        page
     }
 }
 
 fn validate(request: &ValidateWorkflow) -> Response<ValidateResponse> {
     let checked = language::check(&Value::Object(request.workflow.clone()));
     let valid = checked.diagnostics.is_empty();
-    Ok(ValidateResponse {
-        valid,
-        plan: valid.then(|| language::plan(&checked.steps)),
-        references: valid.then(|| checked.steps.iter().map(|(_, c)| c.clone()).collect()),
-        diagnostics: checked.diagnostics,
-        catalog_version: Some(CATALOG_VERSION.to_owned()),
-        extra: Map::new(),
-    })
+    let response = if valid {
+        ValidateResponse::valid(language::plan(&checked.steps))
+            .with_references(checked.steps.iter().map(|(_, c)| c.clone()))
+    } else {
+        ValidateResponse::invalid(checked.diagnostics)
+    };
+    Ok(response.with_catalog_version(CATALOG_VERSION))
 }
 
 /// Whether the client behind `context` declared the Pilotage extension: per request on

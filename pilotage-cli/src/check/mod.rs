@@ -103,12 +103,7 @@ pub async fn check(client: &mut PilotageClient, settings: &Settings) -> Result<R
             stateless: client.is_stateless(),
             detected_by: vec![DetectedBy::Extension],
             manifest_source: ManifestSource::Tool,
-            manifest: Manifest {
-                pilotage: pilotage_types::VersionString(String::new()),
-                languages: Vec::new(),
-                capabilities: None,
-                extra: Default::default(),
-            },
+            manifest: Manifest::new(pilotage_types::VersionString(String::new()), Vec::new()),
             tools: client.list_tools().await?,
         },
         Err(error) => return Err(error),

@@ -144,6 +144,7 @@ assert_eq!(writers.effect, Some(Effect::RepositoryMutation));
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct McpProjectionInput {
     /**List only the tools with this effect: `read`, `process_state` or
 `repository_mutation`. Absent lists every tool.*/
@@ -153,6 +154,24 @@ pub struct McpProjectionInput {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub effect: ::std::option::Option<::std::option::Option<ExecutionEffect>>,
+}
+impl McpProjectionInput {
+    ///A `McpProjectionInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            effect: ::std::option::Option::None,
+        }
+    }
+    /**Sets the optional member `effect`.
+
+List only the tools with this effect: `read`, `process_state` or
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_effect(mut self, value: ::std::option::Option<ExecutionEffect>) -> Self {
+        self.effect = ::std::option::Option::Some(value);
+        self
+    }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.

@@ -155,6 +155,7 @@ assert_eq!(
 );
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExecutionHints {
     ///The call may overwrite or remove something that outlives this process.
     pub destructive: bool,
@@ -167,6 +168,23 @@ the forge and talking to an advisor are commands a person runs, not capabilities
     pub read_only: bool,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ExecutionHints {
+    ///A `ExecutionHints` with its required members (`read_only`, `destructive`, `idempotent`, `open_world`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        read_only: impl ::std::convert::Into<bool>,
+        destructive: impl ::std::convert::Into<bool>,
+        idempotent: impl ::std::convert::Into<bool>,
+        open_world: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            destructive: destructive.into(),
+            idempotent: idempotent.into(),
+            open_world: open_world.into(),
+            read_only: read_only.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /**One client the distribution declares a project-scoped configuration for.
 
@@ -182,6 +200,7 @@ assert_eq!(clients[0].id, "claude-code");
 assert_eq!(clients[0].standing, McpClientStanding::Wired);
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpClient {
     ///The file it reads, repository-relative.
     pub config: ::std::string::String,
@@ -193,6 +212,23 @@ pub struct McpClient {
     pub title: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl McpClient {
+    ///A `McpClient` with its required members (`id`, `title`, `config`, `standing`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        config: impl ::std::convert::Into<::std::string::String>,
+        standing: impl ::std::convert::Into<McpClientStanding>,
+    ) -> Self {
+        Self {
+            config: config.into(),
+            id: id.into(),
+            standing: standing.into(),
+            title: title.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /**Where a client's project-scoped configuration stands in this repository.
 
@@ -293,6 +329,7 @@ let c: McpEffectCount =
 assert_eq!((c.effect, c.tools), (Effect::Read, 149));
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpEffectCount {
     ///The effect.
     pub effect: ExecutionEffect,
@@ -301,6 +338,19 @@ pub struct McpEffectCount {
     pub tools: u32,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl McpEffectCount {
+    ///A `McpEffectCount` with its required members (`effect`, `tools`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        effect: impl ::std::convert::Into<ExecutionEffect>,
+        tools: impl ::std::convert::Into<u32>,
+    ) -> Self {
+        Self {
+            effect: effect.into(),
+            tools: tools.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /**Something about the projection a person should act on.
 
@@ -315,6 +365,7 @@ let f: McpFinding = serde_json::from_value(serde_json::json!({
 assert!(!f.code.is_empty() && !f.remedy.is_empty());
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpFinding {
     ///The stable code.
     pub code: ::std::string::String,
@@ -324,6 +375,21 @@ pub struct McpFinding {
     pub remedy: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl McpFinding {
+    ///A `McpFinding` with its required members (`code`, `message`, `remedy`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        message: impl ::std::convert::Into<::std::string::String>,
+        remedy: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            remedy: remedy.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /**The MCP projection of this registry in this repository.
 
@@ -348,6 +414,7 @@ assert_eq!(p.tool_count, p.effects.iter().map(|e| e.tools).sum::<usize>());
 assert!(p.tools.is_empty() && p.writers.len() == 1);
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpProjection {
     ///The clients the distribution declares a configuration for, and where each stands.
     pub clients: ::std::vec::Vec<McpClient>,
@@ -379,6 +446,39 @@ same ones.*/
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl McpProjection {
+    ///A `McpProjection` with its required members (`server`, `protocol_versions`, `transports`, `serving`, `tool_count`, `tools`, `effects`, `writers`, `resources`, `launcher_in_repository`, `clients`, `findings`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        server: impl ::std::convert::Into<McpServerIdentity>,
+        protocol_versions: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+        transports: impl ::std::iter::IntoIterator<Item = McpTransportEntry>,
+        serving: impl ::std::convert::Into<McpServing>,
+        tool_count: impl ::std::convert::Into<u32>,
+        tools: impl ::std::iter::IntoIterator<Item = McpToolEntry>,
+        effects: impl ::std::iter::IntoIterator<Item = McpEffectCount>,
+        writers: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+        resources: impl ::std::convert::Into<McpResourceSummary>,
+        launcher_in_repository: impl ::std::convert::Into<bool>,
+        clients: impl ::std::iter::IntoIterator<Item = McpClient>,
+        findings: impl ::std::iter::IntoIterator<Item = McpFinding>,
+    ) -> Self {
+        Self {
+            clients: clients.into_iter().collect(),
+            effects: effects.into_iter().collect(),
+            findings: findings.into_iter().collect(),
+            launcher_in_repository: launcher_in_repository.into(),
+            protocol_versions: protocol_versions.into_iter().collect(),
+            resources: resources.into(),
+            server: server.into(),
+            serving: serving.into(),
+            tool_count: tool_count.into(),
+            tools: tools.into_iter().collect(),
+            transports: transports.into_iter().collect(),
+            writers: writers.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 /**The resources a client can read.
 
 ```text
@@ -390,6 +490,7 @@ let r: McpResourceSummary = serde_json::from_value(serde_json::json!({
 assert_eq!(r.builtin + r.objects, 1796);
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpResourceSummary {
     ///Resources a builtin capability answers.
     #[serde(deserialize_with = "::pilotage_types::wire::integer")]
@@ -402,6 +503,21 @@ pub struct McpResourceSummary {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl McpResourceSummary {
+    ///A `McpResourceSummary` with its required members (`builtin`, `objects`, `template`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        builtin: impl ::std::convert::Into<u32>,
+        objects: impl ::std::convert::Into<u32>,
+        template: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            builtin: builtin.into(),
+            objects: objects.into(),
+            template: template.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 /**Who answers `initialize`, as it answers.
 
 ```text
@@ -413,6 +529,7 @@ let s: McpServerIdentity = serde_json::from_value(serde_json::json!({
 assert_eq!((s.name.as_str(), s.version.as_str()), ("majordomus", "0.14.0"));
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpServerIdentity {
     ///The server name.
     pub name: ::std::string::String,
@@ -422,6 +539,21 @@ pub struct McpServerIdentity {
     pub version: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl McpServerIdentity {
+    ///A `McpServerIdentity` with its required members (`name`, `title`, `version`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        version: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            title: title.into(),
+            version: version.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /**What the server serves of the protocol, and what it does not.
 
@@ -436,6 +568,7 @@ assert!(s.tools && !s.prompts && !s.notifications);
 assert!(!s.methods.iter().any(|m| m.starts_with("prompts/")));
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpServing {
     ///The methods a request may name. Anything else is answered `-32601`.
     pub methods: ::std::vec::Vec<::std::string::String>,
@@ -452,6 +585,25 @@ served unrendered would read as finished.*/
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl McpServing {
+    ///A `McpServing` with its required members (`methods`, `tools`, `resources`, `prompts`, `notifications`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        methods: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+        tools: impl ::std::convert::Into<bool>,
+        resources: impl ::std::convert::Into<bool>,
+        prompts: impl ::std::convert::Into<bool>,
+        notifications: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            methods: methods.into_iter().collect(),
+            notifications: notifications.into(),
+            prompts: prompts.into(),
+            resources: resources.into(),
+            tools: tools.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 /**One tool, as the registry projects it.
 
 ```text
@@ -467,6 +619,7 @@ assert_eq!(t.effect, Effect::RepositoryMutation);
 assert!(t.hints.destructive && !t.hints.read_only && !t.hints.idempotent);
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpToolEntry {
     ///The capability it projects; `capabilities.describe` answers its schemas.
     pub capability: ::std::string::String,
@@ -483,6 +636,27 @@ pub struct McpToolEntry {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl McpToolEntry {
+    ///A `McpToolEntry` with its required members (`name`, `capability`, `module`, `title`, `effect`, `hints`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        capability: impl ::std::convert::Into<::std::string::String>,
+        module: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        effect: impl ::std::convert::Into<ExecutionEffect>,
+        hints: impl ::std::convert::Into<ExecutionHints>,
+    ) -> Self {
+        Self {
+            capability: capability.into(),
+            effect: effect.into(),
+            hints: hints.into(),
+            module: module.into(),
+            name: name.into(),
+            title: title.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 /**One way a client reaches the server.
 
 ```text
@@ -494,6 +668,7 @@ let t: McpTransportEntry = serde_json::from_value(serde_json::json!({
 assert_eq!((t.id.as_str(), t.attached), ("stdio", 1));
 ```*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpTransportEntry {
     ///Sessions attached to this process over it right now.
     #[serde(deserialize_with = "::pilotage_types::wire::integer")]
@@ -504,6 +679,21 @@ pub struct McpTransportEntry {
     pub reached_by: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl McpTransportEntry {
+    ///A `McpTransportEntry` with its required members (`id`, `reached_by`, `attached`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        id: impl ::std::convert::Into<::std::string::String>,
+        reached_by: impl ::std::convert::Into<::std::string::String>,
+        attached: impl ::std::convert::Into<u32>,
+    ) -> Self {
+        Self {
+            attached: attached.into(),
+            id: id.into(),
+            reached_by: reached_by.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.

@@ -28,6 +28,7 @@
 ///`Error`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Error {
     ///Coarse failure class from the closed taxonomy. Agents may branch exhaustively on this set.
     pub category: ErrorCategory,
@@ -59,6 +60,52 @@ pub struct Error {
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
     >,
+}
+impl Error {
+    ///A `Error` with its required members (`code`, `category`, `detail`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        category: impl ::std::convert::Into<ErrorCategory>,
+        detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            category: category.into(),
+            code: code.into(),
+            detail: detail.into(),
+            last_observation: ::std::option::Option::None,
+            partial_result: ::std::option::Option::None,
+        }
+    }
+    /**Sets the optional member `lastObservation`.
+
+The last good observation captured before the failure (e.g. the most recent query/capture result, or the resolved target window). Carries debugging state forward and feeds #87's failure-summary.md. Omitted when no prior observation exists.
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_last_observation(
+        mut self,
+        value: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.last_observation = ::std::option::Option::Some(value);
+        self
+    }
+    /**Sets the optional member `partialResult`.
+
+The failing call's own partial payload, when the tool deliberately kept one; e.g. a capture-blank failure still carries the (suspect) PNG it grabbed. Distinct from lastObservation, which is the last good state from a prior call. Omitted when the failure produced nothing.
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_partial_result(
+        mut self,
+        value: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.partial_result = ::std::option::Option::Some(value);
+        self
+    }
 }
 ///Coarse failure class from the closed taxonomy. Agents may branch exhaustively on this set.
 /**
@@ -189,6 +236,7 @@ impl<'de> ::serde::Deserialize<'de> for ErrorCategory {
 ///The structured result envelope returned by every MCEC 3.0 agent tool (capture, query, find, wait-for, invoke, send_command, session lifecycle). One envelope, one error vocabulary, so an agent can branch on success/failure uniformly. See agent-tool-result-contract.md for prose.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct McecAgentToolResult {
     ///Populated only when ok is false. Omitted or null on success.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -218,14 +266,86 @@ pub struct McecAgentToolResult {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub warnings: ::std::option::Option<::std::vec::Vec<Warning>>,
 }
+impl McecAgentToolResult {
+    ///A `McecAgentToolResult` with its required members (`ok`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(ok: impl ::std::convert::Into<bool>) -> Self {
+        Self {
+            error: ::std::option::Option::None,
+            ok: ok.into(),
+            result: ::std::option::Option::None,
+            session_id: ::std::option::Option::None,
+            warnings: ::std::option::Option::None,
+        }
+    }
+    /**Sets the optional member `error`.
+
+Populated only when ok is false. Omitted or null on success.*/
+    #[must_use]
+    pub fn with_error(mut self, value: impl ::std::convert::Into<Error>) -> Self {
+        self.error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `result`.
+
+Tool-specific success payload (e.g. the PNG for capture, the UIA tree for query, the matched element for find). Shape is owned by each tool's epic, not by this contract. Present when ok is true; omitted or null when ok is false.
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_result(
+        mut self,
+        value: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        self.result = ::std::option::Option::Some(value);
+        self
+    }
+    /**Sets the optional member `sessionId`.
+
+Identifier of the owning session (see #86). Present whenever the call ran inside a mounted session; null/absent for stateless one-shot calls.
+
+`None` sends the member as `null`; a member left unset is absent.*/
+    #[must_use]
+    pub fn with_session_id(
+        mut self,
+        value: ::std::option::Option<::std::string::String>,
+    ) -> Self {
+        self.session_id = ::std::option::Option::Some(value);
+        self
+    }
+    /**Sets the optional member `warnings`.
+
+Non-fatal conditions surfaced alongside a result. A call can succeed (ok=true) and still carry warnings.*/
+    #[must_use]
+    pub fn with_warnings(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = Warning>,
+    ) -> Self {
+        self.warnings = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+}
 ///`Warning`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Warning {
     ///Stable machine code for the warning condition (kebab-case). Suitable for an agent to branch on.
     pub code: ::std::string::String,
     ///Human-readable explanation of the warning.
     pub detail: ::std::string::String,
+}
+impl Warning {
+    ///A `Warning` with its required members (`code`, `detail`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        code: impl ::std::convert::Into<::std::string::String>,
+        detail: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
 }
 /// Every definition of the schema that has a type here (`.` is the document's root), in
 /// the order of the schema's sorted keys.

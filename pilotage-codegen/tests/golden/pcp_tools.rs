@@ -113,6 +113,7 @@ impl ::std::convert::From<::serde_json::Value> for ActorAt {
 }
 ///`AuditListInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct AuditListInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub category: ::std::option::Option<::std::string::String>,
@@ -130,8 +131,73 @@ pub struct AuditListInput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl AuditListInput {
+    ///A `AuditListInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            category: ::std::option::Option::None,
+            cursor: ::std::option::Option::None,
+            limit: ::std::option::Option::None,
+            principal: ::std::option::Option::None,
+            since: ::std::option::Option::None,
+            until: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `category`.
+    #[must_use]
+    pub fn with_category(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.category = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `cursor`.
+    #[must_use]
+    pub fn with_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `limit`.
+
+Default when absent: `50`.*/
+    #[must_use]
+    pub fn with_limit(mut self, value: impl ::std::convert::Into<Limit>) -> Self {
+        self.limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `principal`.
+    #[must_use]
+    pub fn with_principal(
+        mut self,
+        value: impl ::std::convert::Into<Principal>,
+    ) -> Self {
+        self.principal = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `since`.
+    #[must_use]
+    pub fn with_since(mut self, value: impl ::std::convert::Into<UtcDatetime>) -> Self {
+        self.since = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `until`.
+    #[must_use]
+    pub fn with_until(mut self, value: impl ::std::convert::Into<UtcDatetime>) -> Self {
+        self.until = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for AuditListInput {
+    ///`AuditListInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///`AuditListOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct AuditListOutput {
     pub entries: ::std::vec::Vec<::serde_json::Value>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -139,8 +205,27 @@ pub struct AuditListOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl AuditListOutput {
+    ///A `AuditListOutput` with its required members (`entries`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        entries: impl ::std::iter::IntoIterator<Item = ::serde_json::Value>,
+    ) -> Self {
+        Self {
+            entries: entries.into_iter().collect(),
+            next_cursor: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `next_cursor`.
+    #[must_use]
+    pub fn with_next_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.next_cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`ContextBriefInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ContextBriefInput {
     ///What the conversation is about, to rank memory.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -153,6 +238,39 @@ pub struct ContextBriefInput {
     pub token_budget: ::std::option::Option<i64>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ContextBriefInput {
+    ///A `ContextBriefInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            focus: ::std::option::Option::None,
+            token_budget: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `focus`.
+
+What the conversation is about, to rank memory.*/
+    #[must_use]
+    pub fn with_focus(
+        mut self,
+        value: impl ::std::convert::Into<ContextBriefInputFocus>,
+    ) -> Self {
+        self.focus = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `token_budget`.
+    #[must_use]
+    pub fn with_token_budget(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.token_budget = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for ContextBriefInput {
+    ///`ContextBriefInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///What the conversation is about, to rank memory.
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -210,6 +328,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextBriefInputFocus {
 }
 ///`ContextBriefOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ContextBriefOutput {
     pub kind: ContextBriefOutputKind,
     pub memory: ::std::vec::Vec<ContextBriefOutputMemoryItem>,
@@ -231,6 +350,52 @@ pub struct ContextBriefOutput {
     pub truncated: ::std::option::Option<bool>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ContextBriefOutput {
+    ///A `ContextBriefOutput` with its required members (`kind`, `profile_type`, `memory`, `omitted`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        kind: impl ::std::convert::Into<ContextBriefOutputKind>,
+        profile_type: impl ::std::convert::Into<ContextBriefOutputProfileType>,
+        memory: impl ::std::iter::IntoIterator<Item = ContextBriefOutputMemoryItem>,
+        omitted: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        Self {
+            kind: kind.into(),
+            memory: memory.into_iter().collect(),
+            omitted: omitted.into_iter().collect(),
+            partitions: ::std::option::Option::None,
+            profile: ::std::option::Option::None,
+            profile_type: profile_type.into(),
+            truncated: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `partitions`.
+    #[must_use]
+    pub fn with_partitions(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ContextBriefOutputPartitionsItem>,
+    ) -> Self {
+        self.partitions = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `profile`.
+
+Unresolved external reference `profile.core.schema.json`: any JSON value (serde_json::Value) until that document is vendored. Unresolved external reference `profile.team.schema.json`: any JSON value (serde_json::Value) until that document is vendored.*/
+    #[must_use]
+    pub fn with_profile(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.profile = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `truncated`.
+    #[must_use]
+    pub fn with_truncated(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.truncated = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ContextBriefOutputKind`
 /**
@@ -314,6 +479,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputKind {
 }
 ///`ContextBriefOutputMemoryItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ContextBriefOutputMemoryItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub excerpt: ::std::option::Option<::std::string::String>,
@@ -338,6 +504,111 @@ pub struct ContextBriefOutputMemoryItem {
     pub valid_until: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ContextBriefOutputMemoryItem {
+    ///A `ContextBriefOutputMemoryItem` with its required members (`path`, `title`, `updated`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        updated: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        Self {
+            excerpt: ::std::option::Option::None,
+            id: ::std::option::Option::None,
+            lifecycle: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            path: path.into(),
+            review_state: ::std::option::Option::None,
+            sensitivity: ::std::option::Option::None,
+            title: title.into(),
+            type_: ::std::option::Option::None,
+            updated: updated.into(),
+            valid_from: ::std::option::Option::None,
+            valid_until: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `excerpt`.
+    #[must_use]
+    pub fn with_excerpt(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.excerpt = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `id`.
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `lifecycle`.
+    #[must_use]
+    pub fn with_lifecycle(
+        mut self,
+        value: impl ::std::convert::Into<ContextBriefOutputMemoryItemLifecycle>,
+    ) -> Self {
+        self.lifecycle = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `review_state`.
+    #[must_use]
+    pub fn with_review_state(
+        mut self,
+        value: impl ::std::convert::Into<ContextBriefOutputMemoryItemReviewState>,
+    ) -> Self {
+        self.review_state = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `sensitivity`.
+    #[must_use]
+    pub fn with_sensitivity(
+        mut self,
+        value: impl ::std::convert::Into<ContextBriefOutputMemoryItemSensitivity>,
+    ) -> Self {
+        self.sensitivity = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `type`.
+    #[must_use]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<ContextBriefOutputMemoryItemType>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_from`.
+    #[must_use]
+    pub fn with_valid_from(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_from = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_until`.
+    #[must_use]
+    pub fn with_valid_until(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_until = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ContextBriefOutputMemoryItemLifecycle`
 /**
@@ -673,6 +944,7 @@ impl<'de> ::serde::Deserialize<'de> for ContextBriefOutputMemoryItemType {
 }
 ///`ContextBriefOutputPartitionsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ContextBriefOutputPartitionsItem {
     ///The caller's effective rights here: scope intersected with ACL (SPEC §7.3).
     pub access: ::std::vec::Vec<ContextBriefOutputPartitionsItemAccessItem>,
@@ -684,6 +956,43 @@ pub struct ContextBriefOutputPartitionsItem {
     pub review_required: ::std::option::Option<bool>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ContextBriefOutputPartitionsItem {
+    ///A `ContextBriefOutputPartitionsItem` with its required members (`name`, `access`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        name: impl ::std::convert::Into<PartitionName>,
+        access: impl ::std::iter::IntoIterator<
+            Item = ContextBriefOutputPartitionsItemAccessItem,
+        >,
+    ) -> Self {
+        Self {
+            access: access.into_iter().collect(),
+            label: ::std::option::Option::None,
+            name: name.into(),
+            review_required: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `label`.
+    #[must_use]
+    pub fn with_label(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.label = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `review_required`.
+
+true when the caller's writes here become proposals.*/
+    #[must_use]
+    pub fn with_review_required(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.review_required = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ContextBriefOutputPartitionsItemAccessItem`
 /**
@@ -912,6 +1221,7 @@ impl<'de> ::serde::Deserialize<'de> for Cursor {
 }
 ///Optional tool (SPEC §8.9.4). Exactly one of subject, paths or ids; the server enforces it and reports invalid_input. dry_run defaults to true, so a first call never deletes.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct EraseRequestInput {
     ///Report counts of what would be erased and delete nothing. Default when absent: `true`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -928,6 +1238,73 @@ pub struct EraseRequestInput {
     pub subject: ::std::option::Option<EraseRequestInputSubject>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl EraseRequestInput {
+    ///A `EraseRequestInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            dry_run: ::std::option::Option::None,
+            ids: ::std::option::Option::None,
+            include_derived: ::std::option::Option::None,
+            paths: ::std::option::Option::None,
+            subject: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `dry_run`.
+
+Report counts of what would be erased and delete nothing. Default when absent: `true`.*/
+    #[must_use]
+    pub fn with_dry_run(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.dry_run = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `ids`.
+    #[must_use]
+    pub fn with_ids(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = EraseRequestInputIdsItem>,
+    ) -> Self {
+        self.ids = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `include_derived`.
+
+Also erase pages derived from the targets (derived_from, consolidation output). Default when absent: `true`.*/
+    #[must_use]
+    pub fn with_include_derived(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.include_derived = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `paths`.
+    #[must_use]
+    pub fn with_paths(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = Path>,
+    ) -> Self {
+        self.paths = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `subject`.
+
+Erase everything matching this subject, by the server's documented matching.*/
+    #[must_use]
+    pub fn with_subject(
+        mut self,
+        value: impl ::std::convert::Into<EraseRequestInputSubject>,
+    ) -> Self {
+        self.subject = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for EraseRequestInput {
+    ///`EraseRequestInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///`EraseRequestInputIdsItem`
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -1042,6 +1419,7 @@ impl<'de> ::serde::Deserialize<'de> for EraseRequestInputSubject {
 }
 ///`EraseRequestOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct EraseRequestOutput {
     pub dry_run: bool,
     ///For a real run: the receipt. Unresolved external reference `erasure.receipt.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
@@ -1060,15 +1438,61 @@ pub struct EraseRequestOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl EraseRequestOutput {
+    ///A `EraseRequestOutput` with its required members (`dry_run`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(dry_run: impl ::std::convert::Into<bool>) -> Self {
+        Self {
+            dry_run: dry_run.into(),
+            receipt: ::std::option::Option::None,
+            would_erase: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `receipt`.
+
+For a real run: the receipt. Unresolved external reference `erasure.receipt.schema.json`: any JSON value (serde_json::Value) until that document is vendored.*/
+    #[must_use]
+    pub fn with_receipt(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.receipt = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `would_erase`.
+
+For a dry run: items per store that the erasure would remove.*/
+    #[must_use]
+    pub fn with_would_erase(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<::std::string::String, u64>,
+        >,
+    ) -> Self {
+        self.would_erase = value.into();
+        self
+    }
+}
 ///structuredContent of an isError result (SPEC §6.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Error {
     pub error: ErrorError,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Error {
+    ///A `Error` with its required members (`error`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(error: impl ::std::convert::Into<ErrorError>) -> Self {
+        Self {
+            error: error.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///`ErrorError`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ErrorError {
     pub code: ErrorErrorCode,
     pub message: ::std::string::String,
@@ -1078,6 +1502,39 @@ pub struct ErrorError {
     pub violations: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ErrorError {
+    ///A `ErrorError` with its required members (`code`, `message`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        code: impl ::std::convert::Into<ErrorErrorCode>,
+        message: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            required_scopes: ::std::option::Option::None,
+            violations: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `required_scopes`.
+    #[must_use]
+    pub fn with_required_scopes(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.required_scopes = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    ///Sets the optional member `violations`.
+    #[must_use]
+    pub fn with_violations(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.violations = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
 }
 ///`ErrorErrorCode`
 /**
@@ -1201,6 +1658,7 @@ impl<'de> ::serde::Deserialize<'de> for ErrorErrorCode {
 }
 ///Optional tool (SPEC §8.1). Bundles what the token can read into an archive.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExportCreateInput {
     ///Recipient public keys for archive-level encryption (SPEC §8.4). Absent: the server's documented default.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1212,6 +1670,41 @@ pub struct ExportCreateInput {
     pub include_audit: ::std::option::Option<bool>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ExportCreateInput {
+    ///A `ExportCreateInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            encrypt_to: ::std::option::Option::None,
+            include_audit: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `encrypt_to`.
+
+Recipient public keys for archive-level encryption (SPEC §8.4). Absent: the server's documented default.*/
+    #[must_use]
+    pub fn with_encrypt_to(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ExportCreateInputEncryptToItem>,
+    ) -> Self {
+        self.encrypt_to = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `include_audit`.
+
+Default when absent: `true`.*/
+    #[must_use]
+    pub fn with_include_audit(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.include_audit = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for ExportCreateInput {
+    ///`ExportCreateInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///`ExportCreateInputEncryptToItem`
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -1269,6 +1762,7 @@ impl<'de> ::serde::Deserialize<'de> for ExportCreateInputEncryptToItem {
 }
 ///`ExportCreateOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExportCreateOutput {
     #[serde(
         default,
@@ -1295,6 +1789,69 @@ pub struct ExportCreateOutput {
     pub status: ExportCreateOutputStatus,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ExportCreateOutput {
+    ///A `ExportCreateOutput` with its required members (`export_id`, `status`, `coverage`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        export_id: impl ::std::convert::Into<ExportCreateOutputExportId>,
+        status: impl ::std::convert::Into<ExportCreateOutputStatus>,
+        coverage: impl ::std::convert::Into<ExportCreateOutputCoverage>,
+    ) -> Self {
+        Self {
+            bytes: ::std::option::Option::None,
+            coverage: coverage.into(),
+            download_url: ::std::option::Option::None,
+            expires_at: ::std::option::Option::None,
+            export_id: export_id.into(),
+            page_count: ::std::option::Option::None,
+            sha256: ::std::option::Option::None,
+            status: status.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `bytes`.
+    #[must_use]
+    pub fn with_bytes(mut self, value: impl ::std::convert::Into<u64>) -> Self {
+        self.bytes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `download_url`.
+
+Short-lived URL of the archive, when ready. Also returned as a resource_link content block.*/
+    #[must_use]
+    pub fn with_download_url(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.download_url = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `expires_at`.
+    #[must_use]
+    pub fn with_expires_at(
+        mut self,
+        value: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        self.expires_at = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `page_count`.
+    #[must_use]
+    pub fn with_page_count(mut self, value: impl ::std::convert::Into<u64>) -> Self {
+        self.page_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `sha256`.
+
+SHA-256 of the archive file. Pattern (enforced by the validator): `^[a-f0-9]{64}$`.*/
+    #[must_use]
+    pub fn with_sha256(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.sha256 = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ExportCreateOutputCoverage`
 /**
@@ -1507,8 +2064,15 @@ impl<'de> ::serde::Deserialize<'de> for ExportCreateOutputStatus {
 }
 ///Frontmatter supplied by a client. title is required; server-stamped keys, including all of review, are ignored (SPEC §5.2.3).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FrontmatterInput {
     pub title: ::serde_json::Value,
+}
+impl FrontmatterInput {
+    ///A `FrontmatterInput` with its required members (`title`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(title: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+        Self { title: title.into() }
+    }
 }
 ///`Limit`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1555,6 +2119,7 @@ impl ::std::convert::TryFrom<String> for Limit {
 }
 ///`MemoryListInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryListInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<Cursor>,
@@ -1580,6 +2145,99 @@ pub struct MemoryListInput {
     pub type_: ::std::option::Option<MemoryListInputType>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemoryListInput {
+    ///A `MemoryListInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            cursor: ::std::option::Option::None,
+            include_archived: ::std::option::Option::None,
+            include_review: ::std::option::Option::None,
+            include_stale: ::std::option::Option::None,
+            limit: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            prefix: ::std::option::Option::None,
+            type_: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `cursor`.
+    #[must_use]
+    pub fn with_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `include_archived`.
+
+Default when absent: `false`.*/
+    #[must_use]
+    pub fn with_include_archived(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.include_archived = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `include_review`.
+    #[must_use]
+    pub fn with_include_review(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = MemoryListInputIncludeReviewItem>,
+    ) -> Self {
+        self.include_review = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `include_stale`.
+
+memory_list returns stale pages unless this is false. Default when absent: `true`.*/
+    #[must_use]
+    pub fn with_include_stale(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.include_stale = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `limit`.
+
+Default when absent: `50`.*/
+    #[must_use]
+    pub fn with_limit(mut self, value: impl ::std::convert::Into<Limit>) -> Self {
+        self.limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `prefix`.
+
+Only pages whose path starts with this string.*/
+    #[must_use]
+    pub fn with_prefix(
+        mut self,
+        value: impl ::std::convert::Into<MemoryListInputPrefix>,
+    ) -> Self {
+        self.prefix = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `type`.
+    #[must_use]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<MemoryListInputType>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for MemoryListInput {
+    ///`MemoryListInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///`MemoryListInputIncludeReviewItem`
 /**
@@ -1796,6 +2454,7 @@ impl<'de> ::serde::Deserialize<'de> for MemoryListInputType {
 }
 ///`MemoryListOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryListOutput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub next_cursor: ::std::option::Option<Cursor>,
@@ -1803,8 +2462,25 @@ pub struct MemoryListOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl MemoryListOutput {
+    ///A `MemoryListOutput` with its required members (`pages`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(pages: impl ::std::iter::IntoIterator<Item = PageSummary>) -> Self {
+        Self {
+            next_cursor: ::std::option::Option::None,
+            pages: pages.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `next_cursor`.
+    #[must_use]
+    pub fn with_next_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.next_cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`MemoryProposeInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryProposeInput {
     pub body: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1815,6 +2491,41 @@ pub struct MemoryProposeInput {
     pub path: Path,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemoryProposeInput {
+    ///A `MemoryProposeInput` with its required members (`path`, `body`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        body: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            body: body.into(),
+            frontmatter: ::std::option::Option::None,
+            note: ::std::option::Option::None,
+            path: path.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `frontmatter`.
+    #[must_use]
+    pub fn with_frontmatter(
+        mut self,
+        value: impl ::std::convert::Into<FrontmatterInput>,
+    ) -> Self {
+        self.frontmatter = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `note`.
+
+Why the change is proposed, for the reviewer.*/
+    #[must_use]
+    pub fn with_note(
+        mut self,
+        value: impl ::std::convert::Into<MemoryProposeInputNote>,
+    ) -> Self {
+        self.note = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///Why the change is proposed, for the reviewer.
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -1872,6 +2583,7 @@ impl<'de> ::serde::Deserialize<'de> for MemoryProposeInputNote {
 }
 ///`MemoryProposeOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryProposeOutput {
     pub path: Path,
     pub review_state: MemoryProposeOutputReviewState,
@@ -1880,6 +2592,23 @@ pub struct MemoryProposeOutput {
     pub target_exists: bool,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemoryProposeOutput {
+    ///A `MemoryProposeOutput` with its required members (`path`, `revision`, `review_state`, `target_exists`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        revision: impl ::std::convert::Into<::std::string::String>,
+        review_state: impl ::std::convert::Into<MemoryProposeOutputReviewState>,
+        target_exists: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            review_state: review_state.into(),
+            revision: revision.into(),
+            target_exists: target_exists.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
 }
 ///`MemoryProposeOutputReviewState`
 #[derive(
@@ -1934,6 +2663,7 @@ impl ::std::convert::TryFrom<::std::string::String> for MemoryProposeOutputRevie
 }
 ///Exactly one of path or id (SPEC §6.2).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryReadInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
@@ -1945,8 +2675,52 @@ pub struct MemoryReadInput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl MemoryReadInput {
+    ///A `MemoryReadInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            id: ::std::option::Option::None,
+            path: ::std::option::Option::None,
+            revision: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `id`.
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `path`.
+    #[must_use]
+    pub fn with_path(mut self, value: impl ::std::convert::Into<Path>) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `revision`.
+
+Read a pending revision instead of the approved version (SPEC §5.4).*/
+    #[must_use]
+    pub fn with_revision(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.revision = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for MemoryReadInput {
+    ///`MemoryReadInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///`MemoryReadOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryReadOutput {
     ///Markdown, without the frontmatter block.
     pub body: ::std::string::String,
@@ -1963,8 +2737,36 @@ pub struct MemoryReadOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl MemoryReadOutput {
+    ///A `MemoryReadOutput` with its required members (`path`, `frontmatter`, `body`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        frontmatter: impl ::std::convert::Into<::serde_json::Value>,
+        body: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            body: body.into(),
+            frontmatter: frontmatter.into(),
+            path: path.into(),
+            pending_revisions: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `pending_revisions`.
+
+Proposed revisions of this page the caller may see (SPEC §5.4).*/
+    #[must_use]
+    pub fn with_pending_revisions(
+        mut self,
+        value: impl ::std::convert::Into<u64>,
+    ) -> Self {
+        self.pending_revisions = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`MemorySearchInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemorySearchInput {
     ///Answer as the context stood at this instant (SPEC §5.5).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1994,6 +2796,103 @@ pub struct MemorySearchInput {
     pub type_: ::std::option::Option<MemorySearchInputType>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemorySearchInput {
+    ///A `MemorySearchInput` with its required members (`query`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(query: impl ::std::convert::Into<MemorySearchInputQuery>) -> Self {
+        Self {
+            as_of: ::std::option::Option::None,
+            cursor: ::std::option::Option::None,
+            include_archived: ::std::option::Option::None,
+            include_review: ::std::option::Option::None,
+            include_stale: ::std::option::Option::None,
+            limit: ::std::option::Option::None,
+            partitions: ::std::option::Option::None,
+            query: query.into(),
+            tags: ::std::option::Option::None,
+            type_: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `as_of`.
+
+Answer as the context stood at this instant (SPEC §5.5).*/
+    #[must_use]
+    pub fn with_as_of(mut self, value: impl ::std::convert::Into<UtcDatetime>) -> Self {
+        self.as_of = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `cursor`.
+    #[must_use]
+    pub fn with_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `include_archived`.
+
+Default when absent: `false`.*/
+    #[must_use]
+    pub fn with_include_archived(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.include_archived = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `include_review`.
+
+Also return pages in these review states, where the caller may see them.*/
+    #[must_use]
+    pub fn with_include_review(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = MemorySearchInputIncludeReviewItem>,
+    ) -> Self {
+        self.include_review = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    /**Sets the optional member `include_stale`.
+
+Default when absent: `false`.*/
+    #[must_use]
+    pub fn with_include_stale(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.include_stale = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `limit`.
+
+Default when absent: `10`.*/
+    #[must_use]
+    pub fn with_limit(mut self, value: impl ::std::convert::Into<Limit>) -> Self {
+        self.limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partitions`.
+    #[must_use]
+    pub fn with_partitions(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = PartitionName>,
+    ) -> Self {
+        self.partitions = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    ///Sets the optional member `tags`.
+    #[must_use]
+    pub fn with_tags(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.tags = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+    ///Sets the optional member `type`.
+    #[must_use]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<MemorySearchInputType>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`MemorySearchInputIncludeReviewItem`
 /**
@@ -2213,6 +3112,7 @@ impl<'de> ::serde::Deserialize<'de> for MemorySearchInputType {
 }
 ///`MemorySearchOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemorySearchOutput {
     ///false when the server evaluated as_of against current page versions only.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2223,8 +3123,36 @@ pub struct MemorySearchOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl MemorySearchOutput {
+    ///A `MemorySearchOutput` with its required members (`results`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        results: impl ::std::iter::IntoIterator<Item = MemorySearchOutputResultsItem>,
+    ) -> Self {
+        Self {
+            as_of_exact: ::std::option::Option::None,
+            next_cursor: ::std::option::Option::None,
+            results: results.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `as_of_exact`.
+
+false when the server evaluated as_of against current page versions only.*/
+    #[must_use]
+    pub fn with_as_of_exact(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.as_of_exact = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `next_cursor`.
+    #[must_use]
+    pub fn with_next_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.next_cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`MemorySearchOutputResultsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemorySearchOutputResultsItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
@@ -2251,6 +3179,118 @@ pub struct MemorySearchOutputResultsItem {
     pub valid_until: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemorySearchOutputResultsItem {
+    ///A `MemorySearchOutputResultsItem` with its required members (`path`, `title`, `updated`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        updated: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        Self {
+            id: ::std::option::Option::None,
+            lifecycle: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            path: path.into(),
+            review_state: ::std::option::Option::None,
+            score: ::std::option::Option::None,
+            sensitivity: ::std::option::Option::None,
+            snippet: ::std::option::Option::None,
+            title: title.into(),
+            type_: ::std::option::Option::None,
+            updated: updated.into(),
+            valid_from: ::std::option::Option::None,
+            valid_until: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `id`.
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `lifecycle`.
+    #[must_use]
+    pub fn with_lifecycle(
+        mut self,
+        value: impl ::std::convert::Into<MemorySearchOutputResultsItemLifecycle>,
+    ) -> Self {
+        self.lifecycle = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `review_state`.
+    #[must_use]
+    pub fn with_review_state(
+        mut self,
+        value: impl ::std::convert::Into<MemorySearchOutputResultsItemReviewState>,
+    ) -> Self {
+        self.review_state = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `score`.
+    #[must_use]
+    pub fn with_score(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.score = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `sensitivity`.
+    #[must_use]
+    pub fn with_sensitivity(
+        mut self,
+        value: impl ::std::convert::Into<MemorySearchOutputResultsItemSensitivity>,
+    ) -> Self {
+        self.sensitivity = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `snippet`.
+    #[must_use]
+    pub fn with_snippet(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.snippet = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `type`.
+    #[must_use]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<MemorySearchOutputResultsItemType>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_from`.
+    #[must_use]
+    pub fn with_valid_from(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_from = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_until`.
+    #[must_use]
+    pub fn with_valid_until(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_until = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`MemorySearchOutputResultsItemLifecycle`
 /**
@@ -2586,6 +3626,7 @@ impl<'de> ::serde::Deserialize<'de> for MemorySearchOutputResultsItemType {
 }
 ///`MemoryWriteInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryWriteInput {
     ///Markdown. If it starts with a YAML frontmatter block and frontmatter is absent, the server parses that block as the frontmatter (SPEC §5.2.2).
     pub body: ::std::string::String,
@@ -2598,8 +3639,44 @@ pub struct MemoryWriteInput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl MemoryWriteInput {
+    ///A `MemoryWriteInput` with its required members (`path`, `body`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        body: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            body: body.into(),
+            expected_updated: ::std::option::Option::None,
+            frontmatter: ::std::option::Option::None,
+            path: path.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `expected_updated`.
+
+Optimistic concurrency: fail with conflict unless the page's updated equals this.*/
+    #[must_use]
+    pub fn with_expected_updated(
+        mut self,
+        value: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        self.expected_updated = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `frontmatter`.
+    #[must_use]
+    pub fn with_frontmatter(
+        mut self,
+        value: impl ::std::convert::Into<FrontmatterInput>,
+    ) -> Self {
+        self.frontmatter = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`MemoryWriteOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryWriteOutput {
     ///true when the page itself changed. false when the server stored the write as a proposal instead (SPEC §5.4).
     pub applied: bool,
@@ -2615,6 +3692,61 @@ pub struct MemoryWriteOutput {
     pub updated: ::std::option::Option<UtcDatetime>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MemoryWriteOutput {
+    ///A `MemoryWriteOutput` with its required members (`path`, `applied`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        applied: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            applied: applied.into(),
+            id: ::std::option::Option::None,
+            path: path.into(),
+            review_state: ::std::option::Option::None,
+            revision: ::std::option::Option::None,
+            updated: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `id`.
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `review_state`.
+    #[must_use]
+    pub fn with_review_state(
+        mut self,
+        value: impl ::std::convert::Into<MemoryWriteOutputReviewState>,
+    ) -> Self {
+        self.review_state = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `revision`.
+
+Proposal id, when applied is false.*/
+    #[must_use]
+    pub fn with_revision(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.revision = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `updated`.
+    #[must_use]
+    pub fn with_updated(
+        mut self,
+        value: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        self.updated = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`MemoryWriteOutputReviewState`
 /**
@@ -2693,6 +3825,7 @@ impl<'de> ::serde::Deserialize<'de> for MemoryWriteOutputReviewState {
 }
 ///`PageSummary`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PageSummary {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
@@ -2715,6 +3848,101 @@ pub struct PageSummary {
     pub valid_until: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PageSummary {
+    ///A `PageSummary` with its required members (`path`, `title`, `updated`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        updated: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        Self {
+            id: ::std::option::Option::None,
+            lifecycle: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            path: path.into(),
+            review_state: ::std::option::Option::None,
+            sensitivity: ::std::option::Option::None,
+            title: title.into(),
+            type_: ::std::option::Option::None,
+            updated: updated.into(),
+            valid_from: ::std::option::Option::None,
+            valid_until: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `id`.
+    #[must_use]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `lifecycle`.
+    #[must_use]
+    pub fn with_lifecycle(
+        mut self,
+        value: impl ::std::convert::Into<PageSummaryLifecycle>,
+    ) -> Self {
+        self.lifecycle = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `review_state`.
+    #[must_use]
+    pub fn with_review_state(
+        mut self,
+        value: impl ::std::convert::Into<PageSummaryReviewState>,
+    ) -> Self {
+        self.review_state = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `sensitivity`.
+    #[must_use]
+    pub fn with_sensitivity(
+        mut self,
+        value: impl ::std::convert::Into<PageSummarySensitivity>,
+    ) -> Self {
+        self.sensitivity = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `type`.
+    #[must_use]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<PageSummaryType>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_from`.
+    #[must_use]
+    pub fn with_valid_from(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_from = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `valid_until`.
+    #[must_use]
+    pub fn with_valid_until(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.valid_until = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`PageSummaryLifecycle`
 /**
@@ -3073,13 +4301,28 @@ for PartitionListInput {
 }
 ///`PartitionListOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PartitionListOutput {
     pub partitions: ::std::vec::Vec<PartitionListOutputPartitionsItem>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PartitionListOutput {
+    ///A `PartitionListOutput` with its required members (`partitions`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        partitions: impl ::std::iter::IntoIterator<
+            Item = PartitionListOutputPartitionsItem,
+        >,
+    ) -> Self {
+        Self {
+            partitions: partitions.into_iter().collect(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///`PartitionListOutputPartitionsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PartitionListOutputPartitionsItem {
     ///The caller's effective rights here: scope intersected with ACL (SPEC §7.3).
     pub access: ::std::vec::Vec<PartitionListOutputPartitionsItemAccessItem>,
@@ -3091,6 +4334,43 @@ pub struct PartitionListOutputPartitionsItem {
     pub review_required: ::std::option::Option<bool>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PartitionListOutputPartitionsItem {
+    ///A `PartitionListOutputPartitionsItem` with its required members (`name`, `access`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        name: impl ::std::convert::Into<PartitionName>,
+        access: impl ::std::iter::IntoIterator<
+            Item = PartitionListOutputPartitionsItemAccessItem,
+        >,
+    ) -> Self {
+        Self {
+            access: access.into_iter().collect(),
+            label: ::std::option::Option::None,
+            name: name.into(),
+            review_required: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `label`.
+    #[must_use]
+    pub fn with_label(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.label = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `review_required`.
+
+true when the caller's writes here become proposals.*/
+    #[must_use]
+    pub fn with_review_required(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.review_required = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`PartitionListOutputPartitionsItemAccessItem`
 /**
@@ -3245,6 +4525,7 @@ impl ::std::convert::From<::serde_json::Value> for Principal {
 }
 ///`ProfileGetInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProfileGetInput {
     ///Extension namespaces to include. Default: every namespace the token's scopes cover.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3252,8 +4533,35 @@ pub struct ProfileGetInput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProfileGetInput {
+    ///A `ProfileGetInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            namespaces: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `namespaces`.
+
+Extension namespaces to include. Default: every namespace the token's scopes cover.*/
+    #[must_use]
+    pub fn with_namespaces(
+        mut self,
+        value: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        self.namespaces = ::std::option::Option::Some(value.into_iter().collect());
+        self
+    }
+}
+impl ::std::default::Default for ProfileGetInput {
+    ///`ProfileGetInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
+}
 ///`ProfileGetOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProfileGetOutput {
     ///Extension documents keyed by namespace, only those the token covers.
     #[serde(
@@ -3269,6 +4577,36 @@ pub struct ProfileGetOutput {
     pub profile_type: ProfileGetOutputProfileType,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ProfileGetOutput {
+    ///A `ProfileGetOutput` with its required members (`profile_type`, `profile`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        profile_type: impl ::std::convert::Into<ProfileGetOutputProfileType>,
+        profile: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        Self {
+            extensions: ::std::default::Default::default(),
+            profile: profile.into(),
+            profile_type: profile_type.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `extensions`.
+
+Extension documents keyed by namespace, only those the token covers.*/
+    #[must_use]
+    pub fn with_extensions(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            >,
+        >,
+    ) -> Self {
+        self.extensions = value.into();
+        self
+    }
 }
 ///`ProfileGetOutputProfileType`
 /**
@@ -3352,6 +4690,7 @@ impl<'de> ::serde::Deserialize<'de> for ProfileGetOutputProfileType {
 }
 ///`ProfileUpdateInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProfileUpdateInput {
     ///core, team, or an extension namespace. Default: the context's profile type.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3361,8 +4700,34 @@ pub struct ProfileUpdateInput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProfileUpdateInput {
+    ///A `ProfileUpdateInput` with its required members (`patch`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        patch: impl ::std::convert::Into<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+    ) -> Self {
+        Self {
+            namespace: ::std::option::Option::None,
+            patch: patch.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    /**Sets the optional member `namespace`.
+
+core, team, or an extension namespace. Default: the context's profile type.*/
+    #[must_use]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`ProfileUpdateOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProfileUpdateOutput {
     ///JSON Pointers (RFC 6901) of the members the patch changed.
     pub changed: ::std::vec::Vec<::std::string::String>,
@@ -3371,8 +4736,24 @@ pub struct ProfileUpdateOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProfileUpdateOutput {
+    ///A `ProfileUpdateOutput` with its required members (`namespace`, `updated`, `changed`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        namespace: impl ::std::convert::Into<::std::string::String>,
+        updated: impl ::std::convert::Into<UtcDatetime>,
+        changed: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
+    ) -> Self {
+        Self {
+            changed: changed.into_iter().collect(),
+            namespace: namespace.into(),
+            updated: updated.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+}
 ///`ReviewListInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ReviewListInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<Cursor>,
@@ -3386,6 +4767,58 @@ pub struct ReviewListInput {
     pub state: ::std::option::Option<ReviewListInputState>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReviewListInput {
+    ///A `ReviewListInput` with its required members (none), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
+        Self {
+            cursor: ::std::option::Option::None,
+            limit: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            state: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `cursor`.
+    #[must_use]
+    pub fn with_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `limit`.
+
+Default when absent: `20`.*/
+    #[must_use]
+    pub fn with_limit(mut self, value: impl ::std::convert::Into<Limit>) -> Self {
+        self.limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    /**Sets the optional member `state`.
+
+Default when absent: `"proposed"`.*/
+    #[must_use]
+    pub fn with_state(
+        mut self,
+        value: impl ::std::convert::Into<ReviewListInputState>,
+    ) -> Self {
+        self.state = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::std::default::Default for ReviewListInput {
+    ///`ReviewListInput::new()`: every member absent.
+    fn default() -> Self {
+        Self::new()
+    }
 }
 ///Default when absent: `"proposed"`.
 /**
@@ -3464,6 +4897,7 @@ impl<'de> ::serde::Deserialize<'de> for ReviewListInputState {
 }
 ///`ReviewListOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ReviewListOutput {
     pub items: ::std::vec::Vec<ReviewListOutputItemsItem>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3471,8 +4905,27 @@ pub struct ReviewListOutput {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReviewListOutput {
+    ///A `ReviewListOutput` with its required members (`items`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        items: impl ::std::iter::IntoIterator<Item = ReviewListOutputItemsItem>,
+    ) -> Self {
+        Self {
+            items: items.into_iter().collect(),
+            next_cursor: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `next_cursor`.
+    #[must_use]
+    pub fn with_next_cursor(mut self, value: impl ::std::convert::Into<Cursor>) -> Self {
+        self.next_cursor = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 ///`ReviewListOutputItemsItem`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ReviewListOutputItemsItem {
     pub generated: ActorAt,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3486,6 +4939,47 @@ pub struct ReviewListOutputItemsItem {
     pub title: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReviewListOutputItemsItem {
+    ///A `ReviewListOutputItemsItem` with its required members (`path`, `revision`, `title`, `state`, `generated`, `target_exists`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        revision: impl ::std::convert::Into<::std::string::String>,
+        title: impl ::std::convert::Into<::std::string::String>,
+        state: impl ::std::convert::Into<ReviewListOutputItemsItemState>,
+        generated: impl ::std::convert::Into<ActorAt>,
+        target_exists: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        Self {
+            generated: generated.into(),
+            note: ::std::option::Option::None,
+            partition: ::std::option::Option::None,
+            path: path.into(),
+            revision: revision.into(),
+            state: state.into(),
+            target_exists: target_exists.into(),
+            title: title.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `note`.
+    #[must_use]
+    pub fn with_note(
+        mut self,
+        value: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        self.note = ::std::option::Option::Some(value.into());
+        self
+    }
+    ///Sets the optional member `partition`.
+    #[must_use]
+    pub fn with_partition(
+        mut self,
+        value: impl ::std::convert::Into<PartitionName>,
+    ) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ReviewListOutputItemsItemState`
 /**
@@ -3564,6 +5058,7 @@ impl<'de> ::serde::Deserialize<'de> for ReviewListOutputItemsItemState {
 }
 ///`ReviewResolveInput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ReviewResolveInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub note: ::std::option::Option<ReviewResolveInputNote>,
@@ -3573,6 +5068,31 @@ pub struct ReviewResolveInput {
     pub verb: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReviewResolveInput {
+    ///A `ReviewResolveInput` with its required members (`path`, `revision`, `verb`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        revision: impl ::std::convert::Into<::std::string::String>,
+        verb: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            note: ::std::option::Option::None,
+            path: path.into(),
+            revision: revision.into(),
+            verb: verb.into(),
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `note`.
+    #[must_use]
+    pub fn with_note(
+        mut self,
+        value: impl ::std::convert::Into<ReviewResolveInputNote>,
+    ) -> Self {
+        self.note = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ReviewResolveInputNote`
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3630,6 +5150,7 @@ impl<'de> ::serde::Deserialize<'de> for ReviewResolveInputNote {
 }
 ///`ReviewResolveOutput`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ReviewResolveOutput {
     pub path: Path,
     pub revision: ::std::string::String,
@@ -3638,6 +5159,31 @@ pub struct ReviewResolveOutput {
     pub updated: ::std::option::Option<UtcDatetime>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReviewResolveOutput {
+    ///A `ReviewResolveOutput` with its required members (`path`, `revision`, `state`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new(
+        path: impl ::std::convert::Into<Path>,
+        revision: impl ::std::convert::Into<::std::string::String>,
+        state: impl ::std::convert::Into<ReviewResolveOutputState>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            revision: revision.into(),
+            state: state.into(),
+            updated: ::std::option::Option::None,
+            extra: ::std::default::Default::default(),
+        }
+    }
+    ///Sets the optional member `updated`.
+    #[must_use]
+    pub fn with_updated(
+        mut self,
+        value: impl ::std::convert::Into<UtcDatetime>,
+    ) -> Self {
+        self.updated = ::std::option::Option::Some(value.into());
+        self
+    }
 }
 ///`ReviewResolveOutputState`
 /**
