@@ -58,6 +58,7 @@ mod responses;
 #[cfg(feature = "derive")]
 pub mod structural;
 pub mod tool;
+pub mod transport;
 #[cfg(feature = "validate")]
 pub mod validate;
 #[cfg(feature = "validate")]

@@ -96,3 +96,27 @@ impl ToolKind {
         })
     }
 }
+
+#[cfg(feature = "validate")]
+impl ToolKind {
+    /// Validates a tool result's `structuredContent` against this kind's union (Part III 6),
+    /// in the pinned reading: what a server must send, whatever `outputSchema` it declared.
+    ///
+    /// ```
+    /// use pilotage_types::ToolKind;
+    /// let foreign = serde_json::json!({"run": {"id": "r1"}, "result": 3});
+    /// assert!(ToolKind::Execute.validate_output(&foreign).is_err());
+    /// assert!(ToolKind::Execute.validate_output(&serde_json::json!({"error": {"kind": "not_found", "message": "m"}})).is_ok());
+    /// ```
+    pub fn validate_output(self, content: &Value) -> Result<(), crate::ValidationErrors> {
+        use crate::SchemaDef;
+        match self {
+            Self::Manifest => crate::ManifestToolOutput::validate(content),
+            Self::GetGuide => crate::GetGuideToolOutput::validate(content),
+            Self::Catalog => crate::CatalogToolOutput::validate(content),
+            Self::Validate => crate::ValidateToolOutput::validate(content),
+            Self::Execute => crate::ExecuteToolOutput::validate(content),
+            Self::Trace => crate::TraceToolOutput::validate(content),
+        }
+    }
+}

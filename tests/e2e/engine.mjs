@@ -17,6 +17,7 @@
 //        node engine.mjs --http PORT              # streamable HTTP, sessions (PORT 0: any free port)
 //        node engine.mjs --http PORT --stateless  # streamable HTTP, a new Server per POST
 //        node engine.mjs [...] --break NAME       # one deliberate conformance fault (below)
+//        node engine.mjs [...] --diagnostics N    # check_rules floods N diagnostics (below)
 //
 // Over HTTP it binds 127.0.0.1 only, serves http://127.0.0.1:PORT/mcp (printed on stderr),
 // refuses a non-loopback Host header (DNS rebinding) and a non-loopback Origin header.
@@ -44,7 +45,25 @@
 // - no-program-declaration: check_rules and apply_rules carry no _meta program declaration (5);
 // - unknown-language-success: pilotage_get_guide with an unknown language answers the index
 //   form {"guides": []} (isError false) instead of not_found (4.1, 7);
-// - no-welcome: the initialize result has no instructions (no welcome text) (3.4).
+// - no-welcome: the initialize result has no instructions (no welcome text) (3.4);
+// - foreign-envelope: every tool is listed without outputSchema, and the loop tools' results
+//   break the result envelope while staying isError: false: apply_rules answers
+//   {"run": {"id": "<run id>"}, "result": <output, or null when the run produced none>} instead
+//   of an ExecuteResponse, check_rules {"ok": <valid>, "problems": [<diagnostics>]} instead of a
+//   ValidateResponse, rules_trace {"run": {"id": "<run id>"}, "steps": [<trace steps>]}; request
+//   errors, pilotage_manifest and pilotage_get_guide stay conformant, so the engine can still be
+//   discovered (6).
+//
+// Large answers, to test a client's limits: `--diagnostics N` (N a positive integer, at most
+// MAX_FLOOD; anything else is a usage error, exit status 2), with any transport and with or
+// without `--break`. check_rules then answers every call that passes its inputSchema, whatever
+// the rule set (and ignoring context, mode, test_run, program_ref), with valid: false and
+// exactly N diagnostics, the i-th (0-based) {"severity": "error", "code": "rule_<i>", "path":
+// "/rules/<i>", "message": <about 1 KB of text unique to i>}, in the ordinary result shape
+// (structuredContent and its JSON as the text block): about 1.08 KB per diagnostic in
+// structuredContent and 2.17 KB on the wire, where the text block repeats it, escaped (N = 20000:
+// 21.5 MB of structuredContent, one 43.3 MB JSON-RPC line over stdio; N = 100000: 108 MB and
+// 217 MB). The diagnostics are built once, on the first call. The other tools are unchanged.
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -70,6 +89,12 @@ const RETENTION_MS = 10 * 60 * 1000;
 /** Part II 10.1: execution is bounded; a rule set is at most this many rules. */
 const MAX_RULES = 1000;
 
+/** `--diagnostics N`: the largest N (the serialized answer, about 2.2 KB per diagnostic on the
+ * wire, must stay well under V8's maximum string length of 2^29 - 24 characters). */
+export const MAX_FLOOD = 200000;
+/** `--diagnostics N`: the length of each diagnostic's message (ASCII, nothing JSON escapes). */
+const FLOOD_MESSAGE_LENGTH = 1000;
+
 /** The `--break` fault names (see the header comment). */
 export const FAULTS = Object.freeze([
   "no-structured-content",
@@ -82,6 +107,7 @@ export const FAULTS = Object.freeze([
   "no-program-declaration",
   "unknown-language-success",
   "no-welcome",
+  "foreign-envelope",
 ]);
 
 export const INSTRUCTIONS =
@@ -292,7 +318,9 @@ export const TOOLS = [
 export function toolsFor(fault) {
   const tools = structuredClone(TOOLS);
   const byName = (name) => tools.find((tool) => tool.name === name);
-  if (fault === "trace-level-enum") {
+  if (fault === "foreign-envelope") {
+    for (const tool of tools) delete tool.outputSchema;
+  } else if (fault === "trace-level-enum") {
     byName(LOOP.execute).inputSchema.properties.trace_level = { type: "string", enum: ["none", "summary", "full"] };
   } else if (fault === "no-program-declaration") {
     delete byName(LOOP.validate)._meta;
@@ -391,6 +419,20 @@ export function check(ruleset) {
   return diagnostics;
 }
 
+/** `--diagnostics N`: N error diagnostics, the i-th with code rule_<i>, path /rules/<i> and a
+ * message of FLOOD_MESSAGE_LENGTH characters that names i throughout (unique to i). */
+export function floodDiagnostics(count) {
+  const diagnostics = new Array(count);
+  for (let i = 0; i < count; i += 1) {
+    const piece = `rule_${i} at /rules/${i} is flagged by --diagnostics ${count}, diagnostic ${i} of ${count}; `;
+    // A slice of one flat string (no concatenation after it: a cons string would be flattened,
+    // copied, while the answer is serialized).
+    const message = piece.repeat(Math.ceil(FLOOD_MESSAGE_LENGTH / piece.length)).slice(0, FLOOD_MESSAGE_LENGTH);
+    diagnostics[i] = { severity: "error", code: `rule_${i}`, path: `/rules/${i}`, message };
+  }
+  return diagnostics;
+}
+
 const hasErrors = (diagnostics) => diagnostics.some((d) => d.severity === "error");
 const SUCCESS = Object.freeze({ ok: true, status: "success", error: null });
 
@@ -424,10 +466,16 @@ export function run(ruleset, input) {
 // The engine: one per process, shared by every Server (every HTTP session or stateless POST).
 
 export class Engine {
-  /** `fault`: undefined (conformant) or one of FAULTS. */
-  constructor({ fault } = {}) {
+  /** `fault`: undefined (conformant) or one of FAULTS; `diagnostics`: undefined, or the N of
+   * `--diagnostics N` (1 to MAX_FLOOD). */
+  constructor({ fault, diagnostics } = {}) {
     if (fault !== undefined && !FAULTS.includes(fault)) throw new Error(`unknown fault: ${fault}`);
+    if (diagnostics !== undefined && !(Number.isSafeInteger(diagnostics) && diagnostics >= 1 && diagnostics <= MAX_FLOOD)) {
+      throw new Error(`bad diagnostics count: ${diagnostics}`);
+    }
     this.fault = fault;
+    this.floodCount = diagnostics;
+    this.flood = undefined; // built on the first check_rules call, then shared (never mutated)
     this.runs = new Map();
   }
 
@@ -471,10 +519,18 @@ export class Engine {
         case LOOP.execute: {
           const response = this.execute(args);
           if (this.fault === "malformed-execute") response.run_id = 42;
+          if (this.fault === "foreign-envelope") {
+            return toolResult({ run: { id: response.run_id }, result: response.output ?? null });
+          }
           return toolResult(response);
         }
-        case LOOP.trace:
-          return toolResult(this.fetch(args));
+        case LOOP.trace: {
+          const record = this.fetch(args);
+          if (this.fault === "foreign-envelope") {
+            return toolResult({ run: { id: record.run_id }, steps: record.trace.steps });
+          }
+          return toolResult(record);
+        }
       }
     } catch (error) {
       if (error instanceof RequestError) return this.requestError(error.kind, error.message);
@@ -521,12 +577,19 @@ export class Engine {
   }
 
   validate(args) {
-    this.eligibility(args);
-    const diagnostics = this.diagnose(args);
+    let diagnostics;
+    if (this.floodCount !== undefined) {
+      this.flood ??= floodDiagnostics(this.floodCount);
+      diagnostics = this.flood;
+    } else {
+      this.eligibility(args);
+      diagnostics = this.diagnose(args);
+    }
     if (this.fault === "invalid-program-is-error" && hasErrors(diagnostics)) {
       const count = diagnostics.filter((d) => d.severity === "error").length;
       throw new RequestError("invalid_request", `the rule set is invalid (${count} error${count === 1 ? "" : "s"})`);
     }
+    if (this.fault === "foreign-envelope") return { ok: !hasErrors(diagnostics), problems: diagnostics };
     return { valid: !hasErrors(diagnostics), diagnostics };
   }
 
@@ -717,8 +780,9 @@ async function serveHttp(engine, port, stateless) {
 
 function usage(message) {
   if (message) console.error(`engine: ${message}`);
-  console.error("usage: node engine.mjs [--http PORT [--stateless]] [--break NAME]");
+  console.error("usage: node engine.mjs [--http PORT [--stateless]] [--break NAME] [--diagnostics N]");
   console.error(`       NAME: ${FAULTS.join(", ")}`);
+  console.error(`       N: 1 to ${MAX_FLOOD}`);
   process.exit(2);
 }
 
@@ -726,6 +790,7 @@ async function main(argv) {
   let port;
   let stateless = false;
   let fault;
+  let diagnostics;
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === "--http") {
       const value = argv[++i];
@@ -739,6 +804,13 @@ async function main(argv) {
       if (value === undefined) usage("--break needs a fault NAME");
       if (!FAULTS.includes(value)) usage(`unknown --break fault: ${value}`);
       fault = value;
+    } else if (argv[i] === "--diagnostics") {
+      const value = argv[++i];
+      if (diagnostics !== undefined) usage("--diagnostics is given once");
+      if (value === undefined || !/^[1-9]\d*$/.test(value) || Number(value) > MAX_FLOOD) {
+        usage(`bad --diagnostics count: ${value} (a positive integer, at most ${MAX_FLOOD})`);
+      }
+      diagnostics = Number(value);
     } else if (argv[i] === "--help" || argv[i] === "-h") {
       usage();
     } else {
@@ -746,8 +818,9 @@ async function main(argv) {
     }
   }
   if (stateless && port === undefined) usage("--stateless needs --http PORT");
-  const engine = new Engine({ fault });
+  const engine = new Engine({ fault, diagnostics });
   if (fault !== undefined) console.error(`engine: --break ${fault}: deliberately NOT conformant`);
+  if (diagnostics !== undefined) console.error(`engine: --diagnostics ${diagnostics}: check_rules answers ${diagnostics} diagnostics`);
   if (port === undefined) {
     await createServer(engine).connect(new StdioServerTransport());
   } else {

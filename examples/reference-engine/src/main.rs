@@ -9,9 +9,10 @@
 //!
 //! Every revision rmcp speaks is served: 2025-06-18 and 2025-11-25 through initialize, the
 //! stateless 2026-07-28 through `server/discover` and per-request `_meta`. Over HTTP, rmcp
-//! validates `Host` (loopback names by default; add names with `--allow-host`) and `Origin`
-//! (any browser origin is refused unless allowed with `--allow-origin`), and bounds request
-//! bodies (`--max-body-bytes`, 4 MiB by default).
+//! validates `Host` and `Origin` as the MCP transport rules say (`pilotage_types::transport`):
+//! the loopback names with any port are served, a foreign Host or Origin is refused unless
+//! allowed with `--allow-host` / `--allow-origin`; request bodies are bounded
+//! (`--max-body-bytes`, 4 MiB by default).
 //!
 //! `--execution-both` declares workflow/v1 with `"execution": "both"`: `run_workflow` then
 //! requires `mode` (`immediate` or `deploy`; this engine has no deployment target, so a
@@ -79,7 +80,8 @@ struct Args {
     /// Over HTTP: a Host name to accept besides the loopback names (repeatable).
     #[arg(long, value_name = "HOST", requires = "http")]
     allow_host: Vec<String>,
-    /// Over HTTP: a browser Origin to accept, e.g. http://localhost:3000 (repeatable).
+    /// Over HTTP: a foreign browser Origin to accept besides the loopback ones (which are
+    /// accepted with any port), e.g. https://app.example.com (repeatable).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
     /// Over HTTP: the largest request body accepted, in bytes.
@@ -119,11 +121,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         service.waiting().await?;
         return Ok(());
     };
-    let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
-    hosts.extend(args.allow_host);
+    // Loopback Hosts and Origins with any port, foreign ones only when allowed (the MCP
+    // transport rules; pilotage_types::transport).
+    let hosts = pilotage_types::transport::allowed_hosts(args.allow_host.iter().map(String::as_str));
+    let origins = pilotage_types::transport::allowed_origins(args.allow_origin.iter().map(String::as_str));
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(args.allow_origin)
+        .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(args.max_body_bytes)
         .with_legacy_session_mode(!args.stateless)

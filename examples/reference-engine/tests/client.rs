@@ -434,6 +434,9 @@ fn pilotage_check_catches_each_broken_rule() {
         ("no-program-declaration", "5/program-declaration-missing", "5"),
         ("unknown-language-success", "4.1/unknown-not-found", "4.1"),
         ("no-welcome", "3.4/welcome-text", "3.4"),
+        // No outputSchema anywhere, and results that break the envelope: judged against the
+        // union of each tool's kind all the same (Part III 6).
+        ("foreign-envelope", "10.1-8/structured-content", "6"),
     ];
     // Conformant first: the same command exits 0.
     let base = ["check", "--format", "json", "--allow-execute", "--program", &program];
@@ -577,5 +580,78 @@ fn pilotage_check_catches_each_broken_rule_of_the_reference_engine() {
             .output()
             .expect("the engine starts");
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+    }
+}
+
+/// `pilotage call --stage validate` of the TypeScript engine answering `count` diagnostics
+/// (about 1 KB each) through `target`: (exit status, stdout, stderr).
+fn validate_with_diagnostics(target: &[&str], extra: &[&str]) -> (u8, String, String) {
+    let ruleset = write("large-ruleset.json", &json!({"rules": []}));
+    let args: Vec<&str> = [
+        "call",
+        "--language",
+        "rules/v2",
+        "--stage",
+        "validate",
+        "--program",
+        &ruleset,
+    ]
+    .into_iter()
+    .chain(["--format", "json", "--timeout", "120"])
+    .chain(extra.iter().copied())
+    .chain(target.iter().copied())
+    .collect();
+    pilotage(&args)
+}
+
+/// A large answer is read, and one over `--max-result-bytes` is refused at once with the limit
+/// named, never waited for until the timeout: over stdio (where rmcp alone drops a line over
+/// 16 MiB and keeps waiting), HTTP with sessions (SSE) and stateless HTTP (a JSON body).
+#[test]
+fn large_answers_are_read_or_refused_with_the_limit_named() {
+    if !common::node_available() {
+        return;
+    }
+    let script = common::e2e_dir().join("engine.mjs").display().to_string();
+    for (count, label) in [("20000", "20 MB"), ("100000", "100 MB")] {
+        let stdio = ["--", "node", &script, "--diagnostics", count];
+        let sessions = common::serve("node", &[&script, "--http", "0", "--diagnostics", count]);
+        let stateless = common::serve("node", &[&script, "--http", "0", "--stateless", "--diagnostics", count]);
+        let targets: [(&str, Vec<&str>); 3] = [
+            ("stdio", stdio.to_vec()),
+            ("http", vec!["--url", &sessions.url]),
+            ("stateless http", vec!["--url", &stateless.url]),
+        ];
+        for (transport, target) in &targets {
+            let started = std::time::Instant::now();
+            // The default limit (128 MiB) reads the 20 MB answer; 32 MiB refuses the 100 MB one.
+            let limit: &[&str] = if count == "20000" {
+                &[]
+            } else {
+                &["--max-result-bytes", "32M"]
+            };
+            let (status, out, err) = validate_with_diagnostics(target, limit);
+            if count == "20000" {
+                assert_eq!(status, 0, "{label} over {transport}: {err}");
+                let answer: Value = serde_json::from_str(&out).expect("a JSON report");
+                assert_eq!(
+                    answer["structured_content"]["diagnostics"].as_array().map(Vec::len),
+                    Some(20000),
+                    "{label} over {transport}"
+                );
+            } else {
+                assert_eq!(status, 2, "{label} over {transport}: {out}{err}");
+                assert!(
+                    err.contains("33554432 bytes") && err.contains("--max-result-bytes"),
+                    "{label} over {transport}: the limit is named: {err}"
+                );
+                assert!(!err.contains("no answer within"), "never taken for silence: {err}");
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(100),
+                "{label} over {transport} took {:?}",
+                started.elapsed()
+            );
+        }
     }
 }

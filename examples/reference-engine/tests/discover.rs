@@ -148,7 +148,7 @@ async fn stateless_http_on_the_stateless_revision() {
 }
 
 #[test]
-fn http_refuses_foreign_hosts_and_origins_and_large_bodies() {
+fn http_serves_loopback_and_refuses_foreign_hosts_and_origins_and_large_bodies() {
     let engine = common::engine_http(&["--stateless", "--max-body-bytes", "1024"]);
     let addr = engine
         .url
@@ -185,6 +185,25 @@ fn http_refuses_foreign_hosts_and_origins_and_large_bodies() {
         403,
         "a browser Origin is refused unless allowed"
     );
+    // The MCP transport rules refuse *foreign* Origins: a loopback Origin, with its own port
+    // or any other, is served (the conformance suite's dns-rebinding-protection scenario).
+    let port = addr.rsplit(':').next().unwrap();
+    for (host, origin) in [
+        (addr.clone(), format!("http://127.0.0.1:{port}")),
+        (format!("localhost:{port}"), format!("http://localhost:{port}")),
+        (format!("localhost:{port}"), "http://localhost:3000".to_owned()),
+        (format!("[::1]:{port}"), "https://[::1]:8443".to_owned()),
+        (addr.clone(), "http://127.0.0.1".to_owned()),
+    ] {
+        assert_eq!(post(&host, Some(&origin), ping), 200, "Host {host}, Origin {origin}");
+    }
+    for origin in [
+        "http://127.0.0.1.evil.example",
+        "http://localhost.evil.example:80",
+        "null",
+    ] {
+        assert_eq!(post(&addr, Some(origin), ping), 403, "Origin {origin} is foreign");
+    }
     let large = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
         "x".repeat(4096)

@@ -21,6 +21,15 @@ const UNKNOWN_ID: &str = "pilotage-check-unknown-id";
 const UNKNOWN_LEVEL: &str = "pilotage-check-unknown-level";
 const UNKNOWN_MODE: &str = "pilotage-check-unknown-mode";
 
+/// `value` as JSON, cut to about 200 characters for a finding.
+fn abbreviated(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
+    }
+}
+
 /// One run of the probes against one connected server.
 pub(super) struct Run<'a> {
     client: &'a mut PilotageClient,
@@ -89,6 +98,23 @@ impl<'a> Run<'a> {
                 structured_content: Some(content),
             } => (is_error, content),
         };
+        // Part III 6: the union of the tool's kind, whatever outputSchema it declares (or
+        // omits); a declared outputSchema is checked in addition.
+        if let Some(kind) = self.discovery.tool_kind(tool) {
+            if let Err(errors) = kind.validate_output(&content) {
+                let violations: Vec<String> = errors.violations.iter().take(3).map(ToString::to_string).collect();
+                self.fail(
+                    &STRUCTURED_CONTENT,
+                    tool,
+                    format!(
+                        "structuredContent is not a {} (Part III 6): {}; it was {}",
+                        kind.output_def(),
+                        violations.join("; "),
+                        abbreviated(&content)
+                    ),
+                );
+            }
+        }
         if let Some(schema) = self.discovery.tool(tool).and_then(|t| t.get("outputSchema")) {
             match jsonschema::validator_for(schema) {
                 Ok(validator) if !validator.is_valid(&content) => self.fail(

@@ -25,6 +25,10 @@ pub struct ServerArgs {
     /// request) instead of the initialize handshake.
     #[arg(long)]
     pub stateless: bool,
+    /// The largest answer accepted from the server, in bytes (a suffix K, M or G counts
+    /// KiB, MiB, GiB); a larger one is refused with an error naming this limit.
+    #[arg(long, value_name = "BYTES", default_value = "128M", value_parser = parse_bytes)]
+    pub max_result_bytes: usize,
     /// A command that serves MCP over stdio, after `--`.
     #[arg(last = true, value_name = "CMD [ARGS...]")]
     pub command: Vec<String>,
@@ -59,9 +63,35 @@ impl ServerArgs {
                 Revision::Handshake
             },
             client_name: "pilotage-cli".to_owned(),
+            max_result_bytes: self.max_result_bytes,
             ..ClientOptions::default()
         })
     }
+}
+
+/// A byte count: digits, optionally followed by `K`, `M` or `G` (powers of 1024, an optional
+/// `iB` or `B` after them); at least 1 KiB, so that no handshake is refused.
+pub fn parse_bytes(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = trimmed[digits.len()..].to_ascii_uppercase();
+    let factor: usize = match unit.as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => return Err(format!("`{text}`: expected bytes, e.g. 1048576, 512K, 64M or 1G")),
+    };
+    let count: usize = digits
+        .parse()
+        .map_err(|_| format!("`{text}`: expected bytes, e.g. 1048576, 512K, 64M or 1G"))?;
+    let bytes = count
+        .checked_mul(factor)
+        .ok_or_else(|| format!("`{text}`: too large"))?;
+    if bytes < 1024 {
+        return Err(format!("`{text}`: at least 1K (1024 bytes)"));
+    }
+    Ok(bytes)
 }
 
 /// Runs `future` on a single-threaded runtime.
@@ -91,6 +121,23 @@ pub async fn connect(
         () = tokio::time::sleep(PROGRESS_AFTER) => {
             let _ = writeln!(err, "pilotage: waiting for {target} to answer (timeout {} s)...", timeout.as_secs_f32());
             connecting.await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn byte_counts_with_binary_suffixes() {
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("512K"), Ok(512 << 10));
+        assert_eq!(parse_bytes("64M"), Ok(64 << 20));
+        assert_eq!(parse_bytes("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_bytes("1g"), Ok(1 << 30));
+        for bad in ["", "M", "12X", "-5", "100", "99999999999999999999G"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
         }
     }
 }

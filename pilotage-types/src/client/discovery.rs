@@ -64,6 +64,31 @@ impl Discovery {
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
     }
+
+    /// What kind of Pilotage tool `name` is, from the binding's fixed names and the manifest's
+    /// `loop` objects (Part III 4, 4.3): the union its results must follow (Part III 6),
+    /// whatever `outputSchema` the server declares. `None` for a tool that is not Pilotage's.
+    pub fn tool_kind(&self, name: &str) -> Option<crate::ToolKind> {
+        use crate::ToolKind;
+        match name {
+            crate::MANIFEST_TOOL => return Some(ToolKind::Manifest),
+            crate::GET_GUIDE_TOOL => return Some(ToolKind::GetGuide),
+            crate::CATALOG_TOOL => return Some(ToolKind::Catalog),
+            _ => {}
+        }
+        self.manifest.languages.iter().find_map(|language| {
+            let tools = &language.loop_;
+            if tools.validate == name {
+                Some(ToolKind::Validate)
+            } else if tools.execute.as_deref() == Some(name) {
+                Some(ToolKind::Execute)
+            } else if tools.trace.as_deref() == Some(name) {
+                Some(ToolKind::Trace)
+            } else {
+                None
+            }
+        })
+    }
 }
 
 /// Why a server is not (usable as) a Pilotage server.

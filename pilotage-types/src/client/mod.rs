@@ -12,6 +12,10 @@
 //! - **request construction** (10.2-4, 4.4, 5): [`request`];
 //! - **machine contract and routing** (10.2-5 to 10.2-7, 6, 7): [`routing`].
 //!
+//! - **bounded answers**: every wait is bounded by [`ClientOptions::timeout`], and an answer
+//!   larger than [`ClientOptions::max_result_bytes`] is refused at once with
+//!   [`ClientError::TooLarge`], over stdio and HTTP alike (never taken for silence).
+//!
 //! The client never starts a Run on its own: only [`PilotageClient::execute`] does, when the
 //! caller calls it.
 //!
@@ -33,6 +37,7 @@
 pub mod discovery;
 pub mod request;
 pub mod routing;
+mod transport;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -103,7 +108,17 @@ pub struct ClientOptions {
     pub revision: Revision,
     /// The client's name in `clientInfo`.
     pub client_name: String,
+    /// The largest single message accepted from the server, in bytes (a tool result's
+    /// `structuredContent` travels in it, often with a text copy beside it). An answer over it
+    /// is refused at once with [`ClientError::TooLarge`] naming the limit, never waited for.
+    /// Default [`DEFAULT_MAX_RESULT_BYTES`].
+    pub max_result_bytes: usize,
 }
+
+/// The default [`ClientOptions::max_result_bytes`]: 128 MiB, several times the largest
+/// answers seen in practice (a 20,000-diagnostic validate answer is about 21 MB of
+/// `structuredContent`).
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 128 * 1024 * 1024;
 
 impl Default for ClientOptions {
     fn default() -> Self {
@@ -112,6 +127,7 @@ impl Default for ClientOptions {
             rediscover_every: None,
             revision: Revision::Handshake,
             client_name: "pilotage-client".to_owned(),
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
         }
     }
 }
@@ -136,6 +152,14 @@ pub enum ClientError {
     Refused(Refusal),
     /// A Pilotage tool result broke the machine contract (Part III 6, 7).
     Contract(ContractViolation),
+    /// The server's answer is larger than [`ClientOptions::max_result_bytes`]: refused, not
+    /// read.
+    TooLarge {
+        /// What was being done.
+        what: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl std::fmt::Display for ClientError {
@@ -146,6 +170,11 @@ impl std::fmt::Display for ClientError {
             Self::NotPilotage(e) => e.fmt(f),
             Self::Refused(e) => e.fmt(f),
             Self::Contract(e) => e.fmt(f),
+            Self::TooLarge { what, limit } => write!(
+                f,
+                "{what}: the server's answer is larger than the limit of {limit} bytes (max_result_bytes, \
+                 `--max-result-bytes` on the command line): refused, not read"
+            ),
         }
     }
 }
@@ -185,6 +214,8 @@ impl ClientHandler for Handler {
 pub struct PilotageClient {
     service: RunningService<RoleClient, Handler>,
     options: ClientOptions,
+    oversize: Arc<transport::Oversize>,
+    http: bool,
     discovery: Option<(Discovery, Instant)>,
     stale: Arc<AtomicBool>,
 }
@@ -197,6 +228,9 @@ impl std::fmt::Debug for PilotageClient {
             .finish_non_exhaustive()
     }
 }
+
+/// The rmcp error text of an HTTP body over `max_json_response_size`.
+const BODY_TOO_LARGE: &str = "exceeded the maximum size";
 
 async fn bounded<T>(
     what: &str,
@@ -235,13 +269,12 @@ impl PilotageClient {
             },
         };
         let connecting = format!("connecting to {target}");
-        let service = match target {
+        let oversize = transport::Oversize::new(options.max_result_bytes);
+        let served = match target {
             Target::Command { program, args } => {
                 let mut command = tokio::process::Command::new(program);
-                command.args(args).kill_on_drop(true);
-                let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(command)
-                    .stderr(std::process::Stdio::inherit())
-                    .spawn()
+                command.args(args);
+                let transport = transport::ChildStdio::spawn(command, oversize.clone())
                     .map_err(|e| ClientError::Connect(format!("cannot start `{program}`: {e}")))?;
                 bounded(
                     &connecting,
@@ -251,7 +284,13 @@ impl PilotageClient {
                 .await?
             }
             Target::Url(url) => {
-                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+                let limit = options.max_result_bytes;
+                // An SSE event counts its `data:` prefixes and framing too.
+                let config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.clone())
+                        .max_json_response_size(limit)
+                        .max_sse_event_size(limit.saturating_add(64 * 1024));
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
                 bounded(
                     &connecting,
                     options.timeout,
@@ -259,14 +298,66 @@ impl PilotageClient {
                 )
                 .await?
             }
-        }
-        .map_err(|e| ClientError::Connect(format!("{target}: {e}")))?;
+        };
+        let service = served.map_err(|e| {
+            if oversize.is_tripped() {
+                ClientError::TooLarge {
+                    what: connecting.clone(),
+                    limit: oversize.limit(),
+                }
+            } else {
+                ClientError::Connect(format!("{target}: {e}"))
+            }
+        })?;
         Ok(Self {
             service,
             options,
+            oversize,
+            http: matches!(target, Target::Url(_)),
             discovery: None,
             stale,
         })
+    }
+
+    /// Waits for the answer to one request, within [`ClientOptions::timeout`]; an answer over
+    /// [`ClientOptions::max_result_bytes`] ends the wait at once.
+    async fn answer<T>(
+        &self,
+        what: &str,
+        request: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> Result<Result<T, rmcp::ServiceError>, ClientError> {
+        let too_large = || ClientError::TooLarge {
+            what: what.to_owned(),
+            limit: self.oversize.limit(),
+        };
+        let raced = async {
+            tokio::select! {
+                answered = request => Ok(answered),
+                () = self.oversize.tripped() => Err(too_large()),
+            }
+        };
+        bounded(what, self.options.timeout, raced).await?
+    }
+
+    /// A request that failed in transport, as a [`ClientError`]: [`ClientError::TooLarge`]
+    /// when the answer went over the limit.
+    fn transport_error(&self, what: &str, error: rmcp::ServiceError) -> ClientError {
+        let limit = self.oversize.limit();
+        let text = error.to_string();
+        if self.oversize.is_tripped() || text.contains(BODY_TOO_LARGE) {
+            return ClientError::TooLarge {
+                what: what.to_owned(),
+                limit,
+            };
+        }
+        if self.http && matches!(error, rmcp::ServiceError::TransportClosed) {
+            // rmcp ends an SSE stream whose event is over the limit without saying why.
+            return ClientError::Connect(format!(
+                "{what}: the server closed the stream before its answer (an answer over the limit of \
+                 {limit} bytes, max_result_bytes / `--max-result-bytes`, ends the stream this way)"
+            ));
+        }
+        ClientError::Connect(format!("{what}: {text}"))
     }
 
     /// The negotiated MCP revision.
@@ -328,12 +419,8 @@ impl PilotageClient {
     /// Calls `tool` with `arguments` and returns what it answered, transport aside.
     pub async fn call_raw(&self, tool: &str, arguments: Map<String, Value>) -> Result<RawResult, ClientError> {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        let answered = bounded(
-            &format!("tools/call {tool}"),
-            self.options.timeout,
-            self.service.call_tool(params),
-        )
-        .await?;
+        let what = format!("tools/call {tool}");
+        let answered = self.answer(&what, self.service.call_tool(params)).await?;
         match answered {
             Ok(result) => Ok(RawResult::Result {
                 is_error: result.is_error.unwrap_or(false),
@@ -343,7 +430,7 @@ impl PilotageClient {
                 code: error.code.0,
                 message: error.message.to_string(),
             }),
-            Err(other) => Err(ClientError::Connect(format!("tools/call {tool}: {other}"))),
+            Err(other) => Err(self.transport_error(&what, other)),
         }
     }
 
@@ -506,13 +593,11 @@ impl PilotageClient {
     /// the guides and catalog resources carry what the tools answer).
     pub async fn read_json_resource(&self, uri: &str) -> Result<Value, ClientError> {
         let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
-        let read = bounded(
-            &format!("resources/read {uri}"),
-            self.options.timeout,
-            self.service.read_resource(params),
-        )
-        .await?
-        .map_err(|e| ClientError::Connect(format!("resources/read {uri}: {e}")))?;
+        let what = format!("resources/read {uri}");
+        let read = self
+            .answer(&what, self.service.read_resource(params))
+            .await?
+            .map_err(|e| self.transport_error(&what, e))?;
         let text = read.contents.iter().find_map(|content| match content {
             rmcp::model::ResourceContents::TextResourceContents { text, .. } => Some(text.clone()),
             _ => None,
@@ -539,9 +624,10 @@ impl PilotageClient {
 
     /// The `tools/list` entries, as listed.
     pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
-        let listed = bounded("tools/list", self.options.timeout, self.service.list_all_tools())
+        let listed = self
+            .answer("tools/list", self.service.list_all_tools())
             .await?
-            .map_err(|e| ClientError::Connect(format!("tools/list: {e}")))?;
+            .map_err(|e| self.transport_error("tools/list", e))?;
         Ok(listed
             .iter()
             .map(|tool| serde_json::to_value(tool).expect("an rmcp Tool serializes"))
