@@ -344,27 +344,28 @@ fn a_kill_between_write_and_rename_leaves_the_previous_files() {
     fs::remove_dir_all(&root).unwrap();
 }
 
-/// A scratch copy of the whole workspace (every file git tracks or would track), for a bump
-/// that must be built.
+/// A scratch copy of the whole workspace's sources (everything but build output, installed
+/// packages and version control), for a bump that must be built.
 fn scratch_workspace(name: &str) -> PathBuf {
+    fn copy_tree(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                if matches!(name.to_str(), Some("target" | "node_modules" | ".venv" | ".git")) {
+                    continue;
+                }
+                copy_tree(&entry.path(), &to.join(&name));
+            } else if kind.is_file() {
+                fs::copy(entry.path(), to.join(&name)).unwrap();
+            }
+        }
+    }
     let root = std::env::temp_dir().join(format!("pilotage-bump-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
-    let listed = Command::new("git")
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-        .current_dir(workspace())
-        .output()
-        .expect("git lists the workspace's files");
-    assert!(listed.status.success(), "{}", stderr(&listed));
-    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let relative = Path::new(std::str::from_utf8(file).unwrap());
-        let source = workspace().join(relative);
-        if !source.is_file() {
-            continue; // deleted in the work tree
-        }
-        let target = root.join(relative);
-        fs::create_dir_all(target.parent().unwrap()).unwrap();
-        fs::copy(&source, &target).unwrap();
-    }
+    copy_tree(&workspace(), &root);
     root
 }
 
