@@ -55,6 +55,8 @@ pub mod names;
 pub mod output_schema;
 mod request_error;
 mod responses;
+#[cfg(feature = "server")]
+pub mod server;
 #[cfg(feature = "derive")]
 pub mod structural;
 pub mod tool;

@@ -2,7 +2,7 @@
 //! shapes of Part II 5.2, 5.4, 6.3): fixed data, so that every run of the demo and its tests
 //! answers the same.
 
-use pilotage_types::{CatalogChange, CatalogChangeKind, CatalogEntry, Guide, RequestError};
+use pilotage_types::{CatalogEntry, Guide};
 use serde_json::{json, Value};
 
 /// The Language this engine serves.
@@ -46,23 +46,6 @@ pub fn entries() -> Vec<CatalogEntry> {
 /// Risk levels in increasing order.
 pub const RISKS: &[&str] = &["safe", "moderate", "high"];
 
-/// Changes from `baseline` to the current version, or `unknown_baseline`.
-pub fn changes_since(baseline: &str) -> Result<Vec<CatalogChange>, RequestError> {
-    let change = |id: &str, kind| CatalogChange::new(id, kind);
-    match baseline {
-        CATALOG_VERSION => Ok(Vec::new()),
-        PREVIOUS_CATALOG_VERSION => Ok(vec![
-            change("cap_send_email", CatalogChangeKind::Modified),
-            change("cap_delete_user", CatalogChangeKind::Added),
-        ]),
-        other => Err(RequestError::from_kind(
-            pilotage_types::RequestErrorKind::UnknownBaseline,
-            format!("unknown catalog_version {other}: list the catalog again"),
-        )
-        .with_catalog_version(CATALOG_VERSION)),
-    }
-}
-
 /// (metadata, body) of every guide. Bodies are Markdown with one `## <topic>` section per topic.
 pub fn guides() -> Vec<(Guide, String)> {
     let intro = "# workflow/v1\n\nA workflow is a JSON document with `steps` and an `output`.\n\n\
@@ -104,15 +87,4 @@ the plan's maximum risk.\n";
         )
     })
     .collect()
-}
-
-/// The `## <topic>` section of `body`, if it has one.
-pub fn topic_section(body: &str, topic: &str) -> Option<String> {
-    let heading = format!("## {topic}\n");
-    let start = body.find(&heading)?;
-    let rest = &body[start..];
-    let end = rest[heading.len()..]
-        .find("\n## ")
-        .map_or(rest.len(), |at| at + heading.len() + 1);
-    Some(rest[..end].trim_end().to_owned() + "\n")
 }

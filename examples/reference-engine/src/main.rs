@@ -8,8 +8,8 @@
 //! ```
 //!
 //! Every revision rmcp speaks is served: 2025-06-18 and 2025-11-25 through initialize, the
-//! stateless 2026-07-28 through `server/discover` and per-request `_meta`. Over HTTP, rmcp
-//! validates `Host` and `Origin` as the MCP transport rules say (`pilotage_types::transport`):
+//! stateless 2026-07-28 through `server/discover` and per-request `_meta`. Over HTTP, the
+//! framework validates `Host` and `Origin` as the MCP transport rules say (`pilotage_types::transport`):
 //! the loopback names with any port are served, a foreign Host or Origin is refused unless
 //! allowed with `--allow-host` / `--allow-origin`; request bodies are bounded
 //! (`--max-body-bytes`, 4 MiB by default).
@@ -46,14 +46,11 @@
 //!   `isError: true` (6, 7.1).
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use clap::Parser;
-use pilotage_reference_engine::{Engine, Fault, Options};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::ServiceExt;
+use pilotage_reference_engine::faults::Faulty;
+use pilotage_reference_engine::{engine, Fault, Options};
+use pilotage_types::server::HttpOptions;
 
 /// The Pilotage reference engine (workflow/v1) over stdio or streamable HTTP.
 #[derive(Parser, Debug)]
@@ -87,13 +84,21 @@ struct Args {
     /// Over HTTP: the largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024, requires = "http")]
     max_body_bytes: usize,
+    /// Over HTTP with sessions: the most sessions open at once.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "http")]
+    max_sessions: usize,
+    /// Over HTTP with sessions: close a session idle this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "http")]
+    idle_timeout: u64,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     if let Some(fault) = args.fault {
-        let name = clap::ValueEnum::to_possible_value(&fault).map_or_else(String::new, |v| v.get_name().to_owned());
+        let name = clap::ValueEnum::to_possible_value(&fault)
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default();
         let missing = match fault {
             Fault::ModeIgnored if !args.execution_both => Some("--execution-both"),
             Fault::StaleCatalogResource if !args.resources => Some("--resources"),
@@ -109,47 +114,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
     }
-    let engine = Engine::new(Options {
+    let engine = engine(&Options {
         resources: args.resources,
         hide_from_undeclared: args.hide_from_undeclared,
-        stateless_http: args.stateless,
         execution_both: args.execution_both,
-        fault: args.fault,
     });
+    let fault = args.fault;
     let Some(addr) = args.http else {
-        let service = engine.serve(rmcp::transport::stdio()).await?;
-        service.waiting().await?;
+        match fault {
+            Some(fault) => engine.serve_stdio_with(|server| Faulty::new(server, fault)).await?,
+            None => engine.serve_stdio().await?,
+        }
         return Ok(());
     };
-    // Loopback Hosts and Origins with any port, foreign ones only when allowed (the MCP
-    // transport rules; pilotage_types::transport).
-    let hosts = pilotage_types::transport::allowed_hosts(args.allow_host.iter().map(String::as_str));
-    let origins = pilotage_types::transport::allowed_origins(args.allow_origin.iter().map(String::as_str));
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_allowed_origins(origins)
-        .enforce_origin_validation()
-        .with_max_request_body_bytes(args.max_body_bytes)
-        .with_legacy_session_mode(!args.stateless)
-        .with_json_response(args.stateless);
-    let factory = move || Ok(engine.clone());
-    let router = if args.stateless {
-        let service = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        axum::Router::new().nest_service("/mcp", service)
+    let mut options = if args.stateless {
+        HttpOptions::stateless()
     } else {
-        let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
-        axum::Router::new().nest_service("/mcp", service)
+        HttpOptions::default()
     };
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!(
-        "reference-engine: serving MCP over streamable HTTP at http://{}/mcp ({})",
-        listener.local_addr()?,
-        if args.stateless { "stateless" } else { "sessions" }
-    );
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    options.allowed_hosts = args.allow_host;
+    options.allowed_origins = args.allow_origin;
+    options.max_body_bytes = args.max_body_bytes;
+    options.max_sessions = args.max_sessions;
+    options.idle_timeout = std::time::Duration::from_secs(args.idle_timeout.max(1));
+    match fault {
+        Some(fault) => {
+            engine
+                .serve_http_with(addr, options, move |server| Faulty::new(server, fault))
+                .await?
+        }
+        None => engine.serve_http(addr, options).await?,
+    }
     Ok(())
 }

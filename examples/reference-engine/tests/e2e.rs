@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use pilotage_cli::lint::{lint, render_text, Surface};
-use pilotage_reference_engine::{Engine, Options};
+use pilotage_reference_engine::{engine, Options};
 use serde_json::Value;
 
 fn read(dir: &Path, name: &str) -> Value {
@@ -93,10 +93,10 @@ fn the_engine_surface_lints_clean_with_its_inline_manifest() {
             ..Options::default()
         },
     ] {
-        let engine = Engine::new(options);
-        let served = engine.served_tools();
+        let engine = engine(&options);
+        let served = engine.tools();
         let tools = serde_json::json!({"tools": served.iter().map(|t| t.to_value()).collect::<Vec<_>>()});
-        let initialize = serde_json::to_value(engine.info()).unwrap();
+        let initialize = serde_json::to_value(engine.initialize_result()).unwrap();
         let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
         for stateless in [false, true] {
             let findings = lint(Surface {

@@ -3,9 +3,9 @@
 //! except the differences listed here with the reason for each (values Part III calls
 //! illustrative, and where the engine does more than the example shows).
 
-use pilotage_reference_engine::{Engine, Options, RunWorkflow};
+use pilotage_reference_engine::{engine, Options};
 use pilotage_tests::part_iii::vendored_blocks;
-use pilotage_types::PilotageTool;
+use pilotage_types::server::Engine;
 use serde_json::{json, Value};
 
 fn block(section: &str) -> Vec<Value> {
@@ -21,9 +21,15 @@ fn block(section: &str) -> Vec<Value> {
 /// The engine's answer to a `tools/call` request block, as the JSON-RPC `result` (or `error`).
 fn answer(engine: &Engine, request: &Value) -> Value {
     let params = &request["params"];
-    match engine.call(params["name"].as_str().unwrap(), &params["arguments"]) {
-        Ok(result) => json!({"result": serde_json::to_value(result).unwrap()}),
-        Err(error) => json!({"error": {"code": error.code.0, "message": error.message}}),
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let name = params["name"].as_str().unwrap();
+    match runtime.block_on(engine.call(name, &params["arguments"], "part-iii")) {
+        Some(Ok(result)) => json!({"result": serde_json::to_value(result).unwrap()}),
+        Some(Err(error)) => json!({"error": {"code": error.code.0, "message": error.message}}),
+        None => panic!("{name} is not a Pilotage tool of the engine"),
     }
 }
 
@@ -48,11 +54,11 @@ fn restricted(actual: &Value, expected: &Value) -> Value {
 #[test]
 fn section_9_1_initialize() {
     let response = &block("9.1")[1]["result"];
-    let engine = Engine::new(Options {
+    let engine = engine(&Options {
         resources: true,
         ..Options::default()
     });
-    let mut ours = serde_json::to_value(engine.info()).unwrap();
+    let mut ours = serde_json::to_value(engine.initialize_result()).unwrap();
     // Differences, each for a reason:
     // - serverInfo: the example names an illustrative "example-rules-engine 3.2";
     // - protocolVersion: negotiated per client (rmcp answers the client's version);
@@ -77,7 +83,13 @@ fn section_9_1_initialize() {
 #[test]
 fn section_9_2_execute_tool_listing() {
     let listed = &block("9.2")[0];
-    let ours = RunWorkflow::tool_definition().to_value();
+    let engine = engine(&Options::default());
+    let ours = engine
+        .tools()
+        .iter()
+        .find(|t| t.name == "run_workflow")
+        .expect("run_workflow is listed")
+        .to_value();
     for member in ["name", "_meta"] {
         assert_eq!(ours[member], listed[member], "{member}");
     }
@@ -108,7 +120,7 @@ fn section_9_2_execute_tool_listing() {
 
 #[test]
 fn sections_9_3_to_9_6_tool_calls() {
-    let engine = Engine::new(Options::default());
+    let engine = engine(&Options::default());
     // 9.3: an invalid program is diagnostics, isError false: exactly the example.
     let example = block("9.3");
     let ours = answer(&engine, &example[0]);
@@ -134,12 +146,29 @@ fn sections_9_3_to_9_6_tool_calls() {
         &json!({"params": {"name": "trace_run", "arguments": {"run_id": "run_000000000000"}}}),
     );
     assert_eq!(restricted(&ours["result"], &example["result"]), example["result"]);
+}
 
-    // 9.6: an unknown tool is a carrier error, exactly.
+/// 9.6: an unknown tool is a carrier error, exactly, as the served engine answers it on the
+/// wire (the handler, not the engine's in-process dispatch, owns unknown tools).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn section_9_6_unknown_tool_on_the_wire() {
+    use rmcp::ServiceExt;
     let example = &block("9.6")[0];
-    let ours = answer(
-        &engine,
-        &json!({"params": {"name": "validate_workflw", "arguments": {}}}),
+    let transport =
+        rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(env!("CARGO_BIN_EXE_reference-engine")))
+            .expect("the engine starts");
+    let client = tokio::time::timeout(std::time::Duration::from_secs(30), ().serve(transport))
+        .await
+        .expect("initialize within 30 s")
+        .expect("initialize");
+    let params = rmcp::model::CallToolRequestParams::new("validate_workflw").with_arguments(serde_json::Map::new());
+    let error = match client.call_tool(params).await {
+        Err(rmcp::ServiceError::McpError(error)) => error,
+        other => panic!("a carrier error, not {other:?}"),
+    };
+    assert_eq!(
+        json!({"code": error.code.0, "message": error.message}),
+        example["error"]
     );
-    assert_eq!(ours["error"], example["error"]);
+    client.cancel().await.unwrap();
 }

@@ -1,0 +1,1108 @@
+//! The engine: the Languages behind their declarations, and everything Part III fixes built
+//! from them, in one place per rule:
+//!
+//! - the manifest (Part II 5.1 via the schema; Part III 4 binds its references), the inline
+//!   manifest and the extension declaration (1.2, 3.2), the welcome text (3.4);
+//! - the tool surface: the access tools (3.1, 4.1, 4.2) and three loop tools per Language
+//!   built by the derive's runtime ([`crate::loop_tool`]: 4.3 to 4.6, 5, 3.4 signposts);
+//! - dispatch: arguments routed to their Part III 7.1 channel, results in the envelope of 6;
+//! - `pilotage_get_guide` (4.1), `pilotage_catalog` (4.2, 7.2 `catalog_version` siblings);
+//! - runs (4.3, 8.1, 8.2, 8.4): ids, `store`, trace levels, retention, idempotency, the
+//!   execute deadline (`bounds_exceeded`), a panicking Language (`internal`);
+//! - resources (8.3), served by the very functions behind the tools.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::language::{
+    Catalog, Declaration, ExecuteInput, GuideText, Language, Ran, Retention, StageContext, Validated,
+};
+use super::runs::{Expiry, IdempotencyHit, RunRecord, RunStore, StoreLimits};
+use crate::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
+use crate::{
+    AccessTool, ArgumentFault, CapabilityDeclaration, CapabilitySettings, CapabilityValue, CatalogChange,
+    CatalogChangedResult, CatalogGetResult, CatalogListResult, CatalogRequest, CatalogTool, Diagnostic,
+    ExecuteResponse, ExecuteTraceLevel, GuideFetchResult, GuideIndexResult, GuideRequest, GuidesTool, LanguageEntry,
+    LanguageIdentifier, LoopObject, Manifest, RequestError, RequestErrorKind, Stage, ToolDefinition, Trace,
+    TraceFetchResponse, TraceLevel, TraceStep, ValidateResponse, VersionString,
+};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The outcome of the execute stage, before the framework builds the response.
+pub(crate) enum Executed {
+    /// The program did not validate (or did not fit its type): never started, never kept.
+    Refused(Vec<Diagnostic>),
+    /// The Run happened.
+    Ran(Ran),
+    /// A request error of the Language (or `not_found` for an unknown `program_ref`).
+    Error(RequestError),
+}
+
+/// A [`Language`] with its type erased, so that one engine serves several.
+pub(crate) trait ErasedLanguage: Send + Sync {
+    fn language_guides(&self) -> Vec<GuideText>;
+    fn language_catalog(&self) -> Option<Catalog>;
+    fn validate(&self, program: Value, context: Option<Value>, cx: StageContext) -> BoxFuture<'_, Validated>;
+    fn execute(
+        &self,
+        program: Result<Value, String>,
+        input: ExecuteInput<()>,
+        cx: StageContext,
+    ) -> BoxFuture<'_, Executed>;
+    fn narrate(&self, trace: &Trace, question: Option<&str>) -> Option<String>;
+}
+
+/// A [`Language`] of type `L` behind [`ErasedLanguage`].
+pub(crate) struct ErasedFor<L> {
+    language: L,
+    argument: String,
+}
+
+impl<L> ErasedFor<L> {
+    pub(crate) fn new(language: L, argument: String) -> Self {
+        Self { language, argument }
+    }
+}
+
+/// `program` as the Language's type, or the `invalid_program` diagnostic at the failing path
+/// (Part III 4.6: program faults are diagnostics).
+fn program_of<P: serde::de::DeserializeOwned>(argument: &str, program: Value) -> Result<P, Vec<Diagnostic>> {
+    serde_path_to_error::deserialize::<_, P>(program).map_err(|error| {
+        vec![Diagnostic::error(
+            "invalid_program",
+            crate::loop_tool::pointer_of(error.path().iter()),
+            format!(
+                "the program in `{argument}` does not fit its Language's shape: {}",
+                error.inner()
+            ),
+        )]
+    })
+}
+
+impl<L: Language> ErasedLanguage for ErasedFor<L> {
+    fn language_guides(&self) -> Vec<GuideText> {
+        self.language.guides()
+    }
+
+    fn language_catalog(&self) -> Option<Catalog> {
+        self.language.catalog()
+    }
+
+    fn validate(&self, program: Value, context: Option<Value>, cx: StageContext) -> BoxFuture<'_, Validated> {
+        Box::pin(async move {
+            match program_of::<L::Program>(&self.argument, program) {
+                Ok(program) => self.language.validate(&program, context.as_ref(), &cx).await,
+                Err(diagnostics) => Validated::with_diagnostics(diagnostics),
+            }
+        })
+    }
+
+    fn execute(
+        &self,
+        program: Result<Value, String>,
+        input: ExecuteInput<()>,
+        cx: StageContext,
+    ) -> BoxFuture<'_, Executed> {
+        Box::pin(async move {
+            let program: L::Program = match program {
+                Ok(inline) => match program_of(&self.argument, inline) {
+                    Ok(program) => program,
+                    Err(diagnostics) => return Executed::Refused(diagnostics),
+                },
+                Err(reference) => match self.language.program_ref(&reference) {
+                    Some(program) => program,
+                    None => {
+                        return Executed::Error(RequestError::not_found(format!("unknown program_ref '{reference}'")))
+                    }
+                },
+            };
+            let checked = self.language.validate(&program, input.context.as_ref(), &cx).await;
+            if !checked.is_valid() {
+                return Executed::Refused(checked.diagnostics);
+            }
+            let run = ExecuteInput {
+                program,
+                input: input.input,
+                context: input.context,
+                test_run: input.test_run,
+                mode: input.mode,
+            };
+            match self.language.execute(run, &cx).await {
+                Ok(ran) => Executed::Ran(ran),
+                Err(error) => Executed::Error(error),
+            }
+        })
+    }
+
+    fn narrate(&self, trace: &Trace, question: Option<&str>) -> Option<String> {
+        self.language.narrate(trace, question)
+    }
+}
+
+/// One Language as the engine serves it.
+pub(crate) struct Served {
+    pub declaration: Declaration,
+    pub language: Box<dyn ErasedLanguage>,
+    pub has_catalog: bool,
+    /// validate, execute, trace (`None` when retention is `none`).
+    pub tools: [Option<LoopToolState>; 3],
+}
+
+/// Settings of an engine beyond its Languages.
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub name: String,
+    pub version: String,
+    pub resources: bool,
+    pub hide_from_undeclared: bool,
+    pub execute_deadline: Duration,
+    pub limits: StoreLimits,
+    pub instructions: Option<String>,
+}
+
+/// Everything one engine process shares between its sessions and requests.
+pub(crate) struct Core {
+    pub settings: Settings,
+    pub languages: Vec<Served>,
+    pub manifest: Manifest,
+    pub tools: Vec<ToolDefinition>,
+    pub instructions: String,
+    pub runs: RunStore,
+}
+
+/// A tool answer: a result (structuredContent, `isError`), or a carrier error (-32602).
+pub(crate) enum Answer {
+    Result { content: Value, is_error: bool },
+    Carrier(String),
+}
+
+impl Answer {
+    fn ok(value: &impl serde::Serialize) -> Self {
+        Self::Result {
+            content: serde_json::to_value(value).expect("generated types serialize"),
+            is_error: false,
+        }
+    }
+
+    fn error(error: RequestError) -> Self {
+        Self::Result {
+            content: serde_json::to_value(&error).expect("generated types serialize"),
+            is_error: true,
+        }
+    }
+
+    fn of<T: serde::Serialize>(result: Result<T, RequestError>) -> Self {
+        match result {
+            Ok(value) => Self::ok(&value),
+            Err(error) => Self::error(error),
+        }
+    }
+}
+
+/// Leaks `text` for the derive runtime's `'static` spec: done once per Language when an
+/// engine is built.
+fn leak(text: &str) -> &'static str {
+    Box::leak(text.to_owned().into_boxed_str())
+}
+
+fn leak_list<T: Copy>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
+
+fn property(json_type: Option<&str>, description: &str) -> Value {
+    match json_type {
+        Some(json_type) => json!({"type": json_type, "description": description}),
+        None => json!({"description": description}),
+    }
+}
+
+/// The three loop tools of `declaration` (Part III 4.3 to 4.6, 5), built by the derive's
+/// runtime so that the derive's rules hold for them as for a derived struct.
+fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolState>; 3] {
+    let language = leak(&declaration.name);
+    let argument = leak(&declaration.program_argument);
+    let programs = leak_list(vec![ProgramSpec { argument, language }]);
+    let json_type = |shape: super::ProgramType| match shape {
+        super::ProgramType::Object => Some("object"),
+        super::ProgramType::String => Some("string"),
+        super::ProgramType::Array => Some("array"),
+        super::ProgramType::Any => None,
+    };
+    let program = property(
+        json_type(declaration.program_type),
+        &format!("The {} program.", declaration.name),
+    );
+    let both = declaration.execution == crate::Execution::Both;
+
+    let mut validate = Map::new();
+    validate.insert(argument.to_owned(), program.clone());
+    if declaration.context_schema.is_some() {
+        validate.insert("context".into(), property(Some("object"), "The validation context."));
+    }
+    let mut execute = Map::new();
+    execute.insert(argument.to_owned(), program);
+    if declaration.program_ref {
+        execute.insert(
+            "program_ref".into(),
+            property(Some("string"), "A promoted program, by reference."),
+        );
+    }
+    execute.insert(
+        "input".into(),
+        property(json_type(declaration.input_type), "The run's input."),
+    );
+    if declaration.context_schema.is_some() {
+        execute.insert("context".into(), property(Some("object"), "The validation context."));
+    }
+    execute.insert(
+        "trace_level".into(),
+        property(
+            Some("string"),
+            "none, summary or full: the inline trace (default summary).",
+        ),
+    );
+    execute.insert(
+        "store".into(),
+        property(
+            Some("boolean"),
+            "Keep the run for trace fetch (default: as the retention declares).",
+        ),
+    );
+    if has_catalog {
+        execute.insert(
+            "expected_catalog_version".into(),
+            property(Some("string"), "The catalog version the program was written against."),
+        );
+    }
+    if declaration.idempotency {
+        execute.insert(
+            "idempotency_key".into(),
+            property(Some("string"), "The same key and request answer the same response."),
+        );
+    }
+    if declaration.test_run {
+        execute.insert(
+            "test_run".into(),
+            property(Some("boolean"), "Run without real effects."),
+        );
+    }
+    if both {
+        execute.insert("mode".into(), property(Some("string"), "immediate or deploy."));
+    }
+    let mut trace = Map::new();
+    trace.insert(
+        "run_id".into(),
+        property(Some("string"), "The run_id an execute response returned."),
+    );
+    trace.insert("trace_level".into(), property(Some("string"), "summary or full."));
+    if declaration.narrate {
+        trace.insert("question".into(), property(Some("string"), "A question about the run."));
+    }
+
+    let build = |index: usize, stage: Stage, members: Map<String, Value>| {
+        let names: Vec<&'static str> = members.keys().map(|k| leak(k)).collect();
+        let spec = LoopToolSpec {
+            stage,
+            name: leak(&declaration.tool_names[index]),
+            title: None,
+            description: leak(&declaration.tool_descriptions[index]),
+            programs: if stage == Stage::Trace { &[] } else { programs },
+            languages: leak_list(vec![language]),
+            catalog: has_catalog && stage == Stage::Execute,
+            execution_both: both && stage == Stage::Execute,
+            destructive: declaration.destructive,
+            idempotent: declaration.idempotent,
+            open_world: declaration.open_world,
+            members: leak_list(names),
+        };
+        LoopToolState::new(json!({"type": "object", "properties": members}), spec)
+    };
+    [
+        Some(build(0, Stage::Validate, validate)),
+        Some(build(1, Stage::Execute, execute)),
+        (declaration.retention != Retention::None).then(|| build(2, Stage::Trace, trace)),
+    ]
+}
+
+/// `settings` as a capability value: `true` when no sub-feature is on.
+fn capability(settings: CapabilitySettings) -> CapabilityValue {
+    let empty = settings == CapabilitySettings::new();
+    if empty {
+        CapabilityValue::Boolean(true)
+    } else {
+        CapabilityValue::CapabilitySettings(settings)
+    }
+}
+
+fn flag(on: bool) -> Option<bool> {
+    on.then_some(true)
+}
+
+/// The manifest entry of one Language (Part II 5.1; references bound to the fixed tool
+/// names, Part III 4; capabilities at Language level, exactly what is declared).
+fn language_entry(served: &Served, resources: bool) -> LanguageEntry {
+    let declaration = &served.declaration;
+    let tools = &served.tools;
+    let name = |i: usize| tools[i].as_ref().map(|t| t.definition.name.clone());
+    let mut loop_tools = LoopObject::new(name(0).unwrap_or_default());
+    loop_tools.execute = name(1);
+    loop_tools.trace = name(2);
+    let mut guides = CapabilitySettings::new();
+    guides.topic_fetch = flag(declaration.topic_fetch);
+    let mut execute = CapabilitySettings::new();
+    execute.idempotency = flag(declaration.idempotency);
+    execute.test_run = flag(declaration.test_run);
+    let mut trace_fetch = CapabilitySettings::new();
+    trace_fetch.narrate = flag(declaration.narrate);
+    let mut capabilities = CapabilityDeclaration::new()
+        .with_guides(capability(guides))
+        .with_validate(true)
+        .with_execute(capability(execute));
+    if declaration.plan {
+        capabilities = capabilities.with_plan(true);
+    }
+    if served.tools[2].is_some() {
+        capabilities = capabilities.with_trace_fetch(capability(trace_fetch));
+    }
+    let mut entry = LanguageEntry::new(
+        LanguageIdentifier(declaration.name.clone()),
+        declaration.title.clone(),
+        GuidesTool::PilotageGetGuide,
+        loop_tools,
+        declaration.locator.clone(),
+    )
+    .with_execution(declaration.execution.clone())
+    .with_trace(declaration.trace.clone())
+    .with_retention(crate::Retention(declaration.retention.declared()));
+    if served.has_catalog {
+        let mut catalog = CapabilitySettings::new();
+        catalog.search = flag(declaration.search);
+        catalog.changed_since = flag(declaration.changed_since);
+        capabilities = capabilities.with_catalog(capability(catalog));
+        entry = entry.with_catalog(CatalogTool::PilotageCatalog);
+        if resources {
+            entry = entry.with_catalog_resource(catalog_uri(&declaration.name));
+        }
+    }
+    if resources {
+        entry = entry.with_guides_resource(guides_uri(&declaration.name));
+    }
+    if let Some(schema) = &declaration.context_schema {
+        entry = entry.with_context_schema(schema.clone());
+    }
+    entry.with_capabilities(capabilities)
+}
+
+/// The welcome text of Part III 3.4: names Pilotage, directs the agent to `pilotage_manifest`
+/// first, and maps the loop.
+fn welcome(languages: &[Served]) -> String {
+    let names: Vec<&str> = languages.iter().map(|l| l.declaration.name.as_str()).collect();
+    let mut text = format!(
+        "This server speaks Pilotage ({}): call pilotage_manifest first. It serves the program Language{} {}",
+        crate::EXTENSION_ID,
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", ")
+    );
+    text.push_str(": learn with pilotage_get_guide");
+    if languages.iter().any(|l| l.has_catalog) {
+        text.push_str(", look up with pilotage_catalog");
+    }
+    for served in languages {
+        let tool = |i: usize| served.tools[i].as_ref().map(|t| t.definition.name.clone());
+        text.push_str(&format!(
+            "; {}: validate with {}",
+            served.declaration.name,
+            tool(0).unwrap_or_default()
+        ));
+        if let Some(execute) = tool(1) {
+            text.push_str(&format!(", execute with {execute}"));
+        }
+        if let Some(trace) = tool(2) {
+            text.push_str(&format!(", fetch traces with {trace}"));
+        }
+    }
+    text.push('.');
+    text
+}
+
+/// `name` percent-encoded as one RFC 3986 path segment (Part III 8.3: `/` becomes `%2F`).
+pub fn path_segment(name: &str) -> String {
+    name.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => char::from(b).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+/// The resource URI of the guide index of `language` (Part III 8.3).
+pub fn guides_uri(language: &str) -> String {
+    format!("pilotage://guides/{}", path_segment(language))
+}
+
+/// The resource URI of one guide (Part III 8.3).
+pub fn guide_uri(language: &str, id: &str) -> String {
+    format!("{}/{}", guides_uri(language), path_segment(id))
+}
+
+/// The resource URI of the catalog of `language` (Part III 8.3).
+pub fn catalog_uri(language: &str) -> String {
+    format!("pilotage://catalog/{}", path_segment(language))
+}
+
+/// Why an engine could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError(pub String);
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot build the engine: {}", self.0)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Core {
+    pub(crate) fn build(
+        settings: Settings,
+        languages: Vec<(Declaration, Box<dyn ErasedLanguage>)>,
+    ) -> Result<Self, BuildError> {
+        if languages.is_empty() {
+            return Err(BuildError("an engine serves at least one Language".into()));
+        }
+        let mut served = Vec::new();
+        let mut names = std::collections::BTreeSet::new();
+        for (declaration, language) in languages {
+            if !<LanguageIdentifier as crate::SchemaDef>::is_valid(&Value::String(declaration.name.clone())) {
+                return Err(BuildError(format!(
+                    "`{}` is not a Language identifier (name/vN)",
+                    declaration.name
+                )));
+            }
+            let has_catalog = language.language_catalog().is_some();
+            if (declaration.search || declaration.changed_since) && !has_catalog {
+                return Err(BuildError(format!(
+                    "{}: catalog sub-features are declared but the Language has no catalog",
+                    declaration.name
+                )));
+            }
+            let tools = loop_tools(&declaration, has_catalog);
+            for tool in tools.iter().flatten() {
+                if !names.insert(tool.definition.name.clone()) {
+                    return Err(BuildError(format!("two tools are named `{}`", tool.definition.name)));
+                }
+            }
+            served.push(Served {
+                declaration,
+                language,
+                has_catalog,
+                tools,
+            });
+        }
+        for access in [AccessTool::Manifest, AccessTool::GetGuide, AccessTool::Catalog] {
+            if names.contains(access.name()) {
+                return Err(BuildError(format!("a loop tool is named `{}`", access.name())));
+            }
+        }
+        let entries: Vec<LanguageEntry> = served.iter().map(|s| language_entry(s, settings.resources)).collect();
+        let manifest = Manifest::new(VersionString(crate::PILOTAGE_VERSION.to_owned()), entries);
+        let mut tools = vec![
+            AccessTool::Manifest.definition().clone(),
+            AccessTool::GetGuide.definition().clone(),
+        ];
+        if served.iter().any(|s| s.has_catalog) {
+            tools.push(AccessTool::Catalog.definition().clone());
+        }
+        for language in &served {
+            tools.extend(language.tools.iter().flatten().map(|t| t.definition.clone()));
+        }
+        let instructions = settings.instructions.clone().unwrap_or_else(|| welcome(&served));
+        let runs = RunStore::new(settings.limits);
+        Ok(Self {
+            settings,
+            languages: served,
+            manifest,
+            tools,
+            instructions,
+            runs,
+        })
+    }
+
+    fn served(&self, language: &str) -> Option<&Served> {
+        self.languages.iter().find(|l| l.declaration.name == language)
+    }
+
+    fn unknown_language(language: &str) -> RequestError {
+        RequestError::not_found(format!("unknown language '{language}'"))
+    }
+
+    /// Answers one `tools/call` of a Pilotage tool; `None` for a tool that is not one.
+    pub(crate) async fn call(&self, name: &str, arguments: &Value, identity: &str) -> Option<Answer> {
+        if name == AccessTool::Manifest.name() {
+            return Some(Answer::ok(&self.manifest));
+        }
+        if name == AccessTool::GetGuide.name() {
+            return Some(match GuideRequest::from_arguments(arguments, &self.manifest) {
+                Ok(request) => Answer::of(self.guide(&request)),
+                Err(fault) => fault_answer(fault, Stage::Validate, None),
+            });
+        }
+        if name == AccessTool::Catalog.name() && self.languages.iter().any(|l| l.has_catalog) {
+            return Some(match CatalogRequest::from_arguments(arguments, &self.manifest) {
+                Ok(request) => self.catalog(&request),
+                Err(fault) => {
+                    let version = arguments
+                        .get("language")
+                        .and_then(Value::as_str)
+                        .and_then(|l| self.served(l))
+                        .and_then(|s| s.language.language_catalog())
+                        .map(|c| c.version);
+                    let fault = match version {
+                        Some(version) => fault.with_catalog_version(version),
+                        None => fault,
+                    };
+                    fault_answer(fault, Stage::Validate, None)
+                }
+            });
+        }
+        for served in &self.languages {
+            for (index, tool) in served.tools.iter().enumerate() {
+                let Some(tool) = tool.as_ref().filter(|t| t.definition.name == name) else {
+                    continue;
+                };
+                return Some(match index {
+                    0 => self.validate(served, tool, arguments, identity).await,
+                    1 => self.execute(served, tool, arguments, identity).await,
+                    _ => self.fetch(served, tool, arguments, identity),
+                });
+            }
+        }
+        None
+    }
+
+    fn guide(&self, request: &GuideRequest) -> Result<Value, RequestError> {
+        let served = self
+            .served(request.language())
+            .ok_or_else(|| Self::unknown_language(request.language()))?;
+        let guides = served.language.language_guides();
+        let (id, topic) = match request {
+            GuideRequest::Index { .. } => {
+                let index = GuideIndexResult::new(guides.into_iter().map(|g| g.guide));
+                return Ok(serde_json::to_value(index).expect("serializes"));
+            }
+            GuideRequest::Fetch { id, .. } => (id, None),
+            GuideRequest::Topic { id, topic, .. } => (id, Some(topic)),
+        };
+        let Some(text) = guides.into_iter().find(|g| &g.guide.id == id) else {
+            return Err(RequestError::not_found(format!("unknown guide '{id}'")));
+        };
+        let mut guide = text.guide;
+        guide.body = Some(match topic {
+            None => text.body,
+            Some(topic) => topic_section(&text.body, topic)
+                .ok_or_else(|| RequestError::not_found(format!("unknown topic '{topic}' of guide '{id}'")))?,
+        });
+        Ok(serde_json::to_value(GuideFetchResult::new(guide)).expect("serializes"))
+    }
+
+    fn catalog(&self, request: &CatalogRequest) -> Answer {
+        let Some(catalog) = self
+            .served(request.language())
+            .and_then(|s| s.language.language_catalog())
+        else {
+            // CatalogRequest has refused a Language that declares no catalog; what is left is
+            // one the manifest does not list.
+            return Answer::error(Self::unknown_language(request.language()));
+        };
+        let version = catalog.version.clone();
+        let with_version = |error: RequestError| error.with_catalog_version(version.clone());
+        match request {
+            CatalogRequest::List {
+                kind,
+                tag,
+                q,
+                cursor,
+                limit,
+                ..
+            } => match list(&catalog, kind, tag, q, cursor, *limit) {
+                Ok(page) => Answer::ok(&page),
+                Err(error) => Answer::error(with_version(error)),
+            },
+            CatalogRequest::Get { id, .. } => match catalog.entries.iter().find(|e| &e.id == id) {
+                Some(entry) => Answer::ok(&CatalogGetResult::new(entry.clone(), version)),
+                None => Answer::error(with_version(RequestError::not_found(format!("unknown entry '{id}'")))),
+            },
+            CatalogRequest::ChangedSince { catalog_version, .. } => match changes_since(&catalog, catalog_version) {
+                Some(changes) => Answer::ok(&CatalogChangedResult::new(version, changes)),
+                None => Answer::error(with_version(RequestError::from_kind(
+                    RequestErrorKind::UnknownBaseline,
+                    format!("unknown catalog_version {catalog_version}: list the catalog again"),
+                ))),
+            },
+        }
+    }
+
+    async fn validate(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
+        #[derive(Deserialize)]
+        struct Members {
+            context: Option<Value>,
+        }
+        let members = match tool.from_arguments::<Members>(arguments) {
+            Ok(members) => members,
+            Err(fault) => return fault_answer(fault, Stage::Validate, None),
+        };
+        let program = arguments
+            .get(&served.declaration.program_argument)
+            .cloned()
+            .unwrap_or(Value::Null);
+        let cx = StageContext {
+            identity: identity.to_owned(),
+            run_id: None,
+        };
+        let checked = served.language.validate(program, members.context, cx).await;
+        let valid = checked.is_valid();
+        let mut response = ValidateResponse::new(valid, checked.diagnostics);
+        if valid {
+            if served.declaration.plan {
+                response.plan = checked.plan;
+            }
+            response.references = checked.references;
+        }
+        if let Some(catalog) = served.has_catalog.then(|| served.language.language_catalog()).flatten() {
+            response.catalog_version = Some(catalog.version);
+        }
+        Answer::ok(&response)
+    }
+
+    async fn execute(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
+        #[derive(Deserialize)]
+        struct Members {
+            program_ref: Option<String>,
+            input: Option<Value>,
+            context: Option<Value>,
+            trace_level: Option<ExecuteTraceLevel>,
+            store: Option<bool>,
+            expected_catalog_version: Option<String>,
+            idempotency_key: Option<String>,
+            test_run: Option<bool>,
+            mode: Option<String>,
+        }
+        let run_id = super::runs::new_run_id();
+        let members = match tool.from_arguments::<Members>(arguments) {
+            Ok(members) => members,
+            Err(fault) => return fault_answer(fault, Stage::Execute, Some(&run_id)),
+        };
+        let declaration = &served.declaration;
+        // ExecuteRequest.store: true under retention none is unsupported, never ignored.
+        if members.store == Some(true) && declaration.retention == Retention::None {
+            return Answer::error(RequestError::unsupported(format!(
+                "{} keeps no runs (retention none): store true is unsupported",
+                declaration.name
+            )));
+        }
+        let idempotency = members.idempotency_key.clone().map(|key| {
+            let mut request = arguments.as_object().cloned().unwrap_or_default();
+            request.remove("idempotency_key");
+            (key, canonical(&Value::Object(request)))
+        });
+        if let Some((key, fingerprint)) = &idempotency {
+            match self.runs.idempotency(identity, key, fingerprint) {
+                IdempotencyHit::Replay(response) => return Answer::ok(&response),
+                IdempotencyHit::Conflict => {
+                    return Answer::error(RequestError::from_kind(
+                        RequestErrorKind::IdempotencyConflict,
+                        format!("idempotency_key '{key}' was used with another request"),
+                    ))
+                }
+                IdempotencyHit::Miss => {}
+            }
+        }
+        if let (Some(expected), Some(catalog)) = (
+            &members.expected_catalog_version,
+            served.has_catalog.then(|| served.language.language_catalog()).flatten(),
+        ) {
+            if expected != &catalog.version {
+                let outcome = crate::Outcome::failure(
+                    "catalog_drift",
+                    format!("the catalog is at {}, not {expected}: validate again", catalog.version),
+                );
+                return Answer::ok(&ExecuteResponse::new(run_id, outcome));
+            }
+        }
+        let program = match arguments.get(&declaration.program_argument).filter(|v| !v.is_null()) {
+            Some(inline) => Ok(inline.clone()),
+            None => Err(members.program_ref.clone().unwrap_or_default()),
+        };
+        let input = ExecuteInput {
+            program: (),
+            input: members.input,
+            context: members.context,
+            test_run: members.test_run.unwrap_or(false),
+            mode: members.mode,
+        };
+        let cx = StageContext {
+            identity: identity.to_owned(),
+            run_id: Some(run_id.clone()),
+        };
+        // The execute stage is bounded (Part III 8.2): past the deadline the request is
+        // answered bounds_exceeded; a panic of the Language is an internal error.
+        let stage = std::panic::AssertUnwindSafe(served.language.execute(program, input, cx));
+        let executed = match tokio::time::timeout(self.settings.execute_deadline, futures_catch_unwind(stage)).await {
+            Ok(Ok(executed)) => executed,
+            Ok(Err(())) => {
+                return Answer::error(RequestError::internal(
+                    "the Language failed while executing (a fault of the server)",
+                ))
+            }
+            Err(_) => {
+                return Answer::error(RequestError::from_kind(
+                    RequestErrorKind::BoundsExceeded,
+                    format!(
+                        "the run did not finish within the engine's bound of {} s",
+                        self.settings.execute_deadline.as_secs_f64()
+                    ),
+                ))
+            }
+        };
+        let response = match executed {
+            Executed::Error(error) => return Answer::error(error),
+            // A refused Run is never retained.
+            Executed::Refused(diagnostics) => ExecuteResponse::validation_error(run_id, diagnostics),
+            Executed::Ran(ran) => {
+                let recorded = declaration.trace.clone();
+                let full = ran.steps;
+                let steps = at_level(&full, &recorded);
+                let requested = members.trace_level.unwrap_or(ExecuteTraceLevel::Summary);
+                let inline = match requested {
+                    ExecuteTraceLevel::Full => Some(min_level(TraceLevel::Full, &recorded)),
+                    ExecuteTraceLevel::Summary => Some(TraceLevel::Summary),
+                    _ => None,
+                };
+                let output = if ran.outcome.ok { ran.output.clone() } else { None };
+                let keep = match (members.store, declaration.retention) {
+                    (Some(false), _) | (_, Retention::None) => None,
+                    (_, Retention::For(duration)) => Some(Expiry::At(Instant::now() + duration)),
+                    (_, Retention::Session) => Some(Expiry::WithSession),
+                };
+                if let Some(expiry) = keep {
+                    let record = RunRecord::new(
+                        declaration.name.clone(),
+                        ran.outcome.clone(),
+                        output.clone(),
+                        steps.clone(),
+                        recorded,
+                    );
+                    self.runs.put(identity, &run_id, record, expiry);
+                }
+                let mut response = ExecuteResponse::new(run_id.clone(), ran.outcome);
+                response.output = output;
+                if let Some(level) = inline {
+                    response.trace = Some(Trace::new(run_id, level.clone(), at_level(&steps, &level)));
+                }
+                response
+            }
+        };
+        if let Some((key, fingerprint)) = &idempotency {
+            self.runs.remember(identity, key, fingerprint, &response);
+        }
+        Answer::ok(&response)
+    }
+
+    fn fetch(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
+        #[derive(Deserialize)]
+        struct Members {
+            run_id: String,
+            trace_level: Option<TraceLevel>,
+            question: Option<String>,
+        }
+        let members = match tool.from_arguments::<Members>(arguments) {
+            Ok(members) => members,
+            Err(fault) => return fault_answer(fault, Stage::Trace, None),
+        };
+        // Part III 9.5: one not_found for an unknown, an expired and another identity's run.
+        let unknown = || Answer::error(RequestError::not_found("unknown run: it may have expired"));
+        let Some(record) = self.runs.get(identity, &members.run_id) else {
+            return unknown();
+        };
+        if record.language != served.declaration.name {
+            return unknown();
+        }
+        let level = min_level(members.trace_level.unwrap_or(TraceLevel::Full), &record.recorded);
+        let trace = Trace::new(members.run_id.clone(), level.clone(), at_level(&record.steps, &level));
+        let mut response = TraceFetchResponse::new(members.run_id, record.outcome, trace.clone());
+        response.output = record.output;
+        if served.declaration.narrate {
+            response.narration = served.language.narrate(&trace, members.question.as_deref());
+        }
+        Answer::ok(&response)
+    }
+
+    /// The resources of Part III 8.3: (URI, name, content), each content what the tool it
+    /// mirrors answers (the same function computes both).
+    pub(crate) fn resources(&self) -> Vec<(String, String, Value)> {
+        if !self.settings.resources {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for served in &self.languages {
+            let name = &served.declaration.name;
+            let index = GuideRequest::Index { language: name.clone() };
+            if let Ok(content) = self.guide(&index) {
+                out.push((guides_uri(name), format!("{name} guides"), content));
+            }
+            for text in served.language.language_guides() {
+                let fetch = GuideRequest::Fetch {
+                    language: name.clone(),
+                    id: text.guide.id.clone(),
+                };
+                if let Ok(content) = self.guide(&fetch) {
+                    out.push((guide_uri(name, &text.guide.id), text.guide.title.clone(), content));
+                }
+            }
+            if let Some(catalog) = served.has_catalog.then(|| served.language.language_catalog()).flatten() {
+                if let Ok(page) = list(&catalog, &None, &None, &None, &None, None) {
+                    let content = serde_json::to_value(page).expect("serializes");
+                    out.push((catalog_uri(name), format!("{name} catalog"), content));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `value` as JSON with object keys sorted at every depth: the same request always gives the
+/// same text, whatever order its members came in.
+fn canonical(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(members) => {
+                let mut keys: Vec<&String> = members.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&members[k]))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// Runs `future`, turning a panic into `Err(())`.
+async fn futures_catch_unwind<F: Future>(future: std::panic::AssertUnwindSafe<F>) -> Result<F::Output, ()> {
+    struct CatchUnwind<F>(F);
+    impl<F: Future> Future for CatchUnwind<F> {
+        type Output = Result<F::Output, ()>;
+        fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+            // Safety: the inner future is never moved out of its pinned wrapper.
+            let inner = unsafe { self.map_unchecked_mut(|s| &mut s.0) };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+                Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Ok(value)),
+                Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                Err(_) => std::task::Poll::Ready(Err(())),
+            }
+        }
+    }
+    CatchUnwind(future.0).await
+}
+
+/// The lower of two trace levels (`summary` < `full`); an unknown level counts as summary.
+fn min_level(requested: TraceLevel, recorded: &TraceLevel) -> TraceLevel {
+    if requested == TraceLevel::Full && *recorded == TraceLevel::Full {
+        TraceLevel::Full
+    } else {
+        TraceLevel::Summary
+    }
+}
+
+/// `steps` at `level`: summary drops step inputs and outputs (Part II 5.8).
+fn at_level(steps: &[TraceStep], level: &TraceLevel) -> Vec<TraceStep> {
+    steps
+        .iter()
+        .map(|step| {
+            let mut step = step.clone();
+            if *level != TraceLevel::Full {
+                step.input = None;
+                step.output = None;
+            }
+            step
+        })
+        .collect()
+}
+
+/// An [`ArgumentFault`] on its Part III 7.1 channel: a carrier error, a request error, or
+/// program diagnostics as the stage's response (`run_id` for an execute response).
+fn fault_answer(fault: ArgumentFault, stage: Stage, run_id: Option<&str>) -> Answer {
+    match fault {
+        ArgumentFault::Carrier { message } => Answer::Carrier(message),
+        ArgumentFault::Request(error) => Answer::error(error),
+        ArgumentFault::Program(diagnostics) => match stage {
+            Stage::Execute => Answer::ok(&ExecuteResponse::validation_error(
+                run_id.map(str::to_owned).unwrap_or_else(super::runs::new_run_id),
+                diagnostics,
+            )),
+            _ => Answer::ok(&ValidateResponse::invalid(diagnostics)),
+        },
+    }
+}
+
+/// The `## <topic>` section of a Markdown body, heading included, up to the next `## `.
+pub(crate) fn topic_section(body: &str, topic: &str) -> Option<String> {
+    let heading = format!("## {topic}");
+    let start = body
+        .lines()
+        .scan(0usize, |offset, line| {
+            let at = *offset;
+            *offset += line.len() + 1;
+            Some((at, line))
+        })
+        .find(|(_, line)| line.trim_end() == heading)?
+        .0;
+    let rest = &body[start..];
+    let end = rest
+        .match_indices("\n## ")
+        .map(|(at, _)| at + 1)
+        .next()
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim_end().to_owned())
+}
+
+/// The largest page `list` answers, and the page when no `limit` is given (Part III 4.2: a
+/// server MAY cap `limit`).
+pub(crate) const MAX_PAGE: u64 = 100;
+const DEFAULT_PAGE: u64 = 50;
+
+/// One page of the catalog, filtered by `kind`, `tag` and `q` (case-insensitive, in the name,
+/// id and description). The cursor is the offset of the next entry, opaque to clients.
+fn list(
+    catalog: &Catalog,
+    kind: &Option<String>,
+    tag: &Option<String>,
+    q: &Option<String>,
+    cursor: &Option<String>,
+    limit: Option<u64>,
+) -> Result<CatalogListResult, RequestError> {
+    let limit = usize::try_from(limit.unwrap_or(DEFAULT_PAGE).min(MAX_PAGE)).unwrap_or(1);
+    let start: usize = match cursor {
+        None => 0,
+        Some(cursor) => cursor
+            .strip_prefix('o')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| RequestError::invalid_request(format!("cursor '{cursor}' is not one this server gave")))?,
+    };
+    let q = q.as_deref().map(str::to_lowercase);
+    let matching: Vec<&crate::CatalogEntry> = catalog
+        .entries
+        .iter()
+        .filter(|e| kind.as_ref().is_none_or(|k| &e.kind == k))
+        .filter(|e| {
+            tag.as_ref()
+                .is_none_or(|t| e.tags.as_ref().is_some_and(|tags| tags.contains(t)))
+        })
+        .filter(|e| {
+            q.as_ref().is_none_or(|q| {
+                e.name.to_lowercase().contains(q)
+                    || e.id.to_lowercase().contains(q)
+                    || e.description.as_ref().is_some_and(|d| d.to_lowercase().contains(q))
+            })
+        })
+        .collect();
+    let page = CatalogListResult::new(
+        matching.iter().skip(start).take(limit).map(|e| (*e).clone()),
+        catalog.version.clone(),
+    );
+    Ok(if start + limit < matching.len() {
+        page.with_next_cursor(format!("o{}", start + limit))
+    } else {
+        page
+    })
+}
+
+/// What changed from `baseline` to the current version, each entry once with its last
+/// change; `None` for a version the history does not know.
+fn changes_since(catalog: &Catalog, baseline: &str) -> Option<Vec<CatalogChange>> {
+    if baseline == catalog.version {
+        return Some(Vec::new());
+    }
+    let at = catalog.history.iter().position(|r| r.version == baseline)?;
+    let mut last: BTreeMap<String, CatalogChange> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for revision in &catalog.history[at..] {
+        for change in &revision.changes {
+            if !last.contains_key(&change.id) {
+                order.push(change.id.clone());
+            }
+            last.insert(change.id.clone(), change.clone());
+        }
+    }
+    Some(order.into_iter().filter_map(|id| last.remove(&id)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_sections_end_at_the_next_heading() {
+        let body = "# Guide\n\n## steps\nOne.\nTwo.\n\n## output\nThree.\n";
+        assert_eq!(topic_section(body, "steps").as_deref(), Some("## steps\nOne.\nTwo."));
+        assert_eq!(topic_section(body, "output").as_deref(), Some("## output\nThree."));
+        assert_eq!(topic_section(body, "missing"), None);
+        assert_eq!(topic_section(body, "step"), None, "whole headings only");
+    }
+
+    #[test]
+    fn changes_since_follows_the_history() {
+        let change = |id: &str, kind| CatalogChange::new(id, kind);
+        let catalog = Catalog::new("v3", [])
+            .with_previous("v1", [change("a", crate::CatalogChangeKind::Added)])
+            .with_previous(
+                "v2",
+                [
+                    change("a", crate::CatalogChangeKind::Modified),
+                    change("b", crate::CatalogChangeKind::Added),
+                ],
+            );
+        assert_eq!(changes_since(&catalog, "v3"), Some(Vec::new()));
+        let since_v1 = changes_since(&catalog, "v1").unwrap();
+        assert_eq!(since_v1.len(), 2);
+        assert_eq!(since_v1[0].change, crate::CatalogChangeKind::Modified);
+        assert_eq!(changes_since(&catalog, "v0"), None);
+    }
+
+    #[test]
+    fn pages_cover_every_entry_once() {
+        let entries: Vec<crate::CatalogEntry> = (0..250)
+            .map(|i| {
+                crate::CatalogEntry::new(
+                    format!("e{i}"),
+                    "function",
+                    format!("Entry {i}"),
+                    "safe",
+                    crate::RiskHints::new(true, false, false),
+                )
+            })
+            .collect();
+        let catalog = Catalog::new("v1", entries);
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = list(&catalog, &None, &None, &None, &cursor, Some(1000)).unwrap();
+            assert!(page.items.len() as u64 <= MAX_PAGE);
+            seen.extend(page.items.iter().map(|e| e.id.clone()));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 250);
+        assert!(list(&catalog, &None, &None, &None, &Some("bogus".into()), None).is_err());
+        let found = list(&catalog, &None, &None, &Some("ENTRY 24".into()), &None, None).unwrap();
+        assert_eq!(found.items.len(), 11, "Entry 24 and 240-249");
+    }
+}

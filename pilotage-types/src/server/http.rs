@@ -1,0 +1,387 @@
+//! Serving an engine over streamable HTTP (rmcp's `StreamableHttpService`, with sessions or
+//! stateless), as an `axum` [`Router`] to serve or to mount inside an existing application,
+//! with what MCP's transport rules and a safe default ask and rmcp leaves out:
+//!
+//! - `Host` and `Origin`: the loopback names are served with any port, other names only when
+//!   allowed; a refused request gets 403 with a JSON-RPC error body (`-32000`, `id: null`);
+//! - bodies over [`HttpOptions::max_body_bytes`] get 413 (rmcp's bound);
+//! - at most [`HttpOptions::max_sessions`] sessions (503 with a JSON-RPC error above), each
+//!   closed after [`HttpOptions::idle_timeout`] without a request, its session-bound runs
+//!   forgotten with it;
+//! - a warning on standard error when bound beyond loopback with no allowed host.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, Request, Response, StatusCode};
+use axum::middleware::Next;
+use axum::Router;
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServerHandler;
+
+use super::Engine;
+
+/// How an engine is served over HTTP. Start from [`HttpOptions::default`] (sessions, loopback
+/// only) and change what you need.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Serve the stateless 2026-07-28 way: no sessions, a JSON response per POST.
+    pub stateless: bool,
+    /// Host names to accept besides the loopback ones (for a deployment behind a name).
+    pub allowed_hosts: Vec<String>,
+    /// Browser Origins to accept besides the loopback ones (e.g. `https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// The largest request body, in bytes (default 4 MiB).
+    pub max_body_bytes: usize,
+    /// The most sessions open at once (default 1,000).
+    pub max_sessions: usize,
+    /// A session without a request for this long is closed (default 10 minutes).
+    pub idle_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            stateless: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 1000,
+            idle_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Stateless serving (2026-07-28): no sessions.
+    pub fn stateless() -> Self {
+        Self {
+            stateless: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// A JSON-RPC error response with `status`.
+fn refused(status: StatusCode, message: &str) -> Response<Body> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("a static response builds")
+}
+
+/// The host of a `Host` header or an Origin's authority (brackets of IPv6 kept out), without
+/// its port, lowercased.
+fn host_of(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(host, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                host
+            } else {
+                authority
+            }
+        })
+    };
+    host.to_ascii_lowercase()
+}
+
+fn is_loopback(host: &str) -> bool {
+    crate::transport::LOOPBACK_HOSTS.contains(&host)
+}
+
+/// Whether `headers` pass the Host and Origin rules (see the module docs).
+fn check_host_and_origin(headers: &HeaderMap, options: &HttpOptions) -> Result<(), &'static str> {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .map(host_of)
+        .ok_or("Forbidden: missing or unreadable Host header")?;
+    if !is_loopback(&host) && !options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(&host)) {
+        return Err("Forbidden: Host header is not allowed");
+    }
+    let Some(origin) = headers.get("origin") else {
+        return Ok(());
+    };
+    let origin = origin
+        .to_str()
+        .map_err(|_| "Forbidden: Invalid Origin header encoding")?;
+    let allowed = match origin.split_once("://") {
+        Some((scheme, authority)) if matches!(scheme, "http" | "https") && !authority.contains('/') => {
+            is_loopback(&host_of(authority))
+                || options
+                    .allowed_origins
+                    .iter()
+                    .any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin))
+        }
+        _ => false,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err("Forbidden: Origin header is not allowed")
+    }
+}
+
+/// The open sessions and when each was last used.
+struct Sessions {
+    last_seen: Mutex<HashMap<String, Instant>>,
+    manager: Arc<LocalSessionManager>,
+    engine: Engine,
+    options: HttpOptions,
+    last_sweep: Mutex<Instant>,
+}
+
+impl Sessions {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
+        self.last_seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Closes every session idle past the timeout (its runs bound to the session go too).
+    async fn sweep(&self) {
+        let now = Instant::now();
+        {
+            let mut last = self.last_sweep.lock().unwrap_or_else(|e| e.into_inner());
+            if now.duration_since(*last) < self.options.idle_timeout / 4 {
+                return;
+            }
+            *last = now;
+        }
+        let idle: Vec<String> = self
+            .table()
+            .iter()
+            .filter(|(_, seen)| now.duration_since(**seen) >= self.options.idle_timeout)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in idle {
+            self.close(&id).await;
+        }
+        self.engine.core.runs.sweep();
+    }
+
+    async fn close(&self, id: &str) {
+        self.table().remove(id);
+        let session: rmcp::transport::common::server_side_http::SessionId = Arc::from(id);
+        let _ = self.manager.close_session(&session).await;
+        self.engine.core.runs.forget_session(&format!("session:{id}"));
+    }
+}
+
+async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, next: Next) -> Response<Body> {
+    if let Err(message) = check_host_and_origin(request.headers(), &sessions.options) {
+        return refused(StatusCode::FORBIDDEN, message);
+    }
+    if sessions.options.stateless {
+        return next.run(request).await;
+    }
+    sessions.sweep().await;
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let deleting = request.method() == axum::http::Method::DELETE;
+    match &session {
+        Some(id) => {
+            if let Some(seen) = sessions.table().get_mut(id) {
+                *seen = Instant::now();
+            }
+        }
+        None => {
+            let open = sessions.manager.sessions.read().await.len();
+            if open >= sessions.options.max_sessions {
+                return refused(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Service Unavailable: too many open sessions, try again later",
+                );
+            }
+        }
+    }
+    let response = next.run(request).await;
+    if let (None, Some(id)) = (
+        &session,
+        response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()),
+    ) {
+        sessions.table().insert(id.to_owned(), Instant::now());
+    }
+    if let (true, Some(id)) = (deleting, &session) {
+        sessions.table().remove(id);
+        sessions.engine.core.runs.forget_session(&format!("session:{id}"));
+    }
+    response
+}
+
+impl Engine {
+    /// The engine as an `axum` [`Router`] serving MCP at `path` (e.g. `/mcp`), to serve with
+    /// `axum::serve` or to nest in an application. Must be called inside a Tokio runtime when
+    /// sessions are on (a task closes idle sessions).
+    pub fn http_router(&self, path: &str, options: HttpOptions) -> Result<Router, super::BuildError> {
+        self.http_router_with(path, options, |server| server)
+    }
+
+    /// [`Engine::http_router`] serving `wrap` of each connection's handler: a handler of your
+    /// own around the engine's (a middleware), which must delegate to it.
+    pub fn http_router_with<H: ServerHandler>(
+        &self,
+        path: &str,
+        options: HttpOptions,
+        wrap: impl Fn(super::PilotageServer) -> H + Send + Sync + Clone + 'static,
+    ) -> Result<Router, super::BuildError> {
+        if options.stateless
+            && self
+                .core
+                .languages
+                .iter()
+                .any(|l| l.declaration.retention == super::Retention::Session)
+        {
+            return Err(super::BuildError(
+                "a stateless deployment cannot declare session retention (Part III 8.1, 10.1-11)".into(),
+            ));
+        }
+        let hosts = crate::transport::allowed_hosts(options.allowed_hosts.iter().map(String::as_str));
+        let origins = crate::transport::allowed_origins(options.allowed_origins.iter().map(String::as_str));
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(options.max_body_bytes)
+            .with_legacy_session_mode(!options.stateless)
+            .with_json_response(options.stateless);
+        let stateless = options.stateless;
+        let engine = self.clone();
+        let factory = move || Ok(wrap(engine.connection(stateless)));
+        let mut session_config = SessionConfig::default();
+        session_config.keep_alive = Some(options.idle_timeout);
+        let mut local = LocalSessionManager::default();
+        local.session_config = session_config;
+        let manager = Arc::new(local);
+        let sessions = Arc::new(Sessions {
+            last_seen: Mutex::new(HashMap::new()),
+            manager: manager.clone(),
+            engine: self.clone(),
+            options: options.clone(),
+            last_sweep: Mutex::new(Instant::now()),
+        });
+        let router = if stateless {
+            let service = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+            Router::new().nest_service(path, service)
+        } else {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let weak = Arc::downgrade(&sessions);
+                let every = (options.idle_timeout / 4).max(Duration::from_millis(50));
+                runtime.spawn(async move {
+                    loop {
+                        tokio::time::sleep(every).await;
+                        let Some(sessions) = weak.upgrade() else { break };
+                        sessions.sweep().await;
+                    }
+                });
+            }
+            let service = StreamableHttpService::new(factory, manager, config);
+            Router::new().nest_service(path, service)
+        };
+        Ok(router.layer(axum::middleware::from_fn_with_state(sessions, guard)))
+    }
+
+    /// Serves the engine over HTTP at `http://ADDR/mcp` until Ctrl-C, printing where it
+    /// listens on standard error (and a warning when bound beyond loopback with no allowed
+    /// host).
+    pub async fn serve_http(&self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
+        self.serve_http_with(addr, options, |server| server).await
+    }
+
+    /// [`Engine::serve_http`] serving `wrap` of each connection's handler (see
+    /// [`Engine::http_router_with`]).
+    pub async fn serve_http_with<H: ServerHandler>(
+        &self,
+        addr: SocketAddr,
+        options: HttpOptions,
+        wrap: impl Fn(super::PilotageServer) -> H + Send + Sync + Clone + 'static,
+    ) -> std::io::Result<()> {
+        if !addr.ip().is_loopback() && options.allowed_hosts.is_empty() {
+            eprintln!(
+                "warning: {} is bound to {addr}, beyond loopback, but allows no Host name: only requests naming a \
+                 loopback host are served; add the names clients use (allowed_hosts)",
+                self.core.settings.name
+            );
+        }
+        let stateless = options.stateless;
+        let router = self
+            .http_router_with("/mcp", options, wrap)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        eprintln!(
+            "{}: serving MCP over streamable HTTP at http://{}/mcp ({})",
+            self.core.settings.name,
+            listener.local_addr()?,
+            if stateless { "stateless" } else { "sessions" }
+        );
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(host: &str, origin: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("host", host.parse().unwrap());
+        if let Some(origin) = origin {
+            headers.insert("origin", origin.parse().unwrap());
+        }
+        headers
+    }
+
+    #[test]
+    fn loopback_is_served_with_any_port_and_foreign_names_only_when_allowed() {
+        let options = HttpOptions::default();
+        for (host, origin) in [
+            ("127.0.0.1:8080", None),
+            ("localhost", Some("http://localhost:3000")),
+            ("[::1]:9", Some("https://[::1]:8443")),
+            ("127.0.0.1:1", Some("http://127.0.0.1")),
+        ] {
+            assert_eq!(
+                check_host_and_origin(&headers(host, origin), &options),
+                Ok(()),
+                "{host} {origin:?}"
+            );
+        }
+        for (host, origin) in [
+            ("evil.example", None),
+            ("127.0.0.1:80", Some("http://evil.example")),
+            ("127.0.0.1:80", Some("http://127.0.0.1.evil.example")),
+            ("127.0.0.1:80", Some("null")),
+            ("127.0.0.1:80", Some("file://localhost")),
+        ] {
+            assert!(
+                check_host_and_origin(&headers(host, origin), &options).is_err(),
+                "{host} {origin:?}"
+            );
+        }
+        let mut allowing = HttpOptions::default();
+        allowing.allowed_hosts.push("mcp.example.com".into());
+        allowing.allowed_origins.push("https://app.example.com".into());
+        assert_eq!(
+            check_host_and_origin(&headers("mcp.example.com", Some("https://app.example.com")), &allowing),
+            Ok(())
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! The server side (feature `server`): a Pilotage engine framework on rmcp. You describe your
+//! Language and write its validate and execute stages; the framework serves the whole
+//! Pilotage surface Part III fixes, on every revision rmcp speaks, over stdio and HTTP, so
+//! that the engine cannot break 10.1.
+//!
+//! # From an empty crate to a served, checked engine
+//!
+//! **1. One dependency line.**
+//!
+//! ```toml
+//! [dependencies]
+//! pilotage-types = { version = "0.1", features = ["server"] }
+//! serde = { version = "1", features = ["derive"] }
+//! serde_json = "1"
+//! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
+//! ```
+//!
+//! **2. Your program as a `serde` type, and your Language.** A program that does not fit the
+//! type is reported as an `invalid_program` diagnostic at the failing path, never as an
+//! error; your `validate` reports everything else about it.
+//!
+//! ```
+//! use pilotage_types::server::prelude::*;
+//!
+//! /// A program: numbers to add.
+//! #[derive(serde::Deserialize)]
+//! pub struct Sum {
+//!     pub numbers: Vec<f64>,
+//! }
+//!
+//! pub struct Adder;
+//!
+//! impl Language for Adder {
+//!     type Program = Sum;
+//!
+//!     fn declaration(&self) -> Declaration {
+//!         Declaration::new("adder/v1", "Sums of numbers")
+//!     }
+//!
+//!     fn guides(&self) -> Vec<GuideText> {
+//!         let guide = Guide::new("intro", "Adding numbers", GuideLevel::Core, ["programs".to_owned()],
+//!             LanguageIdentifier("adder/v1".to_owned()), "1", 0u64);
+//!         vec![GuideText::new(guide, "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n")]
+//!     }
+//!
+//!     async fn validate(&self, program: &Sum, _context: Option<&serde_json::Value>, _cx: &StageContext) -> Validated {
+//!         if program.numbers.is_empty() {
+//!             return Validated::with_diagnostics([Diagnostic::error("empty", "/numbers", "give at least one number")]);
+//!         }
+//!         Validated::valid()
+//!     }
+//!
+//!     async fn execute(&self, run: ExecuteInput<Sum>, _cx: &StageContext) -> Result<Ran, RequestError> {
+//!         let total: f64 = run.program.numbers.iter().sum();
+//!         let step = TraceStep::new("sum", Outcome::success("success")).with_output(total);
+//!         Ok(Ran::success(total, [step]))
+//!     }
+//! }
+//! # let engine = Engine::builder("adder-engine", "1.0").language(Adder).build().unwrap();
+//! # assert_eq!(engine.manifest().languages.len(), 1);
+//! ```
+//!
+//! **3. An engine, served.** [`Engine::builder`] takes any number of Languages, and options
+//! (resources, hiding from undeclared clients, the execute deadline, the run store's bounds,
+//! your own MCP tools, an identity function for HTTP).
+//!
+//! ```no_run
+//! # use pilotage_types::server::prelude::*;
+//! # struct Adder;
+//! # impl Language for Adder { type Program = serde_json::Value;
+//! #   fn declaration(&self) -> Declaration { Declaration::new("adder/v1", "Sums") }
+//! #   async fn validate(&self, _: &serde_json::Value, _: Option<&serde_json::Value>, _: &StageContext) -> Validated { Validated::valid() }
+//! #   async fn execute(&self, _: ExecuteInput<serde_json::Value>, _: &StageContext) -> Result<Ran, RequestError> { Ok(Ran::success(0, [])) } }
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let engine = Engine::builder("adder-engine", env!("CARGO_PKG_VERSION")).language(Adder).build()?;
+//!     match std::env::args().nth(1).as_deref() {
+//!         Some("--http") => engine.serve_http("127.0.0.1:8080".parse()?, HttpOptions::default()).await?,
+//!         _ => engine.serve_stdio().await?,
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! **4. Checked.** `pilotage check --allow-execute --program adder/v1=sum.json -- cargo run`
+//! (or `--url http://127.0.0.1:8080/mcp`, with `--stateless` for 2026-07-28) probes every rule
+//! of Part III against it.
+//!
+//! # What the framework owns
+//!
+//! - the manifest from the declarations, `pilotage_manifest`, the inline manifest in
+//!   initialize `_meta` and on `server/discover`, the extension declaration, the welcome text
+//!   and the signposts of every tool (1.2, 3, 3.4); hiding from undeclared clients (1.3);
+//! - `pilotage_get_guide` (index, fetch, topic) and `pilotage_catalog` (`list` with `kind`,
+//!   `tag`, `q`, paging; `get`; `changed_since`), `catalog_version` on every answer that needs
+//!   it, errors included (4.1, 4.2, 7.2);
+//! - three loop tools per Language, built by the derive's runtime (4.3 to 4.6, 5), argument
+//!   routing to the channels of 7.1, the result envelope of 6;
+//! - runs: ids with 128 random bits, retention, `store`, trace levels (inline at the
+//!   requested level, fetch at min(requested, recorded)), idempotency keys, test runs,
+//!   narration, the execute deadline (`bounds_exceeded`) and a panicking Language (`internal`)
+//!   (4.3, 8.1, 8.2); a run is visible only to the identity that started it (8.4), and the
+//!   store is bounded ([`StoreLimits`]);
+//! - resources at the percent-encoded URIs of 8.3, from the functions behind the tools;
+//! - stdio; streamable HTTP with sessions or stateless, Host and Origin rules, bounded bodies,
+//!   a session cap and idle expiry ([`HttpOptions`]); an `axum` router to mount
+//!   ([`Engine::http_router`]);
+//! - your own MCP tools beside the Pilotage ones ([`EngineBuilder::own_tools`]).
+
+mod engine;
+mod handler;
+mod http;
+mod language;
+mod runs;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use engine::{catalog_uri, guide_uri, guides_uri, path_segment, BuildError};
+pub use handler::{IdentityFn, OwnTools, PilotageServer};
+pub use http::HttpOptions;
+pub use language::{
+    default_tool_names, iso8601, Catalog, CatalogRevision, Declaration, ExecuteInput, GuideText, Language, ProgramType,
+    Ran, Retention, StageContext, Validated,
+};
+pub use runs::{new_run_id, Expiry, IdempotencyHit, RunRecord, RunStore, StoreLimits};
+
+/// Everything an engine author needs, in one `use`.
+pub mod prelude {
+    pub use super::{
+        Catalog, Declaration, Engine, EngineBuilder, ExecuteInput, GuideText, HttpOptions, Language, ProgramType, Ran,
+        Retention, StageContext, StoreLimits, Validated,
+    };
+    pub use crate::{
+        CatalogChange, CatalogChangeKind, CatalogEntry, Diagnostic, Guide, GuideLevel, LanguageIdentifier, Locator,
+        Outcome, Plan, PlanStep, RequestError, RiskHints, Trace, TraceLevel, TraceStep,
+    };
+}
+
+/// A built engine: its Languages, its surface and its run store, shared by every connection
+/// (cloning shares them).
+#[derive(Clone)]
+pub struct Engine {
+    core: Arc<engine::Core>,
+    own_tools: Option<Arc<OwnTools>>,
+    identity_fn: Option<IdentityFn>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("name", &self.core.settings.name)
+            .field("languages", &self.core.manifest.languages.len())
+            .field("runs", &self.core.runs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`Engine`]: [`Engine::builder`], then one [`EngineBuilder::language`] per
+/// Language, options, and [`EngineBuilder::build`].
+pub struct EngineBuilder {
+    settings: engine::Settings,
+    languages: Vec<(Declaration, Box<dyn engine::ErasedLanguage>)>,
+    own_tools: Option<Arc<OwnTools>>,
+    identity_fn: Option<IdentityFn>,
+}
+
+impl std::fmt::Debug for EngineBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineBuilder")
+            .field("name", &self.settings.name)
+            .field("languages", &self.languages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// A builder for an engine that names itself `name` `version` in `serverInfo`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> EngineBuilder {
+        EngineBuilder {
+            settings: engine::Settings {
+                name: name.into(),
+                version: version.into(),
+                resources: false,
+                hide_from_undeclared: false,
+                execute_deadline: Duration::from_secs(60),
+                limits: StoreLimits::default(),
+                instructions: None,
+            },
+            languages: Vec::new(),
+            own_tools: None,
+            identity_fn: None,
+        }
+    }
+
+    /// The manifest it serves.
+    pub fn manifest(&self) -> &crate::Manifest {
+        &self.core.manifest
+    }
+
+    /// The Pilotage tools it lists, in `tools/list` order.
+    pub fn tools(&self) -> &[crate::ToolDefinition] {
+        &self.core.tools
+    }
+
+    /// The welcome text (initialize `instructions`).
+    pub fn instructions(&self) -> &str {
+        &self.core.instructions
+    }
+
+    /// The run store (its sizes, for monitoring: [`RunStore::sizes`]).
+    pub fn runs(&self) -> &RunStore {
+        &self.core.runs
+    }
+
+    /// Answers one `tools/call` of a Pilotage tool in-process, as `identity` (Part III 8.4):
+    /// the result, or the carrier error (-32602) its arguments deserve; `None` for a tool that
+    /// is not one of the engine's Pilotage tools.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: &serde_json::Value,
+        identity: &str,
+    ) -> Option<Result<rmcp::model::CallToolResult, rmcp::model::ErrorData>> {
+        let answer = self.core.call(name, arguments, identity).await?;
+        Some(handler::result(answer))
+    }
+
+    /// The initialize result this engine answers a client that declared Pilotage (and, on
+    /// 2026-07-28, the content of `server/discover`).
+    pub fn initialize_result(&self) -> rmcp::model::InitializeResult {
+        self.connection(false).info(Some(true))
+    }
+
+    /// A handler for one connection (`stateless`: a request of a stateless HTTP deployment).
+    pub fn connection(&self, stateless: bool) -> PilotageServer {
+        PilotageServer::new(
+            self.core.clone(),
+            self.own_tools.clone(),
+            self.identity_fn.clone(),
+            stateless,
+        )
+    }
+
+    /// Serves one client over standard input and output until it disconnects.
+    pub async fn serve_stdio(&self) -> std::io::Result<()> {
+        self.serve_stdio_with(|server| server).await
+    }
+
+    /// [`Engine::serve_stdio`] serving `wrap` of the connection's handler (a handler of your
+    /// own around the engine's, which must delegate to it).
+    pub async fn serve_stdio_with<H: rmcp::ServerHandler>(
+        &self,
+        wrap: impl FnOnce(PilotageServer) -> H,
+    ) -> std::io::Result<()> {
+        use rmcp::ServiceExt;
+        let service = wrap(self.connection(false))
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(())
+    }
+}
+
+impl EngineBuilder {
+    /// Serves `language` (its declaration is read once, now).
+    pub fn language<L: Language>(mut self, language: L) -> Self {
+        let declaration = language.declaration();
+        let argument = declaration.program_argument.clone();
+        self.languages
+            .push((declaration, Box::new(engine::ErasedFor::new(language, argument))));
+        self
+    }
+
+    /// Also serves the guides and catalogs as MCP resources (Part III 8.3).
+    pub fn resources(mut self) -> Self {
+        self.settings.resources = true;
+        self
+    }
+
+    /// Hides the Pilotage tools (and the welcome text) from a client known not to have
+    /// declared the extension (Part III 1.3 rule 3; the default shows them to every client).
+    pub fn hide_from_undeclared(mut self) -> Self {
+        self.settings.hide_from_undeclared = true;
+        self
+    }
+
+    /// Bounds each Run (default 60 s): past it the request answers `bounds_exceeded`
+    /// (Part III 8.2).
+    pub fn execute_deadline(mut self, deadline: Duration) -> Self {
+        self.settings.execute_deadline = deadline;
+        self
+    }
+
+    /// Bounds the run store (default [`StoreLimits::default`]).
+    pub fn store_limits(mut self, limits: StoreLimits) -> Self {
+        self.settings.limits = limits;
+        self
+    }
+
+    /// Replaces the composed welcome text (it must still name Pilotage and direct the agent
+    /// to `pilotage_manifest` first, Part III 3.4).
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.settings.instructions = Some(text.into());
+        self
+    }
+
+    /// Serves your own MCP tools beside the Pilotage ones.
+    pub fn own_tools(mut self, tools: OwnTools) -> Self {
+        self.own_tools = Some(Arc::new(tools));
+        self
+    }
+
+    /// Derives the authorization identity of an HTTP request (for example the subject of a
+    /// verified OAuth token): runs are then visible to that identity across its sessions, and
+    /// to no one else (Part III 8.4).
+    pub fn identity(
+        mut self,
+        identity: impl Fn(&::http::request::Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.identity_fn = Some(Arc::new(identity));
+        self
+    }
+
+    /// Builds the engine, or says why its declarations cannot be served.
+    pub fn build(self) -> Result<Engine, BuildError> {
+        if let Some(text) = &self.settings.instructions {
+            if !(text.contains("Pilotage") || text.contains(crate::EXTENSION_ID))
+                || !text.contains(crate::MANIFEST_TOOL)
+            {
+                return Err(BuildError(
+                    "the welcome text must name Pilotage and direct the agent to pilotage_manifest first (Part III 3.4)"
+                        .into(),
+                ));
+            }
+        }
+        let core = engine::Core::build(self.settings, self.languages)?;
+        Ok(Engine {
+            core: Arc::new(core),
+            own_tools: self.own_tools,
+            identity_fn: self.identity_fn,
+        })
+    }
+}
