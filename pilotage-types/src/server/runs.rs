@@ -297,7 +297,9 @@ impl RunStore {
                 inner.idempotency_order.retain(|k| k != &slot);
                 IdempotencyHit::Miss
             }
-            Some(record) if record.fingerprint == fingerprint => IdempotencyHit::Replay(Box::new(record.response.clone())),
+            Some(record) if record.fingerprint == fingerprint => {
+                IdempotencyHit::Replay(Box::new(record.response.clone()))
+            }
             Some(_) => IdempotencyHit::Conflict,
         }
     }
@@ -441,7 +443,10 @@ mod tests {
         let response = ExecuteResponse::new("run_1", Outcome::success("success"));
         assert_eq!(store.idempotency("a", "k", "f1"), IdempotencyHit::Miss);
         store.remember("a", "k", "f1", &response);
-        assert_eq!(store.idempotency("a", "k", "f1"), IdempotencyHit::Replay(Box::new(response)));
+        assert_eq!(
+            store.idempotency("a", "k", "f1"),
+            IdempotencyHit::Replay(Box::new(response))
+        );
         assert_eq!(store.idempotency("a", "k", "f2"), IdempotencyHit::Conflict);
         assert_eq!(
             store.idempotency("b", "k", "f1"),

@@ -1,0 +1,604 @@
+//! The server framework (`pilotage_types::server`), rule by rule: an engine of a probe Language
+//! driven in-process through `Engine::call` (runs, `store`, trace levels, identities, bounds,
+//! idempotency, the execute deadline, a panicking Language, guides, catalog, program faults,
+//! what cannot be built) and over HTTP with the official Rust SDK's client and raw requests
+//! (sessions that cannot see each other's runs, the session cap, idle expiry, Host and Origin
+//! answered with a JSON-RPC body).
+
+use std::time::Duration;
+
+use pilotage_types::server::prelude::*;
+use pilotage_types::server::{BuildError, Engine as _Engine};
+use pilotage_types::{CatalogChangeKind, ExecuteResponse, SchemaDef, TraceFetchResponse, ValidateResponse};
+use serde_json::{json, Value};
+
+/// The probe Language: `{"mode": "ok" | "fail" | "panic" | "hang" | "bad", "value": ...}`.
+struct Probe {
+    declaration: Declaration,
+    catalog: Option<Catalog>,
+}
+
+#[derive(serde::Deserialize)]
+struct ProbeProgram {
+    mode: String,
+    #[serde(default)]
+    value: Value,
+}
+
+impl Language for Probe {
+    type Program = ProbeProgram;
+
+    fn declaration(&self) -> Declaration {
+        self.declaration.clone()
+    }
+
+    fn guides(&self) -> Vec<GuideText> {
+        let guide = Guide::new(
+            "intro",
+            "Probing",
+            GuideLevel::Core,
+            ["modes".to_owned(), "values".to_owned()],
+            LanguageIdentifier("probe/v1".to_owned()),
+            "1",
+            0u64,
+        );
+        vec![GuideText::new(
+            guide,
+            "# Probe\n\n## modes\nok, fail, panic, hang, bad.\n\n## values\nAny JSON.\n",
+        )]
+    }
+
+    fn catalog(&self) -> Option<Catalog> {
+        self.catalog.clone()
+    }
+
+    async fn validate(&self, program: &ProbeProgram, _context: Option<&Value>, _cx: &StageContext) -> Validated {
+        if program.mode == "bad" {
+            return Validated::with_diagnostics([Diagnostic::error("bad_mode", "/mode", "mode bad never validates")]);
+        }
+        Validated::valid()
+    }
+
+    async fn execute(&self, run: ExecuteInput<ProbeProgram>, _cx: &StageContext) -> Result<Ran, RequestError> {
+        let step = |outcome| {
+            TraceStep::new("only", outcome)
+                .with_input(json!({"in": 1}))
+                .with_output(json!({"out": 2}))
+        };
+        match run.program.mode.as_str() {
+            "fail" => Ok(Ran::failure(
+                "failed",
+                "as asked",
+                [step(Outcome::failure("failed", "as asked"))],
+            )),
+            "panic" => panic!("the probe Language panics as asked"),
+            "hang" => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                unreachable!("the deadline ends the run first")
+            }
+            _ => Ok(Ran::success(run.program.value, [step(Outcome::success("success"))])),
+        }
+    }
+}
+
+fn declaration() -> Declaration {
+    Declaration::new("probe/v1", "Probe programs")
+}
+
+fn build(declaration: Declaration, tweak: impl FnOnce(EngineBuilder) -> EngineBuilder) -> Engine {
+    let probe = Probe {
+        declaration,
+        catalog: None,
+    };
+    tweak(_Engine::builder("probe-engine", "1").language(probe))
+        .build()
+        .expect("the probe engine builds")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// `tool(arguments)` as `identity`: (isError, structuredContent); a carrier error panics.
+fn call(engine: &Engine, tool: &str, arguments: Value, identity: &str) -> (bool, Value) {
+    let result = runtime()
+        .block_on(engine.call(tool, &arguments, identity))
+        .unwrap_or_else(|| panic!("{tool} is a Pilotage tool"))
+        .unwrap_or_else(|e| panic!("{tool}: a carrier error: {e:?}"));
+    (
+        result.is_error.unwrap_or(false),
+        result.structured_content.unwrap_or(Value::Null),
+    )
+}
+
+fn run(engine: &Engine, arguments: Value, identity: &str) -> (bool, Value) {
+    call(engine, "probe_v1_execute", arguments, identity)
+}
+
+fn fetch(engine: &Engine, run_id: &str, identity: &str, level: Option<&str>) -> (bool, Value) {
+    let mut arguments = json!({"run_id": run_id});
+    if let Some(level) = level {
+        arguments["trace_level"] = level.into();
+    }
+    call(engine, "probe_v1_trace", arguments, identity)
+}
+
+fn ok_program() -> Value {
+    json!({"mode": "ok", "value": {"answer": 42}})
+}
+
+fn kind(content: &Value) -> &str {
+    content["error"]["kind"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn a_run_is_visible_only_to_its_identity_and_a_guess_is_not_found_alike() {
+    let engine = build(declaration(), |b| b);
+    let (is_error, done) = run(&engine, json!({"program": ok_program()}), "alice");
+    assert!(!is_error, "{done}");
+    ExecuteResponse::validate(&done).unwrap();
+    let run_id = done["run_id"].as_str().unwrap().to_owned();
+    assert_eq!(run_id.len(), 36, "run_ + 128 bits in hex: {run_id}");
+    let (is_error, fetched) = fetch(&engine, &run_id, "alice", None);
+    assert!(!is_error, "{fetched}");
+    TraceFetchResponse::validate(&fetched).unwrap();
+    let other = fetch(&engine, &run_id, "bob", None);
+    let guessed = fetch(&engine, "run_00000000000000000000000000000001", "alice", None);
+    assert!(other.0 && kind(&other.1) == "not_found", "{other:?}");
+    assert_eq!(
+        other, guessed,
+        "another identity's run answers exactly as an unknown one"
+    );
+}
+
+#[test]
+fn store_follows_execute_request_store() {
+    let engine = build(declaration(), |b| b);
+    let (_, kept) = run(&engine, json!({"program": ok_program()}), "a");
+    assert!(
+        !fetch(&engine, kept["run_id"].as_str().unwrap(), "a", None).0,
+        "retained by default"
+    );
+    let (_, dropped) = run(&engine, json!({"program": ok_program(), "store": false}), "a");
+    assert!(dropped["run_id"].is_string(), "run_id in every case");
+    let (is_error, gone) = fetch(&engine, dropped["run_id"].as_str().unwrap(), "a", None);
+    assert!(
+        is_error && kind(&gone) == "not_found",
+        "store false keeps nothing: {gone}"
+    );
+    let (_, refused) = run(&engine, json!({"program": {"mode": "bad"}}), "a");
+    assert_eq!(refused["outcome"]["status"], "validation_error", "{refused}");
+    let (is_error, _) = fetch(&engine, refused["run_id"].as_str().unwrap(), "a", None);
+    assert!(is_error, "a refused Run is never retained");
+
+    let none = build(declaration().with_retention(Retention::None), |b| b);
+    let (is_error, error) = run(&none, json!({"program": ok_program(), "store": true}), "a");
+    assert!(
+        is_error && kind(&error) == "unsupported",
+        "store true under none: {error}"
+    );
+    assert!(
+        none.tools().iter().all(|t| t.name != "probe_v1_trace"),
+        "no trace tool without retention"
+    );
+    assert_eq!(
+        none.manifest().languages[0].retention.as_ref().map(|r| r.0.as_str()),
+        Some("none")
+    );
+}
+
+#[test]
+fn trace_levels_inline_and_at_fetch() {
+    let engine = build(declaration(), |b| b);
+    let (_, summary) = run(&engine, json!({"program": ok_program()}), "a");
+    assert_eq!(summary["trace"]["level"], "summary", "the inline default");
+    assert!(summary["trace"]["steps"][0].get("input").is_none());
+    let (_, full) = run(&engine, json!({"program": ok_program(), "trace_level": "full"}), "a");
+    assert_eq!(full["trace"]["steps"][0]["input"], json!({"in": 1}));
+    let (_, none) = run(&engine, json!({"program": ok_program(), "trace_level": "none"}), "a");
+    assert!(none.get("trace").is_none(), "{none}");
+    let id = none["run_id"].as_str().unwrap();
+    let (_, fetched) = fetch(&engine, id, "a", Some("summary"));
+    assert_eq!(fetched["trace"]["level"], "summary");
+    assert!(fetched["trace"]["steps"][0].get("output").is_none());
+    let (_, fetched) = fetch(&engine, id, "a", None);
+    assert_eq!(fetched["trace"]["level"], "full", "recorded full, asked nothing: full");
+
+    let recorded_summary = build(declaration().with_trace(TraceLevel::Summary), |b| b);
+    let (_, done) = run(
+        &recorded_summary,
+        json!({"program": ok_program(), "trace_level": "full"}),
+        "a",
+    );
+    assert_eq!(done["trace"]["level"], "summary", "inline at most what is recorded");
+    let (_, fetched) = fetch(&recorded_summary, done["run_id"].as_str().unwrap(), "a", Some("full"));
+    assert_eq!(fetched["trace"]["level"], "summary", "min(requested, recorded)");
+    let (is_error, error) = fetch(&engine, id, "a", Some("verbose"));
+    assert!(is_error && kind(&error) == "invalid_request", "{error}");
+}
+
+#[test]
+fn the_store_stays_within_its_bounds() {
+    let engine = build(declaration(), |b| b.store_limits(StoreLimits::new(3, 1 << 20)));
+    let ids: Vec<String> = (0..6)
+        .map(|_| {
+            run(&engine, json!({"program": ok_program()}), "a").1["run_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(engine.runs().sizes().0, 3);
+    assert!(fetch(&engine, &ids[0], "a", None).0, "the oldest was evicted");
+    assert!(!fetch(&engine, &ids[5], "a", None).0);
+}
+
+#[test]
+fn idempotency_keys_replay_and_conflict() {
+    let engine = build(declaration().with_idempotency(), |b| b);
+    let first = run(&engine, json!({"program": ok_program(), "idempotency_key": "k1"}), "a");
+    let again = run(&engine, json!({"idempotency_key": "k1", "program": ok_program()}), "a");
+    assert_eq!(first, again, "the same key and request: the same response");
+    let (is_error, conflict) = run(
+        &engine,
+        json!({"program": {"mode": "ok", "value": 1}, "idempotency_key": "k1"}),
+        "a",
+    );
+    assert!(is_error && kind(&conflict) == "idempotency_conflict", "{conflict}");
+    let other = run(&engine, json!({"program": ok_program(), "idempotency_key": "k1"}), "b");
+    assert_ne!(other.1["run_id"], first.1["run_id"], "keys are per identity");
+
+    let without = build(declaration(), |b| b);
+    let (is_error, error) = run(&without, json!({"program": ok_program(), "idempotency_key": "k"}), "a");
+    assert!(is_error && kind(&error) == "unsupported", "undeclared: {error}");
+}
+
+#[test]
+fn a_hanging_run_meets_the_deadline_and_a_panic_is_internal_and_the_engine_goes_on() {
+    let engine = build(declaration(), |b| b.execute_deadline(Duration::from_millis(200)));
+    let (is_error, error) = run(&engine, json!({"program": {"mode": "hang"}}), "a");
+    assert!(is_error && kind(&error) == "bounds_exceeded", "{error}");
+    let (is_error, error) = run(&engine, json!({"program": {"mode": "panic"}}), "a");
+    assert!(is_error && kind(&error) == "internal", "{error}");
+    let (is_error, done) = run(&engine, json!({"program": ok_program()}), "a");
+    assert!(!is_error && done["outcome"]["ok"] == true, "{done}");
+    let (is_error, failed) = run(&engine, json!({"program": {"mode": "fail"}}), "a");
+    assert!(!is_error, "a failed Run is not an error (7.1): {failed}");
+    assert!(failed.get("output").is_none() && failed["outcome"]["error"] == "as asked");
+}
+
+#[test]
+fn program_faults_are_diagnostics_and_arguments_go_to_their_channels() {
+    let engine = build(declaration(), |b| b);
+    let (is_error, checked) = call(&engine, "probe_v1_validate", json!({"program": {"mode": 7}}), "a");
+    assert!(!is_error, "{checked}");
+    ValidateResponse::validate(&checked).unwrap();
+    assert_eq!(checked["valid"], false);
+    assert_eq!(checked["diagnostics"][0]["code"], "invalid_program");
+    assert_eq!(checked["diagnostics"][0]["path"], "/mode");
+    let (_, executed) = run(&engine, json!({"program": {"mode": 7}}), "a");
+    assert_eq!(executed["outcome"]["status"], "validation_error", "{executed}");
+    let (is_error, neither) = run(&engine, json!({}), "a");
+    assert!(is_error && kind(&neither) == "invalid_request", "{neither}");
+    let carrier = runtime()
+        .block_on(engine.call("probe_v1_validate", &json!({"program": "a string"}), "a"))
+        .unwrap();
+    assert_eq!(
+        carrier.unwrap_err().code.0,
+        -32602,
+        "a wrong JSON type is a carrier error"
+    );
+    let (is_error, test_run) = run(&engine, json!({"program": ok_program(), "test_run": true}), "a");
+    assert!(is_error && kind(&test_run) == "unsupported", "{test_run}");
+}
+
+#[test]
+fn guides_answer_every_form_and_unknowns_are_not_found() {
+    let engine = build(declaration().with_topic_fetch(), |b| b);
+    let guide = |arguments: Value| call(&engine, "pilotage_get_guide", arguments, "a");
+    let (_, index) = guide(json!({"language": "probe/v1"}));
+    assert_eq!(index["guides"][0]["id"], "intro");
+    assert!(index["guides"][0].get("body").is_none());
+    let (_, fetched) = guide(json!({"language": "probe/v1", "id": "intro"}));
+    assert!(fetched["guide"]["body"].as_str().unwrap().contains("## values"));
+    let (_, topic) = guide(json!({"language": "probe/v1", "id": "intro", "topic": "modes"}));
+    assert_eq!(topic["guide"]["body"], "## modes\nok, fail, panic, hang, bad.");
+    for arguments in [
+        json!({"language": "nope/v1"}),
+        json!({"language": "probe/v1", "id": "nope"}),
+        json!({"language": "probe/v1", "id": "intro", "topic": "nope"}),
+    ] {
+        let (is_error, error) = guide(arguments.clone());
+        assert!(is_error && kind(&error) == "not_found", "{arguments}: {error}");
+    }
+}
+
+#[test]
+fn the_catalog_pages_searches_and_tells_its_version_on_every_answer() {
+    let entries: Vec<CatalogEntry> = (0..230)
+        .map(|i| {
+            CatalogEntry::new(
+                format!("e{i}"),
+                if i % 2 == 0 { "fn" } else { "data" },
+                format!("Entry {i}"),
+                "safe",
+                RiskHints::new(true, false, false),
+            )
+            .with_tags([format!("t{}", i % 3)])
+        })
+        .collect();
+    let catalog = Catalog::new("v3", entries)
+        .with_previous("v1", [CatalogChange::new("e1", CatalogChangeKind::Added)])
+        .with_previous("v2", [CatalogChange::new("e2", CatalogChangeKind::Modified)]);
+    let probe = Probe {
+        declaration: declaration().with_search().with_changed_since(),
+        catalog: Some(catalog),
+    };
+    let engine = _Engine::builder("probe-engine", "1").language(probe).build().unwrap();
+    let catalog = |arguments: Value| call(&engine, "pilotage_catalog", arguments, "a");
+    let mut seen = 0;
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut arguments = json!({"language": "probe/v1", "verb": "list", "kind": "fn", "limit": 40});
+        if let Some(cursor) = &cursor {
+            arguments["cursor"] = cursor.clone().into();
+        }
+        let (_, page) = catalog(arguments);
+        assert_eq!(page["catalog_version"], "v3");
+        seen += page["items"].as_array().unwrap().len();
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 115, "every entry of the kind, once, over the pages");
+    let (_, found) = catalog(json!({"language": "probe/v1", "verb": "list", "q": "entry 22", "tag": "t1"}));
+    assert_eq!(
+        found["items"].as_array().unwrap().len(),
+        5,
+        "Entry 22, 220, 223, 226, 229 (tag t1: i % 3 == 1): {found}"
+    );
+    let (_, got) = catalog(json!({"language": "probe/v1", "verb": "get", "id": "e7"}));
+    assert_eq!(
+        (got["entry"]["id"].as_str(), got["catalog_version"].as_str()),
+        (Some("e7"), Some("v3"))
+    );
+    let (_, changes) = catalog(json!({"language": "probe/v1", "verb": "changed_since", "catalog_version": "v1"}));
+    assert_eq!(changes["changes"].as_array().unwrap().len(), 2, "{changes}");
+    for arguments in [
+        json!({"language": "probe/v1", "verb": "get", "id": "nope"}),
+        json!({"language": "probe/v1", "verb": "changed_since", "catalog_version": "v0"}),
+        json!({"language": "probe/v1", "verb": "get", "id": "e1", "limit": 3}),
+        json!({"language": "probe/v1", "verb": "list", "cursor": "forged"}),
+    ] {
+        let (is_error, error) = catalog(arguments.clone());
+        assert!(is_error, "{arguments}: {error}");
+        assert_eq!(
+            error["catalog_version"], "v3",
+            "errors carry the version too: {arguments}: {error}"
+        );
+    }
+    let (_, baseline) = catalog(json!({"language": "probe/v1", "verb": "changed_since", "catalog_version": "v0"}));
+    assert_eq!(kind(&baseline), "unknown_baseline");
+    let (_, stale) = run(
+        &engine,
+        json!({"program": ok_program(), "expected_catalog_version": "v2"}),
+        "a",
+    );
+    assert_eq!(stale["outcome"]["status"], "catalog_drift", "{stale}");
+}
+
+#[test]
+fn what_cannot_be_served_is_a_build_error() {
+    let error = |result: Result<Engine, BuildError>| result.unwrap_err().to_string();
+    assert!(error(_Engine::builder("e", "1").build()).contains("at least one Language"));
+    let bad_name = Probe {
+        declaration: Declaration::new("no version", "x"),
+        catalog: None,
+    };
+    assert!(error(_Engine::builder("e", "1").language(bad_name).build()).contains("not a Language identifier"));
+    let twice = |name: &str| Probe {
+        declaration: Declaration::new(name, "x").with_tool_names("check", "run", "trace"),
+        catalog: None,
+    };
+    let duplicate = _Engine::builder("e", "1")
+        .language(twice("a/v1"))
+        .language(twice("b/v1"))
+        .build();
+    assert!(error(duplicate).contains("two tools are named `check`"));
+    let silent = _Engine::builder("e", "1")
+        .language(twice("a/v1"))
+        .instructions("Hello.")
+        .build();
+    assert!(error(silent).contains("pilotage_manifest"));
+    let session = build(declaration().with_retention(Retention::Session), |b| b);
+    let refused = runtime().block_on(async { session.http_router("/mcp", HttpOptions::stateless()).map(|_| ()) });
+    assert!(refused.unwrap_err().to_string().contains("session retention"));
+}
+
+#[test]
+fn the_surface_is_what_the_declaration_says_and_lints_clean() {
+    let engine = build(declaration().with_plan().with_test_run().with_narrate(), |b| {
+        b.resources()
+    });
+    let tools = json!({"tools": engine.tools().iter().map(|t| t.to_value()).collect::<Vec<_>>()});
+    let initialize = serde_json::to_value(engine.initialize_result()).unwrap();
+    let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
+    pilotage_types::Manifest::validate(&manifest).unwrap();
+    assert_eq!(
+        manifest["languages"][0]["capabilities"]["execute"],
+        json!({"test_run": true})
+    );
+    assert_eq!(
+        manifest["languages"][0]["guides_resource"],
+        "pilotage://guides/probe%2Fv1"
+    );
+    let instructions = initialize["instructions"].as_str().unwrap();
+    assert!(instructions.contains("Pilotage") && instructions.contains("call pilotage_manifest first"));
+    for stateless in [false, true] {
+        let findings = pilotage_cli::lint::lint(pilotage_cli::lint::Surface {
+            tools: &tools,
+            manifest: &manifest,
+            initialize: Some(&initialize),
+            stateless,
+        });
+        assert!(findings.is_empty(), "{}", pilotage_cli::lint::render_text(&findings));
+    }
+}
+
+/// A raw HTTP/1.1 request to `addr`: (status, headers and body as text).
+fn raw(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, response)
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+/// Serves `engine` on a free loopback port with `options`: (address, shutdown).
+fn serve(engine: &Engine, options: HttpOptions, runtime: &tokio::runtime::Runtime) -> String {
+    let router = runtime.block_on(async { engine.http_router("/mcp", options) }).unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    addr
+}
+
+fn session_of(response: &str) -> Option<String> {
+    response
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id: ")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .map(|s| s.trim().to_owned())
+}
+
+#[test]
+fn http_refuses_foreign_hosts_and_origins_with_a_json_rpc_body() {
+    let runtime = runtime();
+    let engine = build(declaration(), |b| b);
+    let addr = serve(&engine, HttpOptions::stateless(), &runtime);
+    let port = addr.rsplit(':').next().unwrap().to_owned();
+    let json = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let with = |extra: &[(&'static str, String)]| -> Vec<(&'static str, String)> {
+        json.iter()
+            .map(|(k, v)| (*k, (*v).to_owned()))
+            .chain(extra.iter().cloned())
+            .collect()
+    };
+    let send = |headers: Vec<(&'static str, String)>| {
+        let borrowed: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        raw(&addr, "POST", &borrowed, INITIALIZE)
+    };
+    let (status, _) = send(with(&[
+        ("Host", format!("localhost:{port}")),
+        ("Origin", "http://127.0.0.1:5173".into()),
+    ]));
+    assert_eq!(status, 200, "loopback Host and Origin, any port");
+    for extra in [
+        vec![("Host", "evil.example".to_owned())],
+        vec![
+            ("Host", format!("127.0.0.1:{port}")),
+            ("Origin", "https://evil.example".to_owned()),
+        ],
+    ] {
+        let (status, response) = send(with(&extra));
+        assert_eq!(status, 403, "{extra:?}");
+        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let error: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("a JSON body ({e}): {response}"));
+        assert_eq!(
+            (error["jsonrpc"].as_str(), error["error"]["code"].as_i64()),
+            (Some("2.0"), Some(-32000))
+        );
+        assert_eq!(error["id"], Value::Null);
+    }
+}
+
+#[test]
+fn sessions_are_capped_and_expire_when_idle() {
+    let runtime = runtime();
+    let engine = build(declaration(), |b| b);
+    let mut options = HttpOptions::default();
+    options.max_sessions = 2;
+    options.idle_timeout = Duration::from_millis(400);
+    let addr = serve(&engine, options, &runtime);
+    let headers = [
+        ("Host", "127.0.0.1"),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let first = raw(&addr, "POST", &headers, INITIALIZE);
+    let second = raw(&addr, "POST", &headers, INITIALIZE);
+    assert_eq!((first.0, second.0), (200, 200));
+    let (status, third) = raw(&addr, "POST", &headers, INITIALIZE);
+    assert_eq!(status, 503, "over the cap: {third}");
+    assert!(third.contains("too many open sessions"), "{third}");
+    let session = session_of(&first.1).expect("a session id");
+    std::thread::sleep(Duration::from_millis(1200));
+    let (status, _) = raw(&addr, "POST", &headers, INITIALIZE);
+    assert_eq!(status, 200, "idle sessions were closed, so a new one fits");
+    let mut with_session: Vec<(&str, &str)> = headers.to_vec();
+    with_session.push(("Mcp-Session-Id", &session));
+    with_session.push(("Mcp-Protocol-Version", "2025-11-25"));
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let (status, _) = raw(&addr, "POST", &with_session, ping);
+    assert_eq!(status, 404, "an expired session is gone");
+}
+
+#[test]
+fn two_http_sessions_cannot_see_each_other_s_runs() {
+    use rmcp::ServiceExt;
+    let runtime = runtime();
+    let engine = build(declaration(), |b| b);
+    let addr = serve(&engine, HttpOptions::default(), &runtime);
+    runtime.block_on(async {
+        let url = format!("http://{addr}/mcp");
+        let connect = || async {
+            ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone()))
+                .await
+                .expect("a session")
+        };
+        let (one, two) = (connect().await, connect().await);
+        let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, tool: &str, arguments: Value| {
+            let params = rmcp::model::CallToolRequestParams::new(tool.to_owned())
+                .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+            let peer = client.peer().clone();
+            async move { peer.call_tool(params).await.expect("an answer") }
+        };
+        let done = call(&one, "probe_v1_execute", json!({"program": ok_program()})).await;
+        let run_id = done.structured_content.unwrap()["run_id"].as_str().unwrap().to_owned();
+        let own = call(&one, "probe_v1_trace", json!({"run_id": run_id})).await;
+        assert_eq!(own.is_error, Some(false), "the session that ran it sees it");
+        let other = call(&two, "probe_v1_trace", json!({"run_id": run_id})).await;
+        assert_eq!(other.is_error, Some(true));
+        assert_eq!(other.structured_content.unwrap()["error"]["kind"], "not_found");
+        one.cancel().await.unwrap();
+        two.cancel().await.unwrap();
+    });
+}
