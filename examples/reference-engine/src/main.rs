@@ -78,7 +78,7 @@ struct Args {
     #[arg(long, value_name = "HOST", requires = "http")]
     allow_host: Vec<String>,
     /// Over HTTP: a foreign browser Origin to accept besides the loopback ones (which are
-    /// accepted with any port), e.g. https://app.example.com (repeatable).
+    /// accepted with any port), e.g. `https://app.example.com` (repeatable).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
     /// Over HTTP: the largest request body accepted, in bytes.
