@@ -232,7 +232,7 @@ fn the_store_stays_within_its_bounds() {
                 .to_owned()
         })
         .collect();
-    assert_eq!(engine.runs().sizes().0, 3);
+    assert_eq!(runtime().block_on(engine.runs().sizes()).unwrap().runs, 3);
     assert!(fetch(&engine, &ids[0], "a", None).0, "the oldest was evicted");
     assert!(!fetch(&engine, &ids[5], "a", None).0);
 }

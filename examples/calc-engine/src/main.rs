@@ -4,7 +4,7 @@
 //! ```text
 //! calc-engine                                # stdio
 //! calc-engine --http 127.0.0.1:8080          # streamable HTTP with sessions
-//! calc-engine --http 127.0.0.1:8080 --stateless
+//! calc-engine --http 127.0.0.1:8080 --stateless --store sqlite:runs.db
 //! ```
 
 use pilotage_types::server::prelude::*;
@@ -96,10 +96,19 @@ impl Language for Calc {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // --store memory (the default) | sqlite:PATH | postgres://...: where runs are kept.
+    let store = match args.iter().position(|a| a == "--store") {
+        Some(at) => args
+            .get(at + 1)
+            .ok_or("--store needs memory, sqlite:PATH or postgres://...")?,
+        None => "memory",
+    };
+    let store = pilotage_types::server::open_store(store, StoreLimits::default()).await?;
     let engine = Engine::builder("calc-engine", env!("CARGO_PKG_VERSION"))
         .language(Calc)
+        .run_store(store)
         .build()?;
-    let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().position(|a| a == "--http") {
         Some(at) => {
             let addr = args.get(at + 1).ok_or("--http needs ADDR")?.parse()?;

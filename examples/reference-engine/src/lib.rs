@@ -25,7 +25,7 @@ pub use faults::Fault;
 pub const RETENTION: Duration = Duration::from_secs(3600);
 
 /// What the engine serves beyond the required surface.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Options {
     /// Serve the guides and the catalog as MCP resources too (Part III 8.3).
     pub resources: bool,
@@ -36,6 +36,10 @@ pub struct Options {
     /// (Part III 4.4); this engine has no deployment target, so a deployed workflow runs at
     /// once.
     pub execution_both: bool,
+    /// How long runs are kept (default [`RETENTION`]).
+    pub retention: Option<Duration>,
+    /// Where runs are kept (default: in memory).
+    pub store: Option<std::sync::Arc<dyn pilotage_types::server::RunStore>>,
 }
 
 /// The `workflow/v1` Language.
@@ -43,6 +47,8 @@ pub struct Options {
 pub struct Workflow {
     /// Declared with `"execution": "both"`.
     pub execution_both: bool,
+    /// How long runs are kept (`None`: [`RETENTION`]).
+    pub retention: Option<Duration>,
 }
 
 impl Language for Workflow {
@@ -64,7 +70,7 @@ impl Language for Workflow {
             } else {
                 Execution::Immediate
             })
-            .with_retention(Retention::For(RETENTION))
+            .with_retention(Retention::For(self.retention.unwrap_or(RETENTION)))
             .with_plan()
             .with_topic_fetch()
             .with_search()
@@ -115,7 +121,11 @@ impl Language for Workflow {
 pub fn engine(options: &Options) -> Engine {
     let mut builder = Engine::builder("pilotage-reference-engine", env!("CARGO_PKG_VERSION")).language(Workflow {
         execution_both: options.execution_both,
+        retention: options.retention,
     });
+    if let Some(store) = &options.store {
+        builder = builder.run_store(store.clone());
+    }
     if options.resources {
         builder = builder.resources();
     }

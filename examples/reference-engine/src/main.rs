@@ -87,6 +87,14 @@ struct Args {
     /// Over HTTP with sessions: the most sessions open at once.
     #[arg(long, value_name = "N", default_value_t = 1000, requires = "http")]
     max_sessions: usize,
+    /// Where runs are kept: `memory` (the default, gone with the process), `sqlite:PATH` (one
+    /// file, shared by the engines of one host, survives a restart) or a Postgres connection
+    /// string `postgres://USER@HOST:PORT/DB` (shared by engines on several hosts).
+    #[arg(long, value_name = "STORE", default_value = "memory")]
+    store: String,
+    /// How long runs are kept, in seconds (the manifest's retention; default 3600, PT1H).
+    #[arg(long, value_name = "SECONDS")]
+    retention: Option<u64>,
     /// Over HTTP with sessions: close a session idle this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "http")]
     idle_timeout: u64,
@@ -114,10 +122,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
     }
+    let store = match pilotage_types::server::open_store(&args.store, Default::default()).await {
+        Ok(store) => store,
+        Err(error) => {
+            <Args as clap::CommandFactory>::command()
+                .error(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!("--store {}: {error}", args.store),
+                )
+                .exit();
+        }
+    };
     let engine = engine(&Options {
         resources: args.resources,
         hide_from_undeclared: args.hide_from_undeclared,
         execution_both: args.execution_both,
+        retention: args.retention.map(|secs| std::time::Duration::from_secs(secs.max(1))),
+        store: Some(store),
     });
     let fault = args.fault;
     let Some(addr) = args.http else {

@@ -9,29 +9,7 @@ mod common;
 
 use serde_json::{json, Value};
 
-/// `pilotage <args>`, in-process: (exit status, stdout, stderr).
-fn pilotage<S: AsRef<str>>(args: &[S]) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let argv = std::iter::once("pilotage").chain(args.iter().map(AsRef::as_ref));
-    let status = pilotage_cli::cli::run(argv, &mut out, &mut err);
-    (
-        status,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
-
-fn json_of<S: AsRef<str> + std::fmt::Debug>(args: &[S]) -> (u8, Value) {
-    let (status, out, err) = pilotage(args);
-    let value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
-    (status, value)
-}
-
-fn write(name: &str, value: &Value) -> String {
-    let path = std::env::temp_dir().join(format!("pilotage-client-{}-{name}", std::process::id()));
-    std::fs::write(&path, value.to_string()).unwrap();
-    path.display().to_string()
-}
+use common::{json_of, pilotage, write};
 
 /// Every check against the reference engine, reached through `target` (`--url U` or `-- CMD`);
 /// `shared`: a run one `pilotage call` stored is fetchable by the next (stateless HTTP, where

@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -22,7 +23,7 @@ use serde_json::{json, Map, Value};
 use super::language::{
     Catalog, Declaration, ExecuteInput, GuideText, Language, Ran, Retention, StageContext, Validated,
 };
-use super::runs::{Expiry, IdempotencyHit, RunRecord, RunStore, StoreLimits};
+use super::runs::{Expiry, IdempotencyHit, MemoryStore, RunRecord, RunStore, StoreError, StoreLimits};
 use crate::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
 use crate::{
     AccessTool, ArgumentFault, CapabilityDeclaration, CapabilitySettings, CapabilityValue, CatalogChange,
@@ -164,6 +165,8 @@ pub(crate) struct Settings {
     pub execute_deadline: Duration,
     pub limits: StoreLimits,
     pub instructions: Option<String>,
+    /// The run store; `None`: a [`MemoryStore`] with `limits`.
+    pub store: Option<Arc<dyn RunStore>>,
 }
 
 /// Everything one engine process shares between its sessions and requests.
@@ -173,7 +176,7 @@ pub(crate) struct Core {
     pub manifest: Manifest,
     pub tools: Vec<ToolDefinition>,
     pub instructions: String,
-    pub runs: RunStore,
+    pub runs: Arc<dyn RunStore>,
 }
 
 /// A tool answer: a result (structuredContent, `isError`), or a carrier error (-32602).
@@ -523,7 +526,10 @@ impl Core {
             tools.extend(language.tools.iter().flatten().map(|t| t.definition.clone()));
         }
         let instructions = settings.instructions.clone().unwrap_or_else(|| welcome(&served));
-        let runs = RunStore::new(settings.limits);
+        let runs = settings
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemoryStore::new(settings.limits)));
         Ok(Self {
             settings,
             languages: served,
@@ -579,7 +585,7 @@ impl Core {
                 return Some(match index {
                     0 => self.validate(served, tool, arguments, identity).await,
                     1 => self.execute(served, tool, arguments, identity).await,
-                    _ => self.fetch(served, tool, arguments, identity),
+                    _ => self.fetch(served, tool, arguments, identity).await,
                 });
             }
         }
@@ -712,7 +718,11 @@ impl Core {
             (key, canonical(&Value::Object(request)))
         });
         if let Some((key, fingerprint)) = &idempotency {
-            match self.runs.idempotency(identity, key, fingerprint) {
+            let hit = match self.runs.idempotency(identity, key, fingerprint).await {
+                Ok(hit) => hit,
+                Err(error) => return store_failed(error),
+            };
+            match hit {
                 IdempotencyHit::Replay(response) => return Answer::ok(&response),
                 IdempotencyHit::Conflict => {
                     return Answer::error(RequestError::from_kind(
@@ -787,7 +797,7 @@ impl Core {
                 let output = if ran.outcome.ok { ran.output.clone() } else { None };
                 let keep = match (members.store, declaration.retention) {
                     (Some(false), _) | (_, Retention::None) => None,
-                    (_, Retention::For(duration)) => Some(Expiry::At(Instant::now() + duration)),
+                    (_, Retention::For(duration)) => Some(Expiry::At(SystemTime::now() + duration)),
                     (_, Retention::Session) => Some(Expiry::WithSession),
                 };
                 if let Some(expiry) = keep {
@@ -798,7 +808,9 @@ impl Core {
                         steps.clone(),
                         recorded,
                     );
-                    self.runs.put(identity, &run_id, record, expiry);
+                    if let Err(error) = self.runs.put(identity, &run_id, record, expiry).await {
+                        return store_failed(error);
+                    }
                 }
                 let mut response = ExecuteResponse::new(run_id.clone(), ran.outcome);
                 response.output = output;
@@ -809,12 +821,14 @@ impl Core {
             }
         };
         if let Some((key, fingerprint)) = &idempotency {
-            self.runs.remember(identity, key, fingerprint, &response);
+            if let Err(error) = self.runs.remember(identity, key, fingerprint, &response).await {
+                return store_failed(error);
+            }
         }
         Answer::ok(&response)
     }
 
-    fn fetch(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
+    async fn fetch(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
         #[derive(Deserialize)]
         struct Members {
             run_id: String,
@@ -827,8 +841,10 @@ impl Core {
         };
         // Part III 9.5: one not_found for an unknown, an expired and another identity's run.
         let unknown = || Answer::error(RequestError::not_found("unknown run: it may have expired"));
-        let Some(record) = self.runs.get(identity, &members.run_id) else {
-            return unknown();
+        let record = match self.runs.get(identity, &members.run_id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return unknown(),
+            Err(error) => return store_failed(error),
         };
         if record.language != served.declaration.name {
             return unknown();
@@ -909,6 +925,14 @@ async fn futures_catch_unwind<F: Future>(future: std::panic::AssertUnwindSafe<F>
         }
     }
     CatchUnwind(future.0).await
+}
+
+/// A store failure, as the request error a client sees (the store's message kept for the
+/// operator, Part III 7.2: `internal` is a fault of the server).
+fn store_failed(error: StoreError) -> Answer {
+    Answer::error(RequestError::internal(format!(
+        "the run could not be stored or read: {error}"
+    )))
 }
 
 /// The lower of two trace levels (`summary` < `full`); an unknown level counts as summary.

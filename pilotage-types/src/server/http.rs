@@ -149,7 +149,8 @@ impl Sessions {
         self.last_seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Closes every session idle past the timeout (its runs bound to the session go too).
+    /// Closes every session idle past the timeout (its runs bound to the session go too), and
+    /// sweeps expired runs from the store.
     async fn sweep(&self) {
         let now = Instant::now();
         {
@@ -159,23 +160,26 @@ impl Sessions {
             }
             *last = now;
         }
-        let idle: Vec<String> = self
-            .table()
-            .iter()
-            .filter(|(_, seen)| now.duration_since(**seen) >= self.options.idle_timeout)
-            .map(|(id, _)| id.clone())
-            .collect();
+        let idle: Vec<String> = if self.options.stateless {
+            Vec::new()
+        } else {
+            self.table()
+                .iter()
+                .filter(|(_, seen)| now.duration_since(**seen) >= self.options.idle_timeout)
+                .map(|(id, _)| id.clone())
+                .collect()
+        };
         for id in idle {
             self.close(&id).await;
         }
-        self.engine.core.runs.sweep();
+        let _ = self.engine.core.runs.sweep().await;
     }
 
     async fn close(&self, id: &str) {
         self.table().remove(id);
         let session: rmcp::transport::common::server_side_http::SessionId = Arc::from(id);
         let _ = self.manager.close_session(&session).await;
-        self.engine.core.runs.forget_session(&format!("session:{id}"));
+        let _ = self.engine.core.runs.forget_session(&format!("session:{id}")).await;
     }
 }
 
@@ -218,7 +222,7 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, ne
     }
     if let (true, Some(id)) = (deleting, &session) {
         sessions.table().remove(id);
-        sessions.engine.core.runs.forget_session(&format!("session:{id}"));
+        let _ = sessions.engine.core.runs.forget_session(&format!("session:{id}")).await;
     }
     response
 }
@@ -274,21 +278,23 @@ impl Engine {
             options: options.clone(),
             last_sweep: Mutex::new(Instant::now()),
         });
+        // One task closes idle sessions and sweeps expired runs (both also happen on the way,
+        // in requests and in the store's writes), for as long as the router lives.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let weak = Arc::downgrade(&sessions);
+            let every = (options.idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+            runtime.spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    let Some(sessions) = weak.upgrade() else { break };
+                    sessions.sweep().await;
+                }
+            });
+        }
         let router = if stateless {
             let service = StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
             Router::new().nest_service(path, service)
         } else {
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                let weak = Arc::downgrade(&sessions);
-                let every = (options.idle_timeout / 4).max(Duration::from_millis(50));
-                runtime.spawn(async move {
-                    loop {
-                        tokio::time::sleep(every).await;
-                        let Some(sessions) = weak.upgrade() else { break };
-                        sessions.sweep().await;
-                    }
-                });
-            }
             let service = StreamableHttpService::new(factory, manager, config);
             Router::new().nest_service(path, service)
         };

@@ -112,6 +112,11 @@ mod handler;
 mod http;
 mod language;
 mod runs;
+pub mod store_contract;
+#[cfg(feature = "postgres")]
+mod store_postgres;
+#[cfg(feature = "sqlite")]
+mod store_sqlite;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,7 +128,14 @@ pub use language::{
     default_tool_names, iso8601, Catalog, CatalogRevision, Declaration, ExecuteInput, GuideText, Language, ProgramType,
     Ran, Retention, StageContext, Validated,
 };
-pub use runs::{new_run_id, Expiry, IdempotencyHit, RunRecord, RunStore, StoreLimits};
+pub use runs::{
+    new_run_id, open_store, Expiry, IdempotencyHit, MemoryStore, RunRecord, RunStore, StoreError, StoreFuture,
+    StoreLimits, StoreSizes,
+};
+#[cfg(feature = "postgres")]
+pub use store_postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use store_sqlite::SqliteStore;
 
 /// Everything an engine author needs, in one `use`.
 pub mod prelude {
@@ -151,7 +163,7 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("name", &self.core.settings.name)
             .field("languages", &self.core.manifest.languages.len())
-            .field("runs", &self.core.runs)
+            .field("limits", &self.core.runs.limits())
             .finish_non_exhaustive()
     }
 }
@@ -186,6 +198,7 @@ impl Engine {
                 execute_deadline: Duration::from_secs(60),
                 limits: StoreLimits::default(),
                 instructions: None,
+                store: None,
             },
             languages: Vec::new(),
             own_tools: None,
@@ -209,8 +222,8 @@ impl Engine {
     }
 
     /// The run store (its sizes, for monitoring: [`RunStore::sizes`]).
-    pub fn runs(&self) -> &RunStore {
-        &self.core.runs
+    pub fn runs(&self) -> &dyn RunStore {
+        self.core.runs.as_ref()
     }
 
     /// Answers one `tools/call` of a Pilotage tool in-process, as `identity` (Part III 8.4):
@@ -299,6 +312,13 @@ impl EngineBuilder {
     /// Bounds the run store (default [`StoreLimits::default`]).
     pub fn store_limits(mut self, limits: StoreLimits) -> Self {
         self.settings.limits = limits;
+        self
+    }
+
+    /// Keeps runs in `store` (default: a [`MemoryStore`] with the [`Self::store_limits`]);
+    /// a database store outlives the process and is shared by every engine process on it.
+    pub fn run_store(mut self, store: Arc<dyn RunStore>) -> Self {
+        self.settings.store = Some(store);
         self
     }
 

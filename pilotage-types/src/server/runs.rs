@@ -1,17 +1,22 @@
-//! Runs (Part III 4.3, 8.1, 8.4): unguessable run ids, and the bounded in-memory store of run
-//! records and idempotency records, every record keyed by the identity that may see it.
+//! Runs (Part III 4.3, 8.1, 8.4): unguessable run ids, the [`RunStore`] trait every store of
+//! run records and idempotency records implements, and its in-memory implementation
+//! ([`MemoryStore`], the default). The trait's contract, which
+//! [`contract`](super::store_contract::contract) checks on any implementation:
 //!
 //! - a run id carries 128 random bits from the operating system (`getrandom`);
 //! - a record is found only under the identity that stored it: any other identity gets the
 //!   same `None` as for an unknown id (the handler answers both with one `not_found`);
-//! - records expire with their retention (checked on every read, and swept on every write);
-//!   session-bound records go when their session does ([`RunStore::forget_session`]);
+//! - records expire with their retention (checked on every read, and swept on writes and by
+//!   [`RunStore::sweep`]); session-bound records go when their session does
+//!   ([`RunStore::forget_session`]);
 //! - at most [`StoreLimits::max_runs`] records and [`StoreLimits::max_bytes`] of them are
 //!   kept, the oldest evicted first; the idempotency records have a count bound of their own.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
@@ -32,7 +37,11 @@ pub fn new_run_id() -> String {
             let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
             hasher.write_u64(n);
             hasher.write_usize(i);
-            hasher.write_u128(Instant::now().elapsed().as_nanos());
+            hasher.write_u128(
+                SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
             chunk.copy_from_slice(&hasher.finish().to_le_bytes());
         }
     }
@@ -42,6 +51,51 @@ pub fn new_run_id() -> String {
         id.push_str(&format!("{byte:02x}"));
     }
     id
+}
+
+/// Milliseconds since the Unix epoch (how the database stores keep expiry times).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn millis(time: SystemTime) -> i64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Opens the store `spec` names: `memory` (the default), `sqlite:PATH` (feature `sqlite`), or
+/// a Postgres connection string `postgres://...` / `postgresql://...` (feature `postgres`).
+pub async fn open_store(spec: &str, limits: StoreLimits) -> Result<std::sync::Arc<dyn RunStore>, StoreError> {
+    if spec == "memory" {
+        return Ok(std::sync::Arc::new(MemoryStore::new(limits)));
+    }
+    if let Some(path) = spec.strip_prefix("sqlite:") {
+        #[cfg(feature = "sqlite")]
+        {
+            let store = super::store_sqlite::SqliteStore::open(path, limits).await?;
+            return Ok(std::sync::Arc::new(store));
+        }
+        #[cfg(not(feature = "sqlite"))]
+        {
+            let _ = path;
+            return Err(StoreError(format!(
+                "{spec}: this build has no SQLite store (feature `sqlite`)"
+            )));
+        }
+    }
+    if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        {
+            let store = super::store_postgres::PostgresStore::connect(spec, limits).await?;
+            return Ok(std::sync::Arc::new(store));
+        }
+        #[cfg(not(feature = "postgres"))]
+        {
+            return Err(StoreError(format!(
+                "{spec}: this build has no Postgres store (feature `postgres`)"
+            )));
+        }
+    }
+    Err(StoreError(format!(
+        "`{spec}`: expected `memory`, `sqlite:PATH` or a postgres:// connection string"
+    )))
 }
 
 /// The bounds of a [`RunStore`].
@@ -81,8 +135,8 @@ impl StoreLimits {
     }
 }
 
-/// What is kept of one Run for trace fetch.
-#[derive(Debug, Clone, PartialEq)]
+/// What is kept of one Run for trace fetch (stored as JSON by the database stores).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct RunRecord {
     /// The Language it ran.
@@ -115,7 +169,9 @@ impl RunRecord {
         }
     }
 
-    fn size(&self) -> usize {
+    /// The bytes the bounds count for this record: its serialized steps and output, and a
+    /// fixed overhead.
+    pub fn size(&self) -> usize {
         let steps: usize = self
             .steps
             .iter()
@@ -132,8 +188,9 @@ impl RunRecord {
 /// When a record stops being visible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expiry {
-    /// At this instant (a duration retention).
-    At(Instant),
+    /// At this time (a duration retention; wall-clock time, so that every process sharing a
+    /// store agrees).
+    At(SystemTime),
     /// When the session `forget_session` names ends (session retention).
     WithSession,
 }
@@ -147,7 +204,7 @@ struct Stored {
 struct Idempotent {
     fingerprint: String,
     response: ExecuteResponse,
-    expires: Instant,
+    expires: SystemTime,
 }
 
 #[derive(Default)]
@@ -159,17 +216,88 @@ struct Inner {
     idempotency_order: VecDeque<(String, String)>,
 }
 
-/// The bounded in-memory store of runs and idempotency records (see the module docs). Shared
-/// by every session and request of one engine process.
-pub struct RunStore {
+/// A boxed future, for the dyn-compatible [`RunStore`] trait.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Why a store could not do what it was asked (the engine answers the request with an
+/// `internal` request error naming it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "run store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What a store holds now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct StoreSizes {
+    /// Run records.
+    pub runs: usize,
+    /// Their bytes, as [`RunRecord::size`] counts them.
+    pub bytes: usize,
+    /// Idempotency records.
+    pub idempotency: usize,
+}
+
+/// A store of run records and idempotency records, keyed by the identity that may see them.
+/// Implementations keep the contract of the [module docs](self), which
+/// [`contract`](super::store_contract::contract) checks; [`MemoryStore`] is the default, and
+/// the features `sqlite` and `postgres` add stores that outlive a process and span many.
+pub trait RunStore: Send + Sync + 'static {
+    /// The store's bounds.
+    fn limits(&self) -> StoreLimits;
+    /// Keeps `record` of `run_id`, visible to `identity` only, until `expiry`, evicting the
+    /// oldest records while over the bounds. `Ok(false)`: not kept (larger than the byte
+    /// bound alone).
+    fn put<'a>(
+        &'a self,
+        identity: &'a str,
+        run_id: &'a str,
+        record: RunRecord,
+        expiry: Expiry,
+    ) -> StoreFuture<'a, bool>;
+    /// The record of `run_id` if `identity` stored it and it has not expired.
+    fn get<'a>(&'a self, identity: &'a str, run_id: &'a str) -> StoreFuture<'a, Option<RunRecord>>;
+    /// Forgets the session-bound records and the idempotency records of `identity`.
+    fn forget_session<'a>(&'a self, identity: &'a str) -> StoreFuture<'a, ()>;
+    /// Removes every expired record; returns how many.
+    fn sweep(&self) -> StoreFuture<'_, usize>;
+    /// Looks up idempotency `key` of `identity` for the request whose canonical form is
+    /// `fingerprint`.
+    fn idempotency<'a>(
+        &'a self,
+        identity: &'a str,
+        key: &'a str,
+        fingerprint: &'a str,
+    ) -> StoreFuture<'a, IdempotencyHit>;
+    /// Remembers the `response` to `key` of `identity` for the request `fingerprint`.
+    fn remember<'a>(
+        &'a self,
+        identity: &'a str,
+        key: &'a str,
+        fingerprint: &'a str,
+        response: &'a ExecuteResponse,
+    ) -> StoreFuture<'a, ()>;
+    /// What the store holds now.
+    fn sizes(&self) -> StoreFuture<'_, StoreSizes>;
+}
+
+/// The bounded in-memory store (see the module docs): shared by every session and request of
+/// one engine process, gone with it.
+pub struct MemoryStore {
     limits: StoreLimits,
     inner: Mutex<Inner>,
 }
 
-impl std::fmt::Debug for RunStore {
+impl std::fmt::Debug for MemoryStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (runs, bytes, idempotency) = self.sizes();
-        f.debug_struct("RunStore")
+        let (runs, bytes, idempotency) = self.counts();
+        f.debug_struct("MemoryStore")
             .field("limits", &self.limits)
             .field("runs", &runs)
             .field("bytes", &bytes)
@@ -189,18 +317,13 @@ pub enum IdempotencyHit {
     Conflict,
 }
 
-impl RunStore {
+impl MemoryStore {
     /// An empty store with `limits`.
     pub fn new(limits: StoreLimits) -> Self {
         Self {
             limits,
             inner: Mutex::new(Inner::default()),
         }
-    }
-
-    /// The store's limits.
-    pub fn limits(&self) -> StoreLimits {
-        self.limits
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -210,7 +333,7 @@ impl RunStore {
     }
 
     /// (runs, bytes, idempotency records) kept now.
-    pub fn sizes(&self) -> (usize, usize, usize) {
+    fn counts(&self) -> (usize, usize, usize) {
         let inner = self.lock();
         (inner.runs.len(), inner.bytes, inner.idempotency.len())
     }
@@ -218,13 +341,13 @@ impl RunStore {
     /// Keeps `record` of `run_id`, visible to `identity` only, until `expiry`; evicts the
     /// oldest records while over the bounds. Returns whether it was kept (a record larger
     /// than the byte bound alone is not).
-    pub fn put(&self, identity: &str, run_id: &str, record: RunRecord, expiry: Expiry) -> bool {
+    fn put_now(&self, identity: &str, run_id: &str, record: RunRecord, expiry: Expiry) -> bool {
         let size = record.size();
         if size > self.limits.max_bytes || self.limits.max_runs == 0 {
             return false;
         }
         let mut inner = self.lock();
-        sweep(&mut inner, Instant::now());
+        sweep(&mut inner, SystemTime::now());
         let key = (identity.to_owned(), run_id.to_owned());
         if let Some(old) = inner.runs.remove(&key) {
             inner.bytes -= old.size;
@@ -244,11 +367,11 @@ impl RunStore {
 
     /// The record of `run_id` if `identity` stored it and it has not expired; `None` for an
     /// unknown id, an expired one and one another identity stored alike.
-    pub fn get(&self, identity: &str, run_id: &str) -> Option<RunRecord> {
+    fn get_now(&self, identity: &str, run_id: &str) -> Option<RunRecord> {
         let mut inner = self.lock();
         let key = (identity.to_owned(), run_id.to_owned());
         let expired = match inner.runs.get(&key)?.expiry {
-            Expiry::At(at) => Instant::now() >= at,
+            Expiry::At(at) => SystemTime::now() >= at,
             Expiry::WithSession => false,
         };
         if expired {
@@ -262,7 +385,7 @@ impl RunStore {
     }
 
     /// Forgets every session-bound record of `identity` (its session ended).
-    pub fn forget_session(&self, identity: &str) {
+    fn forget_now(&self, identity: &str) {
         let mut inner = self.lock();
         let gone: Vec<(String, String)> = inner
             .runs
@@ -280,15 +403,14 @@ impl RunStore {
         inner.idempotency_order.retain(|(owner, _)| owner != identity);
     }
 
-    /// Removes every expired record.
-    pub fn sweep(&self) {
-        sweep(&mut self.lock(), Instant::now());
+    fn sweep_now(&self) -> usize {
+        sweep(&mut self.lock(), SystemTime::now())
     }
 
     /// Looks up `key` of `identity` for a request whose canonical form is `fingerprint`.
-    pub fn idempotency(&self, identity: &str, key: &str, fingerprint: &str) -> IdempotencyHit {
+    fn idempotency_now(&self, identity: &str, key: &str, fingerprint: &str) -> IdempotencyHit {
         let mut inner = self.lock();
-        let now = Instant::now();
+        let now = SystemTime::now();
         let slot = (identity.to_owned(), key.to_owned());
         match inner.idempotency.get(&slot) {
             None => IdempotencyHit::Miss,
@@ -305,7 +427,7 @@ impl RunStore {
     }
 
     /// Remembers the `response` to `key` of `identity` for the request `fingerprint`.
-    pub fn remember(&self, identity: &str, key: &str, fingerprint: &str, response: &ExecuteResponse) {
+    fn remember_now(&self, identity: &str, key: &str, fingerprint: &str, response: &ExecuteResponse) {
         if self.limits.max_idempotency == 0 {
             return;
         }
@@ -326,13 +448,13 @@ impl RunStore {
             Idempotent {
                 fingerprint: fingerprint.to_owned(),
                 response: response.clone(),
-                expires: Instant::now() + self.limits.idempotency_ttl,
+                expires: SystemTime::now() + self.limits.idempotency_ttl,
             },
         );
     }
 }
 
-fn sweep(inner: &mut Inner, now: Instant) {
+fn sweep(inner: &mut Inner, now: SystemTime) -> usize {
     let expired: Vec<(String, String)> = inner
         .runs
         .iter()
@@ -340,7 +462,7 @@ fn sweep(inner: &mut Inner, now: Instant) {
         .map(|(key, _)| key.clone())
         .collect();
     if expired.is_empty() {
-        return;
+        return 0;
     }
     for key in &expired {
         if let Some(stored) = inner.runs.remove(key) {
@@ -348,25 +470,74 @@ fn sweep(inner: &mut Inner, now: Instant) {
         }
     }
     inner.order.retain(|k| inner.runs.contains_key(k));
+    expired.len()
+}
+
+fn ready<'a, T: Send + 'a>(value: T) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(Ok(value)))
+}
+
+impl RunStore for MemoryStore {
+    fn limits(&self) -> StoreLimits {
+        self.limits
+    }
+
+    fn put<'a>(
+        &'a self,
+        identity: &'a str,
+        run_id: &'a str,
+        record: RunRecord,
+        expiry: Expiry,
+    ) -> StoreFuture<'a, bool> {
+        ready(self.put_now(identity, run_id, record, expiry))
+    }
+
+    fn get<'a>(&'a self, identity: &'a str, run_id: &'a str) -> StoreFuture<'a, Option<RunRecord>> {
+        ready(self.get_now(identity, run_id))
+    }
+
+    fn forget_session<'a>(&'a self, identity: &'a str) -> StoreFuture<'a, ()> {
+        self.forget_now(identity);
+        ready(())
+    }
+
+    fn sweep(&self) -> StoreFuture<'_, usize> {
+        ready(self.sweep_now())
+    }
+
+    fn idempotency<'a>(
+        &'a self,
+        identity: &'a str,
+        key: &'a str,
+        fingerprint: &'a str,
+    ) -> StoreFuture<'a, IdempotencyHit> {
+        ready(self.idempotency_now(identity, key, fingerprint))
+    }
+
+    fn remember<'a>(
+        &'a self,
+        identity: &'a str,
+        key: &'a str,
+        fingerprint: &'a str,
+        response: &'a ExecuteResponse,
+    ) -> StoreFuture<'a, ()> {
+        self.remember_now(identity, key, fingerprint, response);
+        ready(())
+    }
+
+    fn sizes(&self) -> StoreFuture<'_, StoreSizes> {
+        let (runs, bytes, idempotency) = self.counts();
+        ready(StoreSizes {
+            runs,
+            bytes,
+            idempotency,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record(output: &str) -> RunRecord {
-        RunRecord::new(
-            "calc/v1",
-            Outcome::success("success"),
-            Some(output.into()),
-            Vec::new(),
-            TraceLevel::Full,
-        )
-    }
-
-    fn later() -> Expiry {
-        Expiry::At(Instant::now() + Duration::from_secs(3600))
-    }
 
     #[test]
     fn run_ids_are_128_random_bits() {
@@ -382,76 +553,18 @@ mod tests {
     }
 
     #[test]
-    fn a_record_is_visible_only_to_the_identity_that_stored_it() {
-        let store = RunStore::new(StoreLimits::default());
-        assert!(store.put("alice", "run_1", record("a"), later()));
-        assert_eq!(store.get("alice", "run_1"), Some(record("a")));
-        assert_eq!(store.get("bob", "run_1"), None, "another identity: as unknown");
-        assert_eq!(store.get("alice", "run_2"), None);
-    }
-
-    #[test]
-    fn expired_records_are_gone_on_read_and_swept() {
-        let store = RunStore::new(StoreLimits::default());
-        store.put("a", "run_1", record("x"), Expiry::At(Instant::now()));
-        assert_eq!(store.get("a", "run_1"), None);
-        store.put("a", "run_2", record("x"), Expiry::At(Instant::now()));
-        store.sweep();
-        assert_eq!(store.sizes().0, 0);
-        assert_eq!(store.sizes().1, 0, "bytes accounted");
-    }
-
-    #[test]
-    fn bounds_evict_the_oldest() {
-        let store = RunStore::new(StoreLimits::new(3, 1 << 20));
-        for i in 0..5 {
-            store.put("a", &format!("run_{i}"), record("x"), later());
+    fn the_memory_store_keeps_the_contract() {
+        let outcome = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(super::super::store_contract::contract(|limits| {
+                Box::pin(
+                    async move { Ok(std::sync::Arc::new(MemoryStore::new(limits)) as std::sync::Arc<dyn RunStore>) },
+                )
+            }));
+        if let Err(violations) = outcome {
+            panic!("{}", violations.join("\n"));
         }
-        assert_eq!(store.sizes().0, 3);
-        assert_eq!(store.get("a", "run_0"), None);
-        assert!(store.get("a", "run_4").is_some());
-        let small = RunStore::new(StoreLimits::new(100, 1000));
-        for i in 0..50 {
-            small.put("a", &format!("run_{i}"), record(&"y".repeat(100)), later());
-        }
-        let (runs, bytes, _) = small.sizes();
-        assert!(bytes <= 1000 && runs < 50, "{runs} runs, {bytes} bytes");
-        assert!(
-            !small.put("a", "huge", record(&"z".repeat(2000)), later()),
-            "larger than the bound alone"
-        );
-    }
-
-    #[test]
-    fn session_records_go_with_their_session() {
-        let store = RunStore::new(StoreLimits::default());
-        store.put("s1", "run_1", record("x"), Expiry::WithSession);
-        store.put("s1", "run_2", record("x"), later());
-        store.put("s2", "run_3", record("x"), Expiry::WithSession);
-        store.forget_session("s1");
-        assert_eq!(store.get("s1", "run_1"), None);
-        assert!(
-            store.get("s1", "run_2").is_some(),
-            "a duration retention outlives the session"
-        );
-        assert!(store.get("s2", "run_3").is_some());
-    }
-
-    #[test]
-    fn idempotency_replays_the_same_request_and_refuses_another() {
-        let store = RunStore::new(StoreLimits::default());
-        let response = ExecuteResponse::new("run_1", Outcome::success("success"));
-        assert_eq!(store.idempotency("a", "k", "f1"), IdempotencyHit::Miss);
-        store.remember("a", "k", "f1", &response);
-        assert_eq!(
-            store.idempotency("a", "k", "f1"),
-            IdempotencyHit::Replay(Box::new(response))
-        );
-        assert_eq!(store.idempotency("a", "k", "f2"), IdempotencyHit::Conflict);
-        assert_eq!(
-            store.idempotency("b", "k", "f1"),
-            IdempotencyHit::Miss,
-            "keys are per identity"
-        );
     }
 }

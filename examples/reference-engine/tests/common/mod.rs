@@ -10,6 +10,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use serde_json::Value;
+
 /// The workspace's `tests/e2e`: the official TypeScript SDK, pinned, and the scripts on it.
 pub fn e2e_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/e2e")
@@ -49,6 +51,18 @@ pub struct HttpServer {
     pub url: String,
 }
 
+impl HttpServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit (after it was killed).
+    pub fn wait(&mut self) {
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -83,4 +97,28 @@ pub fn engine_http(args: &[&str]) -> HttpServer {
     let mut all = vec!["--http", "127.0.0.1:0"];
     all.extend_from_slice(args);
     serve(env!("CARGO_BIN_EXE_reference-engine"), &all)
+}
+
+/// `pilotage <args>`, in-process: (exit status, stdout, stderr).
+pub fn pilotage<S: AsRef<str>>(args: &[S]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("pilotage").chain(args.iter().map(AsRef::as_ref));
+    let status = pilotage_cli::cli::run(argv, &mut out, &mut err);
+    (
+        status,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+pub fn json_of<S: AsRef<str> + std::fmt::Debug>(args: &[S]) -> (u8, Value) {
+    let (status, out, err) = pilotage(args);
+    let value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}\n{err}"));
+    (status, value)
+}
+
+pub fn write(name: &str, value: &Value) -> String {
+    let path = std::env::temp_dir().join(format!("pilotage-client-{}-{name}", std::process::id()));
+    std::fs::write(&path, value.to_string()).unwrap();
+    path.display().to_string()
 }
