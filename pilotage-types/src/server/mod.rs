@@ -100,7 +100,9 @@
 //!   requested level, fetch at min(requested, recorded)), idempotency keys, test runs,
 //!   narration, the execute deadline (`bounds_exceeded`) and a panicking Language (`internal`)
 //!   (4.3, 8.1, 8.2); a run is visible only to the identity that started it (8.4), and the
-//!   store is bounded ([`StoreLimits`]);
+//!   store is bounded ([`StoreLimits`]); the store is a [`RunStore`]: in memory by default,
+//!   or (features `sqlite`, `postgres`) a database that outlives the process and is shared by
+//!   every engine process on it ([`open_store`], [`EngineBuilder::run_store`]);
 //! - resources at the percent-encoded URIs of 8.3, from the functions behind the tools;
 //! - stdio; streamable HTTP with sessions or stateless, Host and Origin rules, bounded bodies,
 //!   a session cap and idle expiry ([`HttpOptions`]); an `axum` router to mount

@@ -245,9 +245,16 @@ pub struct StoreSizes {
 }
 
 /// A store of run records and idempotency records, keyed by the identity that may see them.
-/// Implementations keep the contract of the [module docs](self), which
-/// [`contract`](super::store_contract::contract) checks; [`MemoryStore`] is the default, and
-/// the features `sqlite` and `postgres` add stores that outlive a process and span many.
+/// [`MemoryStore`] is the default; the features `sqlite` and `postgres` add stores that
+/// outlive a process and span many.
+///
+/// The contract, which [`contract`](super::store_contract::contract) checks on any
+/// implementation: a record is found only under the identity that stored it (any other gets
+/// the same `None` as for an unknown id); records expire with their retention, checked on
+/// every read, and session-bound ones go with [`RunStore::forget_session`]; at most
+/// [`StoreLimits::max_runs`] records and [`StoreLimits::max_bytes`] of them are kept, the
+/// oldest evicted first, and a record larger than the byte bound alone is not kept; the
+/// idempotency records answer replay, conflict or miss, per identity, within their own bound.
 pub trait RunStore: Send + Sync + 'static {
     /// The store's bounds.
     fn limits(&self) -> StoreLimits;
