@@ -32,7 +32,7 @@ impl Language for Probe {
         self.declaration.clone()
     }
 
-    fn guides(&self) -> Vec<GuideText> {
+    fn guides(&self) -> std::sync::Arc<[GuideText]> {
         let guide = Guide::new(
             "intro",
             "Probing",
@@ -46,10 +46,11 @@ impl Language for Probe {
             guide,
             "# Probe\n\n## modes\nok, fail, panic, hang, bad.\n\n## values\nAny JSON.\n",
         )]
+        .into()
     }
 
-    fn catalog(&self) -> Option<Catalog> {
-        self.catalog.clone()
+    fn catalog(&self) -> Option<std::sync::Arc<Catalog>> {
+        self.catalog.clone().map(std::sync::Arc::new)
     }
 
     async fn validate(&self, program: &ProbeProgram, _context: Option<&Value>, _cx: &StageContext) -> Validated {

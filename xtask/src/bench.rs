@@ -30,6 +30,13 @@ const GROUPS: &[(&str, Target)] = &[
     ("tool_definition/run_workflow", Target::Nanos(50.0)),
     ("tools_list/six_tools", Target::Report),
     ("codegen/pilotage_schema", Target::Report),
+    // The server framework's in-process cost per call (benches/server.rs): Engine::call
+    // against the least a hand-written engine does for the same answer.
+    ("server/manifest", Target::Report),
+    ("server/guide_fetch", Target::Report),
+    ("server/catalog_page", Target::Report),
+    ("server/validate_dispatch", Target::Report),
+    ("server/execute_dispatch", Target::Report),
 ];
 
 /// Where cargo puts build output, as cargo itself reports it (`cargo metadata`, run with
@@ -141,6 +148,10 @@ pub fn main(args: &[String]) -> ExitCode {
                     "toolkit",
                     "--bench",
                     "codegen",
+                    "--bench",
+                    "server",
+                    "--features",
+                    "pilotage-types/server",
                     "--",
                 ])
                 .args(["--warm-up-time", "1", "--measurement-time", "2", "--noplot"])

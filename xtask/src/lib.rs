@@ -3,3 +3,5 @@
 
 pub mod bench;
 pub mod codegen;
+#[cfg(feature = "cli")]
+pub mod soak;

@@ -27,6 +27,9 @@ const USAGE: &str = "usage:
       check a Pilotage server surface against Part III
   cargo xtask bench [--summary-only]
       run the criterion benchmarks and print each ratio against its baseline and target
+  cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick]
+      load, isolation, memory and fault traffic against the served reference engine (loopback only),
+      and the framework's overhead against a bare rmcp server; exit 1 when a bound is broken
 (if the generated types do not compile: cargo run -p xtask --no-default-features -- regen)";
 
 /// Runs `pilotage <command> <args>` in-process, named `cargo xtask` in its usage messages.
@@ -57,6 +60,8 @@ fn main() -> ExitCode {
         "regen" => codegen::main(rest),
         "validate" | "lint" => pilotage(command, rest),
         "bench" => xtask::bench::main(rest),
+        #[cfg(feature = "cli")]
+        "soak" => xtask::soak::main(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

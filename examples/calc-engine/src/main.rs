@@ -39,7 +39,7 @@ impl Language for Calc {
             .with_topic_fetch()
     }
 
-    fn guides(&self) -> Vec<GuideText> {
+    fn guides(&self) -> std::sync::Arc<[GuideText]> {
         let body = "# calc/v1\n\n## programs\n`{\"start\": 1, \"steps\": [{\"op\": \"add\", \"by\": 2}]}`\n\n\
 ## ops\n`add`, `sub`, `mul` and `div` apply `by` to the running value; dividing by 0 fails the run.\n";
         let guide = Guide::new(
@@ -51,7 +51,7 @@ impl Language for Calc {
             "1",
             0u64,
         );
-        vec![GuideText::new(guide, body)]
+        vec![GuideText::new(guide, body)].into()
     }
 
     async fn validate(&self, program: &Program, _context: Option<&Value>, _cx: &StageContext) -> Validated {

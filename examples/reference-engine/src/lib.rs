@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod faults;
 pub mod language;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use pilotage_types::server::prelude::*;
@@ -43,12 +44,36 @@ pub struct Options {
 }
 
 /// The `workflow/v1` Language.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone)]
 pub struct Workflow {
     /// Declared with `"execution": "both"`.
     pub execution_both: bool,
     /// How long runs are kept (`None`: [`RETENTION`]).
     pub retention: Option<Duration>,
+    guides: Arc<[GuideText]>,
+    catalog: Arc<Catalog>,
+}
+
+impl Workflow {
+    /// The Language, its guides and catalog loaded once.
+    pub fn new(execution_both: bool, retention: Option<Duration>) -> Self {
+        let guides: Vec<GuideText> = catalog::guides()
+            .into_iter()
+            .map(|(guide, body)| GuideText::new(guide, body))
+            .collect();
+        let previous = [
+            CatalogChange::new("cap_send_email", CatalogChangeKind::Modified),
+            CatalogChange::new("cap_delete_user", CatalogChangeKind::Added),
+        ];
+        let catalog = Catalog::new(catalog::CATALOG_VERSION, catalog::entries())
+            .with_previous(catalog::PREVIOUS_CATALOG_VERSION, previous);
+        Self {
+            execution_both,
+            retention,
+            guides: guides.into(),
+            catalog: Arc::new(catalog),
+        }
+    }
 }
 
 impl Language for Workflow {
@@ -78,22 +103,12 @@ impl Language for Workflow {
             .with_program_ref()
     }
 
-    fn guides(&self) -> Vec<GuideText> {
-        catalog::guides()
-            .into_iter()
-            .map(|(guide, body)| GuideText::new(guide, body))
-            .collect()
+    fn guides(&self) -> Arc<[GuideText]> {
+        self.guides.clone()
     }
 
-    fn catalog(&self) -> Option<Catalog> {
-        let previous = [
-            CatalogChange::new("cap_send_email", CatalogChangeKind::Modified),
-            CatalogChange::new("cap_delete_user", CatalogChangeKind::Added),
-        ];
-        Some(
-            Catalog::new(catalog::CATALOG_VERSION, catalog::entries())
-                .with_previous(catalog::PREVIOUS_CATALOG_VERSION, previous),
-        )
+    fn catalog(&self) -> Option<Arc<Catalog>> {
+        Some(self.catalog.clone())
     }
 
     async fn validate(&self, program: &Self::Program, _context: Option<&Value>, _cx: &StageContext) -> Validated {
@@ -119,10 +134,8 @@ impl Language for Workflow {
 
 /// The engine with `options`.
 pub fn engine(options: &Options) -> Engine {
-    let mut builder = Engine::builder("pilotage-reference-engine", env!("CARGO_PKG_VERSION")).language(Workflow {
-        execution_both: options.execution_both,
-        retention: options.retention,
-    });
+    let mut builder = Engine::builder("pilotage-reference-engine", env!("CARGO_PKG_VERSION"))
+        .language(Workflow::new(options.execution_both, options.retention));
     if let Some(store) = &options.store {
         builder = builder.run_store(store.clone());
     }

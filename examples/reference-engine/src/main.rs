@@ -92,6 +92,9 @@ struct Args {
     /// string `postgres://USER@HOST:PORT/DB` (shared by engines on several hosts).
     #[arg(long, value_name = "STORE", default_value = "memory")]
     store: String,
+    /// The most runs the store keeps (the oldest evicted first).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_runs: usize,
     /// How long runs are kept, in seconds (the manifest's retention; default 3600, PT1H).
     #[arg(long, value_name = "SECONDS")]
     retention: Option<u64>,
@@ -122,7 +125,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
     }
-    let store = match pilotage_types::server::open_store(&args.store, Default::default()).await {
+    let limits = pilotage_types::server::StoreLimits::new(args.max_runs, 64 * 1024 * 1024);
+    let store = match pilotage_types::server::open_store(&args.store, limits).await {
         Ok(store) => store,
         Err(error) => {
             <Args as clap::CommandFactory>::command()

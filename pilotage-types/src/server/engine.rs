@@ -47,8 +47,8 @@ pub(crate) enum Executed {
 
 /// A [`Language`] with its type erased, so that one engine serves several.
 pub(crate) trait ErasedLanguage: Send + Sync {
-    fn language_guides(&self) -> Vec<GuideText>;
-    fn language_catalog(&self) -> Option<Catalog>;
+    fn language_guides(&self) -> Arc<[GuideText]>;
+    fn language_catalog(&self) -> Option<Arc<Catalog>>;
     fn validate(&self, program: Value, context: Option<Value>, cx: StageContext) -> BoxFuture<'_, Validated>;
     fn execute(
         &self,
@@ -87,11 +87,11 @@ fn program_of<P: serde::de::DeserializeOwned>(argument: &str, program: Value) ->
 }
 
 impl<L: Language> ErasedLanguage for ErasedFor<L> {
-    fn language_guides(&self) -> Vec<GuideText> {
+    fn language_guides(&self) -> Arc<[GuideText]> {
         self.language.guides()
     }
 
-    fn language_catalog(&self) -> Option<Catalog> {
+    fn language_catalog(&self) -> Option<Arc<Catalog>> {
         self.language.catalog()
     }
 
@@ -568,7 +568,7 @@ impl Core {
                         .and_then(Value::as_str)
                         .and_then(|l| self.served(l))
                         .and_then(|s| s.language.language_catalog())
-                        .map(|c| c.version);
+                        .map(|c| c.version.clone());
                     let fault = match version {
                         Some(version) => fault.with_catalog_version(version),
                         None => fault,
@@ -599,18 +599,18 @@ impl Core {
         let guides = served.language.language_guides();
         let (id, topic) = match request {
             GuideRequest::Index { .. } => {
-                let index = GuideIndexResult::new(guides.into_iter().map(|g| g.guide));
+                let index = GuideIndexResult::new(guides.iter().map(|g| g.guide.clone()));
                 return Ok(serde_json::to_value(index).expect("serializes"));
             }
             GuideRequest::Fetch { id, .. } => (id, None),
             GuideRequest::Topic { id, topic, .. } => (id, Some(topic)),
         };
-        let Some(text) = guides.into_iter().find(|g| &g.guide.id == id) else {
+        let Some(text) = guides.iter().find(|g| &g.guide.id == id) else {
             return Err(RequestError::not_found(format!("unknown guide '{id}'")));
         };
-        let mut guide = text.guide;
+        let mut guide = text.guide.clone();
         guide.body = Some(match topic {
-            None => text.body,
+            None => text.body.clone(),
             Some(topic) => topic_section(&text.body, topic)
                 .ok_or_else(|| RequestError::not_found(format!("unknown topic '{topic}' of guide '{id}'")))?,
         });
@@ -681,7 +681,7 @@ impl Core {
             response.references = checked.references;
         }
         if let Some(catalog) = served.has_catalog.then(|| served.language.language_catalog()).flatten() {
-            response.catalog_version = Some(catalog.version);
+            response.catalog_version = Some(catalog.version.clone());
         }
         Answer::ok(&response)
     }
@@ -872,7 +872,7 @@ impl Core {
             if let Ok(content) = self.guide(&index) {
                 out.push((guides_uri(name), format!("{name} guides"), content));
             }
-            for text in served.language.language_guides() {
+            for text in served.language.language_guides().iter() {
                 let fetch = GuideRequest::Fetch {
                     language: name.clone(),
                     id: text.guide.id.clone(),

@@ -135,6 +135,24 @@ fn check_host_and_origin(headers: &HeaderMap, options: &HttpOptions) -> Result<(
     }
 }
 
+/// Hands the memory of closed sessions back to the operating system. glibc's allocator keeps
+/// freed pages of its arenas for reuse, so without this an engine's resident size after a
+/// burst of abandoned sessions stays at the burst's peak (about 50 KB a session) although the
+/// sessions are gone; `malloc_trim` returns them. Elsewhere (musl, other systems) a no-op.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim only releases free memory of the allocator's own arenas; it
+        // takes no pointer and touches no memory in use.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
 /// The open sessions and when each was last used.
 struct Sessions {
     last_seen: Mutex<HashMap<String, Instant>>,
@@ -169,8 +187,12 @@ impl Sessions {
                 .map(|(id, _)| id.clone())
                 .collect()
         };
+        let closed = idle.len();
         for id in idle {
             self.close(&id).await;
+        }
+        if closed > 0 {
+            release_freed_memory();
         }
         let _ = self.engine.core.runs.sweep().await;
     }

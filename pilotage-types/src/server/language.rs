@@ -3,6 +3,7 @@
 //! Everything protocol-shaped is built from these by the framework.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -485,13 +486,16 @@ pub trait Language: Send + Sync + 'static {
     /// The Language's declaration.
     fn declaration(&self) -> Declaration;
 
-    /// Its guides (at least one is usual; none is allowed).
-    fn guides(&self) -> Vec<GuideText> {
-        Vec::new()
+    /// Its guides (at least one is usual; none is allowed). Called on every guide request:
+    /// keep them in an `Arc` and hand out a clone (`vec![..].into()` makes one).
+    fn guides(&self) -> Arc<[GuideText]> {
+        Arc::new([])
     }
 
-    /// Its catalog, when it has one (the manifest then names `pilotage_catalog`).
-    fn catalog(&self) -> Option<Catalog> {
+    /// Its catalog, when it has one (the manifest then names `pilotage_catalog`). Called on
+    /// every catalog request and with every validate and execute (for `catalog_version`):
+    /// keep it in an `Arc` and hand out a clone; swap the `Arc` when the catalog changes.
+    fn catalog(&self) -> Option<Arc<Catalog>> {
         None
     }
 

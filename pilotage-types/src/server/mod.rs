@@ -37,10 +37,10 @@
 //!         Declaration::new("adder/v1", "Sums of numbers")
 //!     }
 //!
-//!     fn guides(&self) -> Vec<GuideText> {
+//!     fn guides(&self) -> std::sync::Arc<[GuideText]> {
 //!         let guide = Guide::new("intro", "Adding numbers", GuideLevel::Core, ["programs".to_owned()],
 //!             LanguageIdentifier("adder/v1".to_owned()), "1", 0u64);
-//!         vec![GuideText::new(guide, "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n")]
+//!         vec![GuideText::new(guide, "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n")].into()
 //!     }
 //!
 //!     async fn validate(&self, program: &Sum, _context: Option<&serde_json::Value>, _cx: &StageContext) -> Validated {
