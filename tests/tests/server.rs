@@ -603,3 +603,153 @@ fn two_http_sessions_cannot_see_each_other_s_runs() {
         two.cancel().await.unwrap();
     });
 }
+
+/// A second Language for the shared loop tools: its program argument is `source`.
+struct Other;
+
+impl Language for Other {
+    type Program = ProbeProgram;
+
+    fn declaration(&self) -> Declaration {
+        Declaration::new("other/v1", "Other programs")
+            .with_program("source", ProgramType::Object)
+            .with_test_run()
+    }
+
+    async fn validate(&self, _program: &ProbeProgram, _context: Option<&Value>, _cx: &StageContext) -> Validated {
+        Validated::valid()
+    }
+
+    async fn execute(&self, run: ExecuteInput<ProbeProgram>, _cx: &StageContext) -> Result<Ran, RequestError> {
+        Ok(Ran::success(
+            json!({"other": run.program.value, "test_run": run.test_run}),
+            [],
+        ))
+    }
+}
+
+fn shared_engine() -> Engine {
+    let probe = Probe {
+        declaration: declaration(),
+        catalog: None,
+    };
+    _Engine::builder("shared", "1")
+        .language(probe)
+        .language(Other)
+        .share_loop_tools("check", "run", "trace")
+        .build()
+        .expect("two Languages share the loop tools")
+}
+
+#[test]
+fn shared_loop_tools_serve_several_languages() {
+    let engine = shared_engine();
+    let names: Vec<&str> = engine.tools().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["pilotage_manifest", "pilotage_get_guide", "check", "run", "trace"]
+    );
+    let check = engine.tools().iter().find(|t| t.name == "check").unwrap().to_value();
+    assert_eq!(
+        check["_meta"]["io.github.jafarsa0/pilotage"],
+        json!({"languages": [{"argument": "program", "language": "probe/v1"}, {"argument": "source", "language": "other/v1"}]})
+    );
+    assert!(
+        check["inputSchema"].get("required").is_none(),
+        "a shared validate tool requires no program (4.4 rule 9)"
+    );
+    for language in &engine.manifest().languages {
+        assert_eq!(language.loop_.validate, "check");
+        assert_eq!(language.loop_.execute.as_deref(), Some("run"));
+    }
+    let tools = json!({"tools": engine.tools().iter().map(|t| t.to_value()).collect::<Vec<_>>()});
+    let initialize = serde_json::to_value(engine.initialize_result()).unwrap();
+    let manifest = initialize["_meta"]["io.github.jafarsa0/pilotage"]["manifest"].clone();
+    let findings = pilotage_cli::lint::lint(pilotage_cli::lint::Surface {
+        tools: &tools,
+        manifest: &manifest,
+        initialize: Some(&initialize),
+        stateless: false,
+    });
+    assert!(findings.is_empty(), "{}", pilotage_cli::lint::render_text(&findings));
+
+    let (_, checked) = call(&engine, "check", json!({"source": {"mode": "ok"}}), "a");
+    assert_eq!(checked["valid"], true, "{checked}");
+    let (_, refused) = call(&engine, "check", json!({"program": {"mode": "bad"}}), "a");
+    assert_eq!(refused["valid"], false, "probe/v1's own validate ran: {refused}");
+    for arguments in [json!({}), json!({"program": {"mode": "ok"}, "source": {"mode": "ok"}})] {
+        let (is_error, error) = call(&engine, "check", arguments.clone(), "a");
+        assert!(is_error && kind(&error) == "invalid_request", "{arguments}: {error}");
+    }
+    let (_, ran) = call(
+        &engine,
+        "run",
+        json!({"source": {"mode": "ok", "value": 7}, "test_run": true}),
+        "a",
+    );
+    assert_eq!(ran["output"], json!({"other": 7, "test_run": true}), "{ran}");
+    let (is_error, fetched) = call(&engine, "trace", json!({"run_id": ran["run_id"]}), "a");
+    assert!(!is_error, "the shared trace tool finds the run's Language: {fetched}");
+    let (is_error, error) = call(
+        &engine,
+        "run",
+        json!({"program": {"mode": "ok"}, "test_run": true}),
+        "a",
+    );
+    assert!(
+        is_error && kind(&error) == "unsupported",
+        "probe/v1 declares no test_run: {error}"
+    );
+    let (is_error, error) = call(&engine, "trace", json!({"run_id": "run_unknown"}), "a");
+    assert!(is_error && kind(&error) == "not_found", "{error}");
+
+    let twice = _Engine::builder("e", "1")
+        .language(Probe {
+            declaration: declaration(),
+            catalog: None,
+        })
+        .language(Probe {
+            declaration: Declaration::new("again/v1", "x"),
+            catalog: None,
+        })
+        .share_loop_tools("check", "run", "trace")
+        .build();
+    assert!(twice.unwrap_err().to_string().contains("`program` is used twice"));
+}
+
+#[test]
+fn pilotage_check_finds_shared_loop_tools_clean_when_served() {
+    let runtime = runtime();
+    let engine = shared_engine();
+    let addr = serve(&engine, HttpOptions::default(), &runtime);
+    let url = format!("http://{addr}/mcp");
+    let write = |name: &str, value: Value| {
+        let path = std::env::temp_dir().join(format!("pilotage-shared-{}-{name}", std::process::id()));
+        std::fs::write(&path, value.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let probe = format!("probe/v1={}", write("probe.json", json!({"mode": "ok", "value": 1})));
+    let other = format!("other/v1={}", write("other.json", json!({"mode": "ok"})));
+    let failing = format!("probe/v1={}", write("failing.json", json!({"mode": "fail"})));
+    let args = [
+        "pilotage",
+        "check",
+        "--format",
+        "json",
+        "--allow-execute",
+        "--program",
+        &probe,
+        "--program",
+        &other,
+        "--failing-program",
+        &failing,
+        "--url",
+        &url,
+    ];
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = pilotage_cli::cli::run(args, &mut out, &mut err);
+    let report: Value =
+        serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&err)));
+    assert_eq!(status, 0, "{report:#}");
+    assert!(report["findings"].as_array().unwrap().is_empty(), "{report:#}");
+}

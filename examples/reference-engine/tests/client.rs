@@ -359,6 +359,33 @@ fn pilotage_check_finds_the_reference_engine_clean_over_stdio_and_http() {
         skipped["reason"].as_str().unwrap().contains("--allow-execute"),
         "{skipped}"
     );
+    // The stateless revision with --allow-execute, and HTTP with sessions: a Run and its trace
+    // fetch pass too (on stateless HTTP the run id is the capability; in a session, the
+    // session that ran it fetches it).
+    let sessions = common::serve(engine, &["--http", "127.0.0.1:0", "--resources"]);
+    for target in [
+        vec!["--stateless", "--url", server.url.as_str()],
+        vec!["--url", sessions.url.as_str()],
+    ] {
+        let args: Vec<&str> = ["check", "--format", "json"]
+            .into_iter()
+            .chain(run)
+            .chain(target.clone())
+            .collect();
+        let (status, report) = json_of(&args);
+        assert_eq!(status, 0, "{target:?}: {report:#}");
+        assert!(
+            report["findings"].as_array().unwrap().is_empty(),
+            "{target:?}: {report:#}"
+        );
+        let run_and_trace = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["rule"] == "4.3/run-and-trace")
+            .unwrap();
+        assert_eq!(run_and_trace["status"], "passed", "{target:?}: {report:#}");
+    }
 
     // JUnit: one test case per rule checked, and it parses as XML.
     let (status, xml, _) = pilotage(&["check", "--format", "junit", "--url", &server.url]);

@@ -151,8 +151,11 @@ pub(crate) struct Served {
     pub declaration: Declaration,
     pub language: Box<dyn ErasedLanguage>,
     pub has_catalog: bool,
-    /// validate, execute, trace (`None` when retention is `none`).
+    /// Its own validate, execute, trace tools (`None` when retention is `none`, and all
+    /// `None` when the engine's shared tools serve it).
     pub tools: [Option<LoopToolState>; 3],
+    /// The names of the loop tools that serve it (its own, or the shared ones).
+    pub names: [Option<String>; 3],
 }
 
 /// Settings of an engine beyond its Languages.
@@ -165,6 +168,8 @@ pub(crate) struct Settings {
     pub execute_deadline: Duration,
     pub limits: StoreLimits,
     pub instructions: Option<String>,
+    /// Loop tools shared by every Language: (names, descriptions).
+    pub shared: Option<([String; 3], [String; 3])>,
     /// The run store; `None`: a [`MemoryStore`] with `limits`.
     pub store: Option<Arc<dyn RunStore>>,
 }
@@ -173,6 +178,8 @@ pub(crate) struct Settings {
 pub(crate) struct Core {
     pub settings: Settings,
     pub languages: Vec<Served>,
+    /// The loop tools shared by every Language, when the engine shares them.
+    pub shared: [Option<LoopToolState>; 3],
     pub manifest: Manifest,
     pub tools: Vec<ToolDefinition>,
     pub instructions: String,
@@ -225,32 +232,57 @@ fn property(json_type: Option<&str>, description: &str) -> Value {
     }
 }
 
-/// The three loop tools of `declaration` (Part III 4.3 to 4.6, 5), built by the derive's
+/// The three loop tools of one Language (Part III 4.3 to 4.6, 5), built by the derive's
 /// runtime so that the derive's rules hold for them as for a derived struct.
 fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolState>; 3] {
-    let language = leak(&declaration.name);
-    let argument = leak(&declaration.program_argument);
-    let programs = leak_list(vec![ProgramSpec { argument, language }]);
+    shared_loop_tools(
+        &[(declaration, has_catalog)],
+        &declaration.tool_names,
+        &declaration.tool_descriptions,
+    )
+}
+
+/// The three loop tools serving `languages` together (Part III 4.3, 5: one program-bearing
+/// argument per Language, a shared validate tool requiring none of them, 4.4 rule 9), or one
+/// Language alone. A member is declared when any Language takes it; what a Language does not
+/// declare is refused for it at dispatch.
+fn shared_loop_tools(
+    languages: &[(&Declaration, bool)],
+    tool_names: &[String; 3],
+    descriptions: &[String; 3],
+) -> [Option<LoopToolState>; 3] {
+    let any = |f: &dyn Fn(&Declaration) -> bool| languages.iter().any(|(d, _)| f(d));
+    let declaration = languages[0].0;
+    let programs = leak_list(
+        languages
+            .iter()
+            .map(|(d, _)| ProgramSpec {
+                argument: leak(&d.program_argument),
+                language: leak(&d.name),
+            })
+            .collect(),
+    );
+    let language_names = leak_list(languages.iter().map(|(d, _)| leak(&d.name)).collect());
+    let has_catalog = languages.iter().any(|(_, catalog)| *catalog);
     let json_type = |shape: super::ProgramType| match shape {
         super::ProgramType::Object => Some("object"),
         super::ProgramType::String => Some("string"),
         super::ProgramType::Array => Some("array"),
         super::ProgramType::Any => None,
     };
-    let program = property(
-        json_type(declaration.program_type),
-        &format!("The {} program.", declaration.name),
-    );
     let both = declaration.execution == crate::Execution::Both;
-
     let mut validate = Map::new();
-    validate.insert(argument.to_owned(), program.clone());
-    if declaration.context_schema.is_some() {
+    let mut execute = Map::new();
+    for (d, _) in languages {
+        let program = property(json_type(d.program_type), &format!("The {} program.", d.name));
+        validate.insert(d.program_argument.clone(), program.clone());
+        execute.insert(d.program_argument.clone(), program);
+    }
+    if any(&|d| d.context_schema.is_some()) {
         validate.insert("context".into(), property(Some("object"), "The validation context."));
     }
-    let mut execute = Map::new();
-    execute.insert(argument.to_owned(), program);
-    if declaration.program_ref {
+    // A reference names no Language, so only a tool of one Language takes one.
+    if languages.len() == 1 && declaration.program_ref {
         execute.insert(
             "program_ref".into(),
             property(Some("string"), "A promoted program, by reference."),
@@ -260,7 +292,7 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
         "input".into(),
         property(json_type(declaration.input_type), "The run's input."),
     );
-    if declaration.context_schema.is_some() {
+    if any(&|d| d.context_schema.is_some()) {
         execute.insert("context".into(), property(Some("object"), "The validation context."));
     }
     execute.insert(
@@ -283,13 +315,13 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
             property(Some("string"), "The catalog version the program was written against."),
         );
     }
-    if declaration.idempotency {
+    if any(&|d| d.idempotency) {
         execute.insert(
             "idempotency_key".into(),
             property(Some("string"), "The same key and request answer the same response."),
         );
     }
-    if declaration.test_run {
+    if any(&|d| d.test_run) {
         execute.insert(
             "test_run".into(),
             property(Some("boolean"), "Run without real effects."),
@@ -304,7 +336,7 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
         property(Some("string"), "The run_id an execute response returned."),
     );
     trace.insert("trace_level".into(), property(Some("string"), "summary or full."));
-    if declaration.narrate {
+    if any(&|d| d.narrate) {
         trace.insert("question".into(), property(Some("string"), "A question about the run."));
     }
 
@@ -312,16 +344,16 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
         let names: Vec<&'static str> = members.keys().map(|k| leak(k)).collect();
         let spec = LoopToolSpec {
             stage,
-            name: leak(&declaration.tool_names[index]),
+            name: leak(&tool_names[index]),
             title: None,
-            description: leak(&declaration.tool_descriptions[index]),
+            description: leak(&descriptions[index]),
             programs: if stage == Stage::Trace { &[] } else { programs },
-            languages: leak_list(vec![language]),
+            languages: language_names,
             catalog: has_catalog && stage == Stage::Execute,
             execution_both: both && stage == Stage::Execute,
-            destructive: declaration.destructive,
-            idempotent: declaration.idempotent,
-            open_world: declaration.open_world,
+            destructive: any(&|d| d.destructive),
+            idempotent: languages.iter().all(|(d, _)| d.idempotent),
+            open_world: any(&|d| d.open_world),
             members: leak_list(names),
         };
         LoopToolState::new(json!({"type": "object", "properties": members}), spec)
@@ -329,7 +361,7 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
     [
         Some(build(0, Stage::Validate, validate)),
         Some(build(1, Stage::Execute, execute)),
-        (declaration.retention != Retention::None).then(|| build(2, Stage::Trace, trace)),
+        any(&|d| d.retention != Retention::None).then(|| build(2, Stage::Trace, trace)),
     ]
 }
 
@@ -351,8 +383,7 @@ fn flag(on: bool) -> Option<bool> {
 /// names, Part III 4; capabilities at Language level, exactly what is declared).
 fn language_entry(served: &Served, resources: bool) -> LanguageEntry {
     let declaration = &served.declaration;
-    let tools = &served.tools;
-    let name = |i: usize| tools[i].as_ref().map(|t| t.definition.name.clone());
+    let name = |i: usize| served.names[i].clone();
     let mut loop_tools = LoopObject::new(name(0).unwrap_or_default());
     loop_tools.execute = name(1);
     loop_tools.trace = name(2);
@@ -370,7 +401,7 @@ fn language_entry(served: &Served, resources: bool) -> LanguageEntry {
     if declaration.plan {
         capabilities = capabilities.with_plan(true);
     }
-    if served.tools[2].is_some() {
+    if served.names[2].is_some() {
         capabilities = capabilities.with_trace_fetch(capability(trace_fetch));
     }
     let mut entry = LanguageEntry::new(
@@ -417,7 +448,7 @@ fn welcome(languages: &[Served]) -> String {
         text.push_str(", look up with pilotage_catalog");
     }
     for served in languages {
-        let tool = |i: usize| served.tools[i].as_ref().map(|t| t.definition.name.clone());
+        let tool = |i: usize| served.names[i].clone();
         text.push_str(&format!(
             "; {}: validate with {}",
             served.declaration.name,
@@ -495,18 +526,61 @@ impl Core {
                     declaration.name
                 )));
             }
-            let tools = loop_tools(&declaration, has_catalog);
-            for tool in tools.iter().flatten() {
-                if !names.insert(tool.definition.name.clone()) {
-                    return Err(BuildError(format!("two tools are named `{}`", tool.definition.name)));
-                }
-            }
+            let tools = if settings.shared.is_some() {
+                [None, None, None]
+            } else {
+                loop_tools(&declaration, has_catalog)
+            };
+            let tool_names = tools.each_ref().map(|t| t.as_ref().map(|t| t.definition.name.clone()));
             served.push(Served {
                 declaration,
                 language,
                 has_catalog,
                 tools,
+                names: tool_names,
             });
+        }
+        let shared = match &settings.shared {
+            None => [None, None, None],
+            Some((tool_names, descriptions)) => {
+                let mut arguments = std::collections::BTreeSet::new();
+                for s in &served {
+                    if !arguments.insert(s.declaration.program_argument.clone()) {
+                        return Err(BuildError(format!(
+                            "shared loop tools need a program argument of its own per Language (Part III 5): \
+                             `{}` is used twice",
+                            s.declaration.program_argument
+                        )));
+                    }
+                    if s.declaration.execution != served[0].declaration.execution {
+                        return Err(BuildError(
+                            "shared loop tools serve Languages of one execution (`mode` is a member of the tool)"
+                                .into(),
+                        ));
+                    }
+                }
+                let languages: Vec<(&Declaration, bool)> =
+                    served.iter().map(|s| (&s.declaration, s.has_catalog)).collect();
+                let tools = shared_loop_tools(&languages, tool_names, descriptions);
+                let tool_names = tools.each_ref().map(|t| t.as_ref().map(|t| t.definition.name.clone()));
+                for s in &mut served {
+                    s.names = tool_names.clone();
+                    if s.declaration.retention == Retention::None {
+                        s.names[2] = None;
+                    }
+                }
+                tools
+            }
+        };
+        for tool in served
+            .iter()
+            .flat_map(|s| s.tools.iter())
+            .chain(shared.iter())
+            .flatten()
+        {
+            if !names.insert(tool.definition.name.clone()) {
+                return Err(BuildError(format!("two tools are named `{}`", tool.definition.name)));
+            }
         }
         for access in [AccessTool::Manifest, AccessTool::GetGuide, AccessTool::Catalog] {
             if names.contains(access.name()) {
@@ -525,6 +599,7 @@ impl Core {
         for language in &served {
             tools.extend(language.tools.iter().flatten().map(|t| t.definition.clone()));
         }
+        tools.extend(shared.iter().flatten().map(|t| t.definition.clone()));
         let instructions = settings.instructions.clone().unwrap_or_else(|| welcome(&served));
         let runs = settings
             .store
@@ -533,6 +608,7 @@ impl Core {
         Ok(Self {
             settings,
             languages: served,
+            shared,
             manifest,
             tools,
             instructions,
@@ -575,6 +651,33 @@ impl Core {
                     };
                     fault_answer(fault, Stage::Validate, None)
                 }
+            });
+        }
+        for (index, tool) in self.shared.iter().enumerate() {
+            let Some(tool) = tool.as_ref().filter(|t| t.definition.name == name) else {
+                continue;
+            };
+            let chosen = match index {
+                // The Language is the one whose program argument is there (the tool's
+                // eligibility rules have refused none or several for validate; for execute,
+                // the runnable selection).
+                0 | 1 => self.languages.iter().find(|l| {
+                    arguments
+                        .get(&l.declaration.program_argument)
+                        .is_some_and(|v| !v.is_null())
+                }),
+                _ => None,
+            };
+            return Some(match (index, chosen) {
+                (0, Some(served)) => self.validate(served, tool, arguments, identity).await,
+                (1, Some(served)) => self.execute(served, tool, arguments, identity).await,
+                (0 | 1, None) => match tool.from_arguments::<Value>(arguments) {
+                    Err(fault) => fault_answer(fault, Stage::Execute, None),
+                    Ok(_) => Answer::error(RequestError::invalid_request(
+                        "supply the program in the argument of its Language",
+                    )),
+                },
+                _ => self.fetch_shared(tool, arguments, identity).await,
             });
         }
         for served in &self.languages {
@@ -663,6 +766,9 @@ impl Core {
             Ok(members) => members,
             Err(fault) => return fault_answer(fault, Stage::Validate, None),
         };
+        if members.context.is_some() && served.declaration.context_schema.is_none() {
+            return Answer::ok(&ValidateResponse::invalid([context_binding(&served.declaration)]));
+        }
         let program = arguments
             .get(&served.declaration.program_argument)
             .cloned()
@@ -705,6 +811,29 @@ impl Core {
             Err(fault) => return fault_answer(fault, Stage::Execute, Some(&run_id)),
         };
         let declaration = &served.declaration;
+        // A shared tool takes every Language's members; what this Language does not declare is
+        // refused for it as an undeclared sub-feature is (Part III 7.1).
+        for (given, declared, member) in [
+            (
+                members.idempotency_key.is_some(),
+                declaration.idempotency,
+                "idempotency_key",
+            ),
+            (members.test_run.is_some(), declaration.test_run, "test_run"),
+        ] {
+            if given && !declared {
+                return Answer::error(RequestError::unsupported(format!(
+                    "`{member}` is not supported by {}",
+                    declaration.name
+                )));
+            }
+        }
+        if members.context.is_some() && declaration.context_schema.is_none() {
+            return Answer::ok(&ExecuteResponse::validation_error(
+                run_id,
+                [context_binding(declaration)],
+            ));
+        }
         // ExecuteRequest.store: true under retention none is unsupported, never ignored.
         if members.store == Some(true) && declaration.retention == Retention::None {
             return Answer::error(RequestError::unsupported(format!(
@@ -828,6 +957,24 @@ impl Core {
         Answer::ok(&response)
     }
 
+    /// A trace fetch through the shared trace tool: the record says whose run it is.
+    async fn fetch_shared(&self, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
+        let run_id = arguments.get("run_id").and_then(Value::as_str).unwrap_or_default();
+        let owner = match self.runs.get(identity, run_id).await {
+            Ok(Some(record)) => self.served(&record.language),
+            Ok(None) => None,
+            Err(error) => return store_failed(error),
+        };
+        match owner {
+            Some(served) => self.fetch(served, tool, arguments, identity).await,
+            // Argument faults first, then the one not_found of Part III 9.5.
+            None => match tool.from_arguments::<Value>(arguments) {
+                Err(fault) => fault_answer(fault, Stage::Trace, None),
+                Ok(_) => Answer::error(RequestError::not_found("unknown run: it may have expired")),
+            },
+        }
+    }
+
     async fn fetch(&self, served: &Served, tool: &LoopToolState, arguments: &Value, identity: &str) -> Answer {
         #[derive(Deserialize)]
         struct Members {
@@ -839,6 +986,12 @@ impl Core {
             Ok(members) => members,
             Err(fault) => return fault_answer(fault, Stage::Trace, None),
         };
+        if members.question.is_some() && !served.declaration.narrate {
+            return Answer::error(RequestError::unsupported(format!(
+                "`question` is not supported by {}",
+                served.declaration.name
+            )));
+        }
         // Part III 9.5: one not_found for an unknown, an expired and another identity's run.
         let unknown = || Answer::error(RequestError::not_found("unknown run: it may have expired"));
         let record = match self.runs.get(identity, &members.run_id).await {
@@ -925,6 +1078,19 @@ async fn futures_catch_unwind<F: Future>(future: std::panic::AssertUnwindSafe<F>
         }
     }
     CatchUnwind(future.0).await
+}
+
+/// The diagnostic of a context the Language does not take (Part III 4.4 rule 10: never a
+/// request error).
+fn context_binding(declaration: &Declaration) -> Diagnostic {
+    Diagnostic::error(
+        "context_binding",
+        "",
+        format!(
+            "{} takes no validation context; the supplied `context` was not bound (Part III 4.4 rule 10)",
+            declaration.name
+        ),
+    )
 }
 
 /// A store failure, as the request error a client sees (the store's message kept for the

@@ -200,6 +200,7 @@ impl Engine {
                 execute_deadline: Duration::from_secs(60),
                 limits: StoreLimits::default(),
                 instructions: None,
+                shared: None,
                 store: None,
             },
             languages: Vec::new(),
@@ -314,6 +315,24 @@ impl EngineBuilder {
     /// Bounds the run store (default [`StoreLimits::default`]).
     pub fn store_limits(mut self, limits: StoreLimits) -> Self {
         self.settings.limits = limits;
+        self
+    }
+
+    /// Serves every Language through three shared loop tools named `validate`, `execute` and
+    /// `trace` (Part III 4.3, 5): each Language keeps its program argument (which must differ
+    /// between them), the validate tool requires none of them and takes exactly one (4.4
+    /// rule 9), and a run's trace is fetched whatever its Language. Every Language must have
+    /// the same execution (`mode` is a member of the shared execute tool); `program_ref` is
+    /// taken only by a Language's own tool. The descriptions get the stage and Language
+    /// signposts where they lack them.
+    pub fn share_loop_tools(mut self, validate: &str, execute: &str, trace: &str) -> Self {
+        let names = [validate.to_owned(), execute.to_owned(), trace.to_owned()];
+        let descriptions = [
+            "Check a program of any of this server's Languages and list its diagnostics.".to_owned(),
+            "Run a program of any of this server's Languages and return its outcome, output and trace.".to_owned(),
+            "Fetch the stored trace of a run by run_id.".to_owned(),
+        ];
+        self.settings.shared = Some((names, descriptions));
         self
     }
 
