@@ -5,6 +5,7 @@
 //! (sessions that cannot see each other's runs, the session cap, idle expiry, Host and Origin
 //! answered with a JSON-RPC body).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use pilotage_types::server::prelude::*;
@@ -752,4 +753,115 @@ fn pilotage_check_finds_shared_loop_tools_clean_when_served() {
         serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&err)));
     assert_eq!(status, 0, "{report:#}");
     assert!(report["findings"].as_array().unwrap().is_empty(), "{report:#}");
+}
+
+/// Part III 8.4: with an identity function, a run is visible to the authorization identity
+/// that started it (across its sessions) and to no other; an anonymous request is neither.
+#[test]
+fn the_authorization_identity_decides_who_sees_a_run() {
+    use rmcp::ServiceExt;
+    let runtime = runtime();
+    let engine = build(declaration(), |b| {
+        b.identity(|parts| {
+            parts
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer user-"))
+                .map(str::to_owned)
+        })
+    });
+    let addr = serve(&engine, HttpOptions::default(), &runtime);
+    runtime.block_on(async {
+        let url = format!("http://{addr}/mcp");
+        let connect = |user: Option<&str>| {
+            let mut config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.clone());
+            if let Some(user) = user {
+                config = config.auth_header(format!("user-{user}"));
+            }
+            async move {
+                ().serve(rmcp::transport::StreamableHttpClientTransport::from_config(config))
+                    .await
+                    .expect("a session")
+            }
+        };
+        let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, tool: &str, arguments: Value| {
+            let params = rmcp::model::CallToolRequestParams::new(tool.to_owned())
+                .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+            let peer = client.peer().clone();
+            async move { peer.call_tool(params).await.expect("an answer") }
+        };
+        let alice = connect(Some("alice")).await;
+        let done = call(&alice, "probe_v1_execute", json!({"program": ok_program()})).await;
+        let run_id = done.structured_content.unwrap()["run_id"].as_str().unwrap().to_owned();
+        let alice_again = connect(Some("alice")).await;
+        let own = call(&alice_again, "probe_v1_trace", json!({"run_id": run_id})).await;
+        assert_eq!(
+            own.is_error,
+            Some(false),
+            "the same identity in another session sees its run"
+        );
+        for other in [connect(Some("bob")).await, connect(None).await] {
+            let answer = call(&other, "probe_v1_trace", json!({"run_id": run_id})).await;
+            assert_eq!(answer.is_error, Some(true));
+            assert_eq!(answer.structured_content.unwrap()["error"]["kind"], "not_found");
+            other.cancel().await.unwrap();
+        }
+        alice.cancel().await.unwrap();
+        alice_again.cancel().await.unwrap();
+    });
+}
+
+/// Part III 1.3 rule 1: an engine's own MCP tools live beside the Pilotage surface, listed and
+/// called as rmcp serves them, and their handlers know who asks.
+#[test]
+fn an_engine_s_own_tools_are_served_beside_the_pilotage_ones() {
+    use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+    use rmcp::ServiceExt;
+    let schema = Arc::new(
+        json!({"type": "object", "properties": {}})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let whoami = ToolRoute::new_dyn(
+        rmcp::model::Tool::new("whoami", "Who the server thinks you are.", schema),
+        |context: rmcp::handler::server::tool::ToolCallContext<'_, pilotage_types::server::PilotageServer>| {
+            let identity = context.service.identity(&context.request_context);
+            Box::pin(async move {
+                Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(identity)]).into())
+            })
+        },
+    );
+    let engine = build(declaration(), |b| b.own_tools(ToolRouter::new().with_route(whoami)));
+    let runtime = runtime();
+    let addr = serve(&engine, HttpOptions::default(), &runtime);
+    runtime.block_on(async {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+        let client = ().serve(transport).await.expect("a session");
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(
+            names.contains(&"whoami") && names.contains(&"pilotage_manifest"),
+            "{names:?}"
+        );
+        let answer = client
+            .call_tool(rmcp::model::CallToolRequestParams::new("whoami").with_arguments(serde_json::Map::new()))
+            .await
+            .unwrap();
+        let text = serde_json::to_value(&answer.content[0]).unwrap()["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(text.starts_with("session:"), "{text}");
+        let unknown = client
+            .call_tool(rmcp::model::CallToolRequestParams::new("nope").with_arguments(serde_json::Map::new()))
+            .await;
+        assert!(
+            matches!(unknown, Err(rmcp::ServiceError::McpError(ref e)) if e.code.0 == -32602),
+            "{unknown:?}"
+        );
+        client.cancel().await.unwrap();
+    });
 }

@@ -125,6 +125,12 @@ impl Default for StoreLimits {
 }
 
 impl StoreLimits {
+    /// Whether a record of `size` bytes may be kept at all: the rule every store applies
+    /// before evicting anything (a record larger than the byte bound alone is not kept).
+    pub fn admits(&self, size: usize) -> bool {
+        size <= self.max_bytes && self.max_runs > 0
+    }
+
     /// The default limits with `max_runs` runs and `max_bytes` bytes.
     pub fn new(max_runs: usize, max_bytes: usize) -> Self {
         Self {
@@ -350,7 +356,7 @@ impl MemoryStore {
     /// than the byte bound alone is not).
     fn put_now(&self, identity: &str, run_id: &str, record: RunRecord, expiry: Expiry) -> bool {
         let size = record.size();
-        if size > self.limits.max_bytes || self.limits.max_runs == 0 {
+        if !self.limits.admits(size) {
             return false;
         }
         let mut inner = self.lock();

@@ -161,7 +161,7 @@ impl RunStore for PostgresStore {
         Box::pin(async move {
             let size = record.size();
             let limits = self.limits;
-            if size > limits.max_bytes || limits.max_runs == 0 {
+            if !limits.admits(size) {
                 return Ok(false);
             }
             let text = serde_json::to_string(&record).map_err(failed)?;

@@ -162,7 +162,7 @@ impl RunStore for SqliteStore {
     ) -> StoreFuture<'a, bool> {
         let size = record.size();
         let limits = self.limits;
-        if size > limits.max_bytes || limits.max_runs == 0 {
+        if !limits.admits(size) {
             return Box::pin(std::future::ready(Ok(false)));
         }
         let text = match serde_json::to_string(&record) {
