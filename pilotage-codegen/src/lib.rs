@@ -16,6 +16,7 @@
 //! - [`render`]: header, constants, trait impls, formatting.
 
 pub mod api;
+pub mod builder;
 pub mod constructors;
 pub mod enums;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod unions;
 pub mod validators;
 pub mod walk;
 
+pub use builder::Builder;
 pub use error::CodegenError;
 pub use names::NameTable;
 pub use render::{ConstantSource, ConstantSpec, TypesSettings};

@@ -10,6 +10,7 @@
 
 pub mod call;
 pub mod check;
+pub mod codegen;
 pub mod discover;
 pub mod lint;
 pub mod remote;
@@ -56,6 +57,8 @@ pub enum Command {
     Call(Box<call::Args>),
     /// Check a running server's conformance to Part III: lint its surface, then probe it over MCP.
     Check(Box<check::Args>),
+    /// Generate Rust types and validators from your own JSON Schema files.
+    Codegen(codegen::Args),
 }
 
 impl Command {
@@ -67,6 +70,7 @@ impl Command {
             Self::Discover(args) => discover::run(args, out, err),
             Self::Call(args) => call::run(args, out, err),
             Self::Check(args) => check::run(args, out, err),
+            Self::Codegen(args) => codegen::run(args, out, err),
         }
     }
 }

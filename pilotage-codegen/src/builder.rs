@@ -1,0 +1,214 @@
+//! The build-script API, in the style of `prost-build`: types and validators for an engine
+//! author's own schemas, generated into `OUT_DIR` (or any directory) by the same pipeline as
+//! `cargo xtask regen` ([`crate::generate_types`]).
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), pilotage_codegen::CodegenError> {
+//!     pilotage_codegen::Builder::new().schema("schemas/program.schema.json").compile()?;
+//!     Ok(())
+//! }
+//! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/program.rs"));  // `pub mod program { .. }`
+//! ```
+//!
+//! Each schema `NAME.schema.json` (or `NAME.json`) becomes `OUT_DIR/NAME.rs`, one module
+//! `pub mod NAME` holding a type per definition (and the root, when it describes a value), a
+//! `SchemaDef` impl per type, the schema embedded byte for byte (`SCHEMA_JSON`, from a copy
+//! beside the file) and its validators (`validators()`). The generated code needs
+//! `pilotage-types` (feature `validate`), `serde` and `serde_json`. Under a build script the
+//! builder prints `cargo:rerun-if-changed` for every file it reads; a file is rewritten only
+//! when its contents change, so dependants are not rebuilt for nothing. Errors name the file
+//! and the JSON Pointer, and nothing is written for a schema that fails.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::CodegenError;
+use crate::{NameTable, TypesSettings};
+
+/// Generates Rust modules from JSON Schema files: [`Builder::new`], one [`Builder::schema`]
+/// per file (with its [`Builder::names`] table, if any), then [`Builder::compile`].
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    schemas: Vec<(PathBuf, Option<PathBuf>)>,
+    out_dir: Option<PathBuf>,
+}
+
+/// The module name of a schema file: its file name without `.schema.json` / `.json`, in snake
+/// case, made an identifier.
+pub fn module_name(path: &Path) -> String {
+    use heck::ToSnakeCase;
+    let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("schema");
+    let stem = file
+        .strip_suffix(".schema.json")
+        .or_else(|| file.strip_suffix(".json"))
+        .unwrap_or(file);
+    let name: String = stem
+        .to_snake_case()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    match name.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => name,
+        _ => format!("schema_{name}"),
+    }
+}
+
+impl Builder {
+    /// A builder with no schema, writing to `OUT_DIR`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a schema file.
+    pub fn schema(mut self, path: impl AsRef<Path>) -> Self {
+        self.schemas.push((path.as_ref().to_path_buf(), None));
+        self
+    }
+
+    /// Names the types of the schema added last with a name table (`{"types": {POINTER:
+    /// NAME}, "variants": {...}}`, as `xtask/names/pilotage.json`).
+    pub fn names(mut self, path: impl AsRef<Path>) -> Self {
+        if let Some(last) = self.schemas.last_mut() {
+            last.1 = Some(path.as_ref().to_path_buf());
+        }
+        self
+    }
+
+    /// Writes into `dir` instead of `OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Generates every module, in memory first: `Err` names the first schema that failed and
+    /// writes nothing at all. Returns the files written (or left unchanged).
+    pub fn compile(self) -> Result<Vec<PathBuf>, CodegenError> {
+        let out_dir = match self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
+            Some(dir) => dir,
+            None => {
+                return Err(CodegenError::new(
+                    "",
+                    "",
+                    "no output directory: call Builder::out_dir, or run from a build script (OUT_DIR)",
+                ))
+            }
+        };
+        let build_script = std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO_MANIFEST_DIR").is_some();
+        let mut outputs: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+        let mut modules = std::collections::BTreeSet::new();
+        for (schema, names) in &self.schemas {
+            let shown = schema.display().to_string();
+            if build_script {
+                println!("cargo:rerun-if-changed={shown}");
+            }
+            let bytes =
+                std::fs::read(schema).map_err(|e| CodegenError::new(&shown, "", format!("cannot read: {e}")))?;
+            let module = module_name(schema);
+            if !modules.insert(module.clone()) {
+                return Err(CodegenError::new(
+                    &shown,
+                    "",
+                    format!("another schema of this build is also module `{module}`: rename one file"),
+                ));
+            }
+            let names = match names {
+                None => None,
+                Some(table) => {
+                    let table_shown = table.display().to_string();
+                    if build_script {
+                        println!("cargo:rerun-if-changed={table_shown}");
+                    }
+                    let text = std::fs::read(table)
+                        .map_err(|e| CodegenError::new(&table_shown, "", format!("cannot read: {e}")))?;
+                    Some(NameTable::parse(&text, &table_shown)?)
+                }
+            };
+            let copy = format!("{module}.schema.json");
+            let settings = TypesSettings {
+                source_name: shown.clone(),
+                schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
+                constants: Vec::new(),
+                embed_schema: Some(copy.clone()),
+                names,
+            };
+            let generated = crate::generate_types(&bytes, &settings)?;
+            for warning in &generated.warnings {
+                if build_script {
+                    println!("cargo:warning={warning}");
+                } else {
+                    eprintln!("warning: {warning}");
+                }
+            }
+            let code = format!(
+                "// The module generated from {shown} by pilotage_codegen::Builder (do not edit).\n\
+                 #[allow(missing_docs)]\npub mod {module} {{\n{}\n}}\n",
+                generated.code
+            );
+            outputs.push((out_dir.join(&copy), bytes));
+            outputs.push((out_dir.join(format!("{module}.rs")), code.into_bytes()));
+        }
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| CodegenError::new(&out_dir.display().to_string(), "", format!("cannot create: {e}")))?;
+        let mut written = Vec::new();
+        for (path, contents) in outputs {
+            let shown = path.display().to_string();
+            if std::fs::read(&path).ok().as_deref() != Some(contents.as_slice()) {
+                let temporary = path.with_extension("tmp");
+                std::fs::write(&temporary, &contents)
+                    .and_then(|()| std::fs::rename(&temporary, &path))
+                    .map_err(|e| CodegenError::new(&shown, "", format!("cannot write: {e}")))?;
+            }
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names_are_identifiers() {
+        assert_eq!(module_name(Path::new("a/program.schema.json")), "program");
+        assert_eq!(module_name(Path::new("My-Config.json")), "my_config");
+        assert_eq!(module_name(Path::new("2020.json")), "schema_2020");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_nothing_is_written() {
+        let dir = std::env::temp_dir().join(format!("pilotage-builder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.schema.json");
+        std::fs::write(
+            &good,
+            r#"{"$defs": {"Thing": {"type": "object", "properties": {"a": {"type": "string"}}}}}"#,
+        )
+        .unwrap();
+        let bad = dir.join("bad.schema.json");
+        std::fs::write(&bad, r##"{"$defs": {"Thing": {"$ref": "#/$defs/Nope"}}}"##).unwrap();
+        let out = dir.join("out");
+        let error = Builder::new()
+            .schema(&good)
+            .schema(&bad)
+            .out_dir(&out)
+            .compile()
+            .unwrap_err();
+        assert!(error.to_string().contains("bad.schema.json"), "{error}");
+        assert!(!out.exists(), "nothing written when one schema fails");
+        let written = Builder::new().schema(&good).out_dir(&out).compile().unwrap();
+        assert_eq!(written.len(), 2);
+        let code = std::fs::read_to_string(out.join("good.rs")).unwrap();
+        assert!(
+            code.contains("pub mod good {") && code.contains("pub struct Thing"),
+            "{code}"
+        );
+        syn::parse_file(&code).expect("the module parses");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
