@@ -26,7 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use quote::ToTokens;
 use syn::{Fields, Item};
 
-use crate::constructors::{option_inner, Presence};
+use crate::constructors::Presence;
+use crate::postpass::option_inner;
 
 /// The snapshot of the public items of `file` (the final generated syntax tree).
 /// `open` maps each open enum (as rewritten by [`crate::enums`]) to its values.

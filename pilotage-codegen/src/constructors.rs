@@ -32,6 +32,7 @@ use serde_json::Value;
 use syn::{Field, Fields, Item};
 
 use crate::error::CodegenError;
+use crate::postpass::{named_type, option_inner, wire_name, SerdeField};
 
 /// How a field of a generated struct takes part in construction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,46 +56,14 @@ pub enum Initial {
     Function(String),
 }
 
-/// The serde options of a field that decide its presence: `flatten`, `default` (bare, or
-/// with its function), and whether it has a `deserialize_with`.
-fn serde_options(field: &Field) -> (bool, Option<Option<String>>, bool) {
-    let mut flatten = false;
-    let mut default = None;
-    let mut deserialize_with = false;
-    for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        // typify and the post-pass write only well-formed serde attributes.
-        let _ = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
-            if meta.input.peek(syn::Token![=]) {
-                let value = meta.value()?;
-                if key == "default" {
-                    default = Some(Some(value.parse::<syn::LitStr>()?.value()));
-                } else if key == "deserialize_with" || key == "with" {
-                    deserialize_with = true;
-                    value.parse::<syn::Expr>()?;
-                } else {
-                    value.parse::<syn::Expr>()?;
-                }
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
-            } else if key == "flatten" {
-                flatten = true;
-            } else if key == "default" {
-                default = Some(None);
-            }
-            Ok(())
-        });
-    }
-    (flatten, default, deserialize_with)
-}
-
 /// Whether `field` is a required member, an optional one (and what it starts as), or the map
 /// of unknown members. serde lets a member be absent when its field has `default`, or is an
 /// `Option` without a `deserialize_with` (typify marks a required nullable member, an
 /// `Option` that must be present, with `deserialize_with = "Option::deserialize"`).
 pub fn presence(field: &Field) -> Presence {
     let is_option = option_inner(&field.ty).is_some();
-    match serde_options(field) {
+    let serde = SerdeField::of(field);
+    match (serde.flatten, serde.default, serde.deserialize_with) {
         (true, _, _) => Presence::Flattened,
         (false, Some(Some(function)), _) => Presence::Optional(Initial::Function(function)),
         (false, Some(None), _) if is_option => Presence::Optional(Initial::Absent),
@@ -102,51 +71,6 @@ pub fn presence(field: &Field) -> Presence {
         (false, None, false) if is_option => Presence::Optional(Initial::Absent),
         (false, None, _) => Presence::Required,
     }
-}
-
-/// `Some(inner)` when `ty` is `Option<inner>` (any path to it).
-pub(crate) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(path) = ty else { return None };
-    if path.qself.is_some() {
-        return None;
-    }
-    let last = path.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        syn::GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
-        _ => None,
-    }
-}
-
-/// The member's name as a wire name: its `#[serde(rename = "...")]`, else its identifier.
-fn wire_name(field: &Field) -> Option<String> {
-    let mut renamed = None;
-    for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.input.peek(syn::Token![=]) {
-                let value = meta.value()?;
-                if meta.path.is_ident("rename") {
-                    renamed = Some(value.parse::<syn::LitStr>()?.value());
-                } else {
-                    value.parse::<syn::Expr>()?;
-                }
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|_| Ok(()))?;
-            }
-            Ok(())
-        });
-    }
-    renamed.or_else(|| {
-        field
-            .ident
-            .as_ref()
-            .map(|i| i.to_string().trim_start_matches("r#").to_owned())
-    })
 }
 
 /// The member name a method is named after: the field's identifier without `r#` and without
@@ -158,29 +82,6 @@ fn method_stem(ident: &syn::Ident) -> String {
         .filter(|s| !s.is_empty())
         .unwrap_or(text)
         .to_owned()
-}
-
-/// The name of the generated type inside `Option`, `Vec`, `Box` and map layers of `ty`.
-fn named_type(ty: &syn::Type) -> Option<String> {
-    let syn::Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    let name = last.ident.to_string();
-    let arguments: Vec<&syn::Type> = match &last.arguments {
-        syn::PathArguments::AngleBracketed(args) => args
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    match (name.as_str(), arguments.as_slice()) {
-        ("Option" | "Vec" | "Box", [inner]) => named_type(inner),
-        ("BTreeMap" | "HashMap" | "Map", [_, value]) => named_type(value),
-        _ => Some(name),
-    }
 }
 
 /// The `required` names of an object schema, its own first, then those of its `allOf`

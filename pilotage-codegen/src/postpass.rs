@@ -70,7 +70,7 @@ fn path_of(ty: &Type) -> Option<(String, Option<&Type>)> {
 }
 
 /// The `T` of `Option<T>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     match path_of(ty)? {
         (name, inner) if name == "std::option::Option" || name == "Option" => inner,
         _ => None,
@@ -166,14 +166,38 @@ pub fn locate_members(
     Ok(found)
 }
 
-/// The name of the generated type inside `Option`, `Vec` and `Box` layers of `ty`.
-fn named_type(ty: &Type) -> Option<String> {
-    let (name, inner) = path_of(ty)?;
-    let last = name.rsplit("::").next()?.to_owned();
-    match (last.as_str(), inner) {
-        ("Option" | "Vec" | "Box", Some(inner)) => named_type(inner),
-        _ => Some(last),
+/// The name of the generated type inside `Option`, `Vec`, `Box` and map layers of `ty`.
+pub(crate) fn named_type(ty: &Type) -> Option<String> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    let arguments: Vec<&Type> = match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    match (name.as_str(), arguments.as_slice()) {
+        ("Option" | "Vec" | "Box", [inner]) => named_type(inner),
+        ("BTreeMap" | "HashMap" | "Map", [_, value]) => named_type(value),
+        _ => Some(name),
     }
+}
+
+/// A member's name on the wire: its `#[serde(rename = "...")]`, else its identifier (without
+/// `r#`).
+pub(crate) fn wire_name(field: &Field) -> Option<String> {
+    SerdeField::of(field).rename.or_else(|| {
+        field
+            .ident
+            .as_ref()
+            .map(|i| i.to_string().trim_start_matches("r#").to_owned())
+    })
 }
 
 /// The field of `item` that serializes as `wire`.
@@ -181,25 +205,28 @@ fn field_by_wire_name<'a>(item: &'a syn::ItemStruct, wire: &str) -> Option<&'a F
     let Fields::Named(fields) = &item.fields else {
         return None;
     };
-    fields.named.iter().find(|field| {
-        let serde = SerdeField::of(field);
-        match serde.rename {
-            Some(rename) => rename == wire,
-            None => field.ident.as_ref().is_some_and(|i| i == wire),
-        }
-    })
+    fields
+        .named
+        .iter()
+        .find(|field| wire_name(field).is_some_and(|name| name == wire))
 }
 
-/// The options of a field's `#[serde(...)]` attribute that the post-pass reads, parsed with
-/// syn's meta parser.
+/// The options of a field's `#[serde(...)]` attribute that the post-pass and the
+/// constructors read, parsed with syn's meta parser: one reading of typify's attributes.
 #[derive(Default)]
-struct SerdeField {
-    rename: Option<String>,
-    skip_serializing_if: Option<String>,
+pub(crate) struct SerdeField {
+    pub rename: Option<String>,
+    pub skip_serializing_if: Option<String>,
+    /// `flatten` (the map of unknown members).
+    pub flatten: bool,
+    /// `default` (`Some(None)`) or `default = "path"` (`Some(Some(path))`).
+    pub default: Option<Option<String>>,
+    /// `deserialize_with = ..` or `with = ..`.
+    pub deserialize_with: bool,
 }
 
 impl SerdeField {
-    fn of(field: &Field) -> Self {
+    pub(crate) fn of(field: &Field) -> Self {
         let mut out = Self::default();
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
             // typify writes only well-formed serde attributes; one that does not parse is
@@ -211,12 +238,21 @@ impl SerdeField {
                     match key.as_str() {
                         "rename" => out.rename = Some(value.parse::<syn::LitStr>()?.value()),
                         "skip_serializing_if" => out.skip_serializing_if = Some(value.parse::<syn::LitStr>()?.value()),
+                        "default" => out.default = Some(Some(value.parse::<syn::LitStr>()?.value())),
+                        "deserialize_with" | "with" => {
+                            out.deserialize_with = true;
+                            value.parse::<syn::Expr>()?;
+                        }
                         _ => {
                             value.parse::<syn::Expr>()?;
                         }
                     }
                 } else if meta.input.peek(syn::token::Paren) {
                     meta.parse_nested_meta(|_| Ok(()))?;
+                } else if key == "flatten" {
+                    out.flatten = true;
+                } else if key == "default" {
+                    out.default = Some(None);
                 }
                 Ok(())
             });
