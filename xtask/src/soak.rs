@@ -72,18 +72,23 @@ impl Drop for Served {
     }
 }
 
+/// The resident set size of process `pid`, in KiB (Linux `/proc`; 0 when unknown).
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
 impl Served {
-    /// The resident set size of the engine, in KiB (Linux `/proc`).
+    /// The resident set size of the engine, in KiB.
     fn rss_kib(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .ok()
-            .and_then(|status| {
-                status
-                    .lines()
-                    .find_map(|l| l.strip_prefix("VmRSS:"))
-                    .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
-            })
-            .unwrap_or(0)
+        rss_kib(self.child.id())
     }
 
     fn alive(&mut self) -> bool {
@@ -374,15 +379,7 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
         let (peak, watching) = (peak.clone(), watching.clone());
         std::thread::spawn(move || {
             while watching.load(std::sync::atomic::Ordering::Relaxed) {
-                let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
-                    .ok()
-                    .and_then(|s| {
-                        s.lines()
-                            .find_map(|l| l.strip_prefix("VmRSS:"))
-                            .and_then(|v| v.split_whitespace().next().and_then(|n| n.parse().ok()))
-                    })
-                    .unwrap_or(0);
-                peak.fetch_max(rss, std::sync::atomic::Ordering::Relaxed);
+                peak.fetch_max(rss_kib(pid), std::sync::atomic::Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(50));
             }
         })
@@ -472,7 +469,7 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
         format!("<= {} MiB (before the sessions + 64)", bound / 1024),
         rss_after <= bound,
     );
-    let table_bounded = {
+    {
         let capped = serve(
             &engine,
             &["--http", "127.0.0.1:0", "--max-sessions", "50", "--idle-timeout", idle],
@@ -490,10 +487,8 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
             "50 accepted, 10 refused, then 200",
             accepted == 50 && busy == 10 && after == 200,
         );
-        accepted == 50
-    };
-    let _ = table_bounded;
-    let store_bounded = {
+    }
+    {
         let small = serve(&engine, &["--http", "127.0.0.1:0", "--stateless", "--max-runs", "20"])?;
         let client = connect(&Target::Url(small.url.clone()), true).await?;
         let mut first = None;
@@ -519,15 +514,9 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
             "the oldest evicted",
             evicted && tally.errors.is_empty(),
         );
-        evicted
-    };
-    let _ = store_bounded;
+    }
 
     // --- faults, each followed by a whole correct loop --------------------------------
-    let fault_check = |name: &str, sessions: &mut Served| {
-        let alive = sessions.alive();
-        (name.to_owned(), alive)
-    };
     let mut faults: Vec<(String, bool)> = Vec::new();
     // Clients that disconnect mid-execute.
     let execute = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -542,7 +531,7 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
             let _ = stream.write_all(request.as_bytes());
         }
     }
-    faults.push(fault_check("50 clients disconnect mid-execute", &mut sessions));
+    faults.push(("50 clients disconnect mid-execute".to_owned(), sessions.alive()));
     // Malformed JSON-RPC.
     let huge_id = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, "9".repeat(100_000));
     let malformed: Vec<Vec<u8>> = vec![

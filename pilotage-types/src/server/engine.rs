@@ -158,6 +158,13 @@ pub(crate) struct Served {
     pub names: [Option<String>; 3],
 }
 
+impl Served {
+    /// The Language's catalog, when it has one.
+    fn catalog(&self) -> Option<Arc<Catalog>> {
+        self.has_catalog.then(|| self.language.language_catalog()).flatten()
+    }
+}
+
 /// Settings of an engine beyond its Languages.
 #[derive(Clone)]
 pub(crate) struct Settings {
@@ -182,6 +189,8 @@ pub(crate) struct Core {
     pub shared: [Option<LoopToolState>; 3],
     pub manifest: Manifest,
     pub tools: Vec<ToolDefinition>,
+    /// [`Core::tools`] as rmcp's tools, converted once (every `tools/list` answers them).
+    pub mcp_tools: Vec<rmcp::model::Tool>,
     pub instructions: String,
     pub runs: Arc<dyn RunStore>,
 }
@@ -605,12 +614,14 @@ impl Core {
             .store
             .clone()
             .unwrap_or_else(|| Arc::new(MemoryStore::new(settings.limits)));
+        let mcp_tools = tools.iter().map(crate::mcp::tool).collect();
         Ok(Self {
             settings,
             languages: served,
             shared,
             manifest,
             tools,
+            mcp_tools,
             instructions,
             runs,
         })
@@ -672,7 +683,7 @@ impl Core {
                 (0, Some(served)) => self.validate(served, tool, arguments, identity).await,
                 (1, Some(served)) => self.execute(served, tool, arguments, identity).await,
                 (0 | 1, None) => match tool.from_arguments::<Value>(arguments) {
-                    Err(fault) => fault_answer(fault, Stage::Execute, None),
+                    Err(fault) => fault_answer(fault, if index == 0 { Stage::Validate } else { Stage::Execute }, None),
                     Ok(_) => Answer::error(RequestError::invalid_request(
                         "supply the program in the argument of its Language",
                     )),
@@ -786,7 +797,7 @@ impl Core {
             }
             response.references = checked.references;
         }
-        if let Some(catalog) = served.has_catalog.then(|| served.language.language_catalog()).flatten() {
+        if let Some(catalog) = served.catalog() {
             response.catalog_version = Some(catalog.version.clone());
         }
         Answer::ok(&response)
@@ -862,10 +873,7 @@ impl Core {
                 IdempotencyHit::Miss => {}
             }
         }
-        if let (Some(expected), Some(catalog)) = (
-            &members.expected_catalog_version,
-            served.has_catalog.then(|| served.language.language_catalog()).flatten(),
-        ) {
+        if let (Some(expected), Some(catalog)) = (&members.expected_catalog_version, served.catalog()) {
             if expected != &catalog.version {
                 let outcome = crate::Outcome::failure(
                     "catalog_drift",
@@ -1034,7 +1042,7 @@ impl Core {
                     out.push((guide_uri(name, &text.guide.id), text.guide.title.clone(), content));
                 }
             }
-            if let Some(catalog) = served.has_catalog.then(|| served.language.language_catalog()).flatten() {
+            if let Some(catalog) = served.catalog() {
                 if let Ok(page) = list(&catalog, &None, &None, &None, &None, None) {
                     let content = serde_json::to_value(page).expect("serializes");
                     out.push((catalog_uri(name), format!("{name} catalog"), content));

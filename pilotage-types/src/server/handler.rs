@@ -154,10 +154,6 @@ impl PilotageServer {
         info.meta = Some(MetaObject::from(meta));
         info
     }
-
-    fn pilotage_tools(&self) -> Vec<Tool> {
-        self.core.tools.iter().map(crate::mcp::tool).collect()
-    }
 }
 
 /// An [`Answer`] as rmcp's result: structuredContent with its summary text, or the -32602
@@ -216,7 +212,7 @@ impl ServerHandler for PilotageServer {
         let mut tools = if self.hidden_from(self.client_declared_pilotage(&context)) {
             Vec::new()
         } else {
-            self.pilotage_tools()
+            self.core.mcp_tools.clone()
         };
         if let Some(own) = &self.own_tools {
             tools.extend(own.list_all());
@@ -226,10 +222,10 @@ impl ServerHandler for PilotageServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.core
-            .tools
+            .mcp_tools
             .iter()
             .find(|t| t.name == name)
-            .map(crate::mcp::tool)
+            .cloned()
             .or_else(|| self.own_tools.as_ref().and_then(|own| own.get(name).cloned()))
     }
 
