@@ -19,6 +19,13 @@
 //! builder prints `cargo:rerun-if-changed` for every file it reads; a file is rewritten only
 //! when its contents change, so dependants are not rebuilt for nothing. Errors name the file
 //! and the JSON Pointer, and nothing is written for a schema that fails.
+//!
+//! **Schema sets.** The schemas of one builder are one set: a `$ref` from one to another (by
+//! relative path, `other.schema.json#/$defs/X`, or by the other's `$id`) is resolved, and so
+//! is a `$ref` to a URI mapped to a file with [`Builder::document`]. Each schema is known by
+//! its `file://` URI. A `$ref` to a document outside the set is typed `serde_json::Value`,
+//! validated as any value, and reported as a warning. Across documents the validators
+//! resolve every reference; the types of a referenced document are those of its own module.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +38,22 @@ use crate::{NameTable, TypesSettings};
 pub struct Builder {
     schemas: Vec<(PathBuf, Option<PathBuf>)>,
     out_dir: Option<PathBuf>,
+    out_file: Option<PathBuf>,
+    documents: Vec<(String, PathBuf)>,
+    default_draft: Option<crate::validators::Draft>,
+    assert_formats: Option<bool>,
+}
+
+/// The `file://` URI of `path` (made absolute), by which a schema of the set is known.
+fn file_uri(path: &Path) -> String {
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|dir| dir.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    });
+    url::Url::from_file_path(&absolute)
+        .map(String::from)
+        .unwrap_or_else(|()| format!("file:///{}", absolute.display()))
 }
 
 /// The module name of a schema file: its file name without `.schema.json` / `.json`, in snake
@@ -80,12 +103,45 @@ impl Builder {
         self
     }
 
+    /// Writes every module into the one file `path` (the schema copies they embed beside it),
+    /// instead of a file per schema.
+    pub fn out_file(mut self, path: impl AsRef<Path>) -> Self {
+        self.out_file = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a document to the schema set without generating a module for it: a `$ref` to
+    /// `uri` is resolved into the schema read from `path`.
+    pub fn document(mut self, uri: impl Into<String>, path: impl AsRef<Path>) -> Self {
+        self.documents.push((uri.into(), path.as_ref().to_path_buf()));
+        self
+    }
+
+    /// The dialect of a schema without `$schema` (draft 2020-12 unless set).
+    pub fn default_draft(mut self, draft: crate::validators::Draft) -> Self {
+        self.default_draft = Some(draft);
+        self
+    }
+
+    /// Whether `format` asserts in 2019-09 and 2020-12 documents (draft-04/06/07 always
+    /// assert the standard formats; 2020-12 asserts when its metaschema asks for it).
+    pub fn assert_formats(mut self, assert: bool) -> Self {
+        self.assert_formats = Some(assert);
+        self
+    }
+
     /// Generates every module, in memory first: `Err` names the first schema that failed and
     /// writes nothing at all. Returns the files written (or left unchanged).
     pub fn compile(self) -> Result<Vec<PathBuf>, CodegenError> {
-        let out_dir = match self
-            .out_dir
-            .clone()
+        let from_file = self
+            .out_file
+            .as_ref()
+            .map(|file| match file.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            });
+        let out_dir = match from_file
+            .or_else(|| self.out_dir.clone())
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
         {
             Some(dir) => dir,
@@ -100,7 +156,35 @@ impl Builder {
         let build_script = std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO_MANIFEST_DIR").is_some();
         let mut outputs: Vec<(PathBuf, Vec<u8>)> = Vec::new();
         let mut modules = std::collections::BTreeSet::new();
-        for (schema, names) in &self.schemas {
+        // The set: every schema of the builder, and the documents mapped to URIs.
+        let mut set: Vec<crate::validators::Document> = Vec::new();
+        for (schema, _) in &self.schemas {
+            let shown = schema.display().to_string();
+            let bytes =
+                std::fs::read(schema).map_err(|e| CodegenError::new(&shown, "", format!("cannot read: {e}")))?;
+            let value = crate::parse_schema(&bytes, &shown)?;
+            set.push(crate::validators::Document {
+                uri: file_uri(schema),
+                file: shown,
+                value,
+            });
+        }
+        for (uri, path) in &self.documents {
+            let shown = path.display().to_string();
+            if build_script {
+                println!("cargo:rerun-if-changed={shown}");
+            }
+            let bytes =
+                std::fs::read(path).map_err(|e| CodegenError::new(&shown, "", format!("cannot read: {e}")))?;
+            let value = crate::parse_schema(&bytes, &shown)?;
+            set.push(crate::validators::Document {
+                uri: uri.clone(),
+                file: shown,
+                value,
+            });
+        }
+        let mut single = String::new();
+        for (position, (schema, names)) in self.schemas.iter().enumerate() {
             let shown = schema.display().to_string();
             if build_script {
                 println!("cargo:rerun-if-changed={shown}");
@@ -128,12 +212,25 @@ impl Builder {
                 }
             };
             let copy = format!("{module}.schema.json");
+            let mut options = crate::validators::Options::new().base_uri(set[position].uri.clone());
+            if let Some(draft) = self.default_draft {
+                options = options.default_draft(draft);
+            }
+            if let Some(assert) = self.assert_formats {
+                options = options.assert_formats(assert);
+            }
+            for (other, document) in set.iter().enumerate() {
+                if other != position {
+                    options.documents.push(document.clone());
+                }
+            }
             let settings = TypesSettings {
                 source_name: shown.clone(),
                 schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
                 constants: Vec::new(),
                 embed_schema: Some(copy.clone()),
                 names,
+                validators: options,
             };
             let generated = crate::generate_types(&bytes, &settings)?;
             for warning in &generated.warnings {
@@ -149,7 +246,15 @@ impl Builder {
                 generated.code
             );
             outputs.push((out_dir.join(&copy), bytes));
-            outputs.push((out_dir.join(format!("{module}.rs")), code.into_bytes()));
+            if self.out_file.is_some() {
+                single.push_str(&code);
+                single.push('\n');
+            } else {
+                outputs.push((out_dir.join(format!("{module}.rs")), code.into_bytes()));
+            }
+        }
+        if let Some(file) = &self.out_file {
+            outputs.push((file.clone(), single.into_bytes()));
         }
         std::fs::create_dir_all(&out_dir)
             .map_err(|e| CodegenError::new(&out_dir.display().to_string(), "", format!("cannot create: {e}")))?;

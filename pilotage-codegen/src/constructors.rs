@@ -493,9 +493,16 @@ fn derives_default(attrs: &[syn::Attribute]) -> bool {
 }
 
 /// `snake_case` of a variant name.
+/// The snake-case method name of a variant; a Rust keyword (`enum`, `type`, `self`) gets a
+/// trailing `_` (`Kind::enum_(..)`), since some keywords cannot be raw identifiers.
 fn snake_case(ident: &syn::Ident) -> String {
     use heck::ToSnakeCase;
-    ident.to_string().trim_start_matches("r#").to_snake_case()
+    let name = ident.to_string().trim_start_matches("r#").to_snake_case();
+    if syn::parse_str::<syn::Ident>(&name).is_err() {
+        format!("{name}_")
+    } else {
+        name
+    }
 }
 
 /// The constructors of the struct-like variants of one enum.
@@ -708,6 +715,14 @@ mod tests {
         assert!(out.contains("#[non_exhaustive]\npub struct Step"), "{out}");
         assert!(out.contains("impl ::std::default::Default for Step"), "{out}");
         assert!(!out.contains("impl ::std::default::Default for Response"), "{out}");
+    }
+
+    #[test]
+    fn a_variant_spelled_as_a_keyword_gets_a_method_name() {
+        for (variant, method) in [("Enum", "enum_"), ("SelfValue", "self_value"), ("Self_", "self_"), ("Type", "type_")] {
+            let ident = syn::Ident::new(variant, proc_macro2::Span::call_site());
+            assert_eq!(snake_case(&ident), method);
+        }
     }
 
     #[test]

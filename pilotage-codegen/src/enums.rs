@@ -7,7 +7,10 @@
 //! carrying a new request-error kind. Every such enum is rewritten here, on the syntax tree:
 //!
 //! - `#[non_exhaustive]`, with a last variant `Unknown(String)` that keeps an unrecognised
-//!   value exactly as received (so the lossless round trip stays true);
+//!   value exactly as received (so the lossless round trip stays true). When a schema value
+//!   is itself spelled `Unknown` in Rust (the value `"unknown"`), the catch-all is the first of
+//!   `Unknown_`, `Unknown__`, ... that no value is spelled ([`catch_all_name`]): deterministic,
+//!   and the value keeps the name a user expects;
 //! - `as_str()`, `is_known()`, `KNOWN` (every value of this version), `From<&str>`,
 //!   `From<String>`, an infallible `FromStr`, `Display`, and hand-rolled serde impls (a known
 //!   value deserializes without allocating, through `pilotage_types::wire::OpenEnumVisitor`).
@@ -131,12 +134,6 @@ pub fn open_string_enums(file: &mut syn::File, closed: &ClosedValues) -> Result<
         if closed.is_closed(&values) {
             continue;
         }
-        if strings.variants.iter().any(|(ident, _)| ident == "Unknown") {
-            return Err(format!(
-                "enum {}: a schema value is spelled `Unknown` in Rust, which is the name of the catch-all variant of an open enum",
-                item.ident
-            ));
-        }
         opened.insert(item.ident.to_string(), values);
     }
     let mut items = Vec::with_capacity(file.items.len());
@@ -154,6 +151,16 @@ pub fn open_string_enums(file: &mut syn::File, closed: &ClosedValues) -> Result<
     }
     file.items = items;
     Ok(opened)
+}
+
+/// The name of an open enum's catch-all variant: `Unknown`, or when a schema value is spelled
+/// so in Rust, the first of `Unknown_`, `Unknown__`, ... that none is.
+pub fn catch_all_name(variants: &[&syn::Ident]) -> syn::Ident {
+    let mut name = "Unknown".to_owned();
+    while variants.iter().any(|v| *v == name.as_str()) {
+        name.push('_');
+    }
+    format_ident!("{name}", span = Span::call_site())
 }
 
 fn open_enum(item: &ItemEnum, strings: &StringEnum) -> TokenStream {
@@ -178,7 +185,7 @@ fn open_enum(item: &ItemEnum, strings: &StringEnum) -> TokenStream {
             }
         })
         .collect();
-    let unknown = format_ident!("Unknown", span = Span::call_site());
+    let unknown = catch_all_name(&idents);
     let open_doc = format!(
         "\n\nOpen for later minor versions of the schema: a value this version does not define \
          deserializes into [`{name}::{unknown}`] and serializes back unchanged; \
@@ -312,9 +319,15 @@ mod tests {
     }
 
     #[test]
-    fn a_value_spelled_unknown_is_an_error() {
-        let mut file: syn::File = syn::parse_str(r#"pub enum K { #[serde(rename = "unknown")] Unknown }"#).unwrap();
-        let error = open_string_enums(&mut file, &ClosedValues::default()).unwrap_err();
-        assert!(error.contains("enum K"), "{error}");
+    fn a_value_spelled_unknown_moves_the_catch_all_aside() {
+        let (out, opened) = rewrite(
+            r#"pub enum K { #[serde(rename = "unknown")] Unknown, #[serde(rename = "unknown_")] Unknown_, A }"#,
+            &ClosedValues::default(),
+        );
+        assert_eq!(opened, ["K"]);
+        assert!(out.contains("\"unknown\" => Self :: Unknown ,"), "{out}");
+        assert!(out.contains("Unknown__ (:: std :: string :: String)"), "{out}");
+        assert!(out.contains("_ => Self :: Unknown__ (value)"), "{out}");
+        syn::parse_str::<syn::File>(&out).expect("parses");
     }
 }

@@ -95,13 +95,19 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         ));
     }
     refs::check_unguarded_cycles(&defs, file)?;
+    let root_name = render::root_type(&original).map(|(name, _)| name);
     let def_type_names: Vec<String> = defs.keys().map(|d| render::rust_type_name(d)).collect();
     let named = match &settings.names {
         Some(table) => names::apply(table, &original, &mut defs, &def_type_names)?,
         None => Vec::new(),
     };
     let mut wrapped = serde_json::json!({ "$defs": defs });
-    let report = normalise::apply_all(&mut wrapped);
+    let rebased = normalise::rebase_references(&mut wrapped, root_name.as_deref());
+    let mut report = normalise::apply_all(&mut wrapped);
+    if !rebased.is_empty() {
+        report.insert(0, ("rebase_references", rebased));
+    }
+    normalise::check_size(&wrapped).map_err(|message| CodegenError::new(file, "/$defs", message))?;
     let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
     let warnings: Vec<String> = report
         .iter()
@@ -113,11 +119,27 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         .collect();
 
     let nullable_pointers = normalise::nullable_optional_members(&wrapped);
-    let typified = typify_stage::run(&normalised_defs, &render::typify_settings(), file)?;
+    let typified = typify_stage::run(&normalised_defs, render::typify_settings, file)?;
     let mut syntax: syn::File = syn::parse2(typified.tokens)
         .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
-    let nullable = postpass::locate_members(&syntax, &typified.def_types, &nullable_pointers)
-        .map_err(|message| CodegenError::new(file, "/$defs", format!("nullable optional member: {message}")))?;
+    postpass::unique_member_names(&mut syntax);
+    // A nullable optional member the post-pass cannot place (inside an `anyOf` branch, a map's
+    // values, a struct typify merged) keeps typify's `Option<T>`: a warning, not a refusal.
+    let mut nullable = postpass::NullableMembers::new();
+    let mut placed = Vec::new();
+    let mut warnings = warnings;
+    for pointer in &nullable_pointers {
+        match postpass::locate_members(&syntax, &typified.def_types, std::slice::from_ref(pointer)) {
+            Ok(found) => {
+                nullable.extend(found);
+                placed.push(pointer.clone());
+            }
+            Err(message) => warnings.push(format!(
+                "{file}: nullable optional member {message}: typed Option<T> there, so a present null reads as absent (the validator checks it as the schema says)"
+            )),
+        }
+    }
+    let nullable_pointers = placed;
     postpass::apply(&mut syntax, &nullable);
     let open = enums::open_string_enums(&mut syntax, &enums::ClosedValues::of_schema(&original))
         .map_err(|message| CodegenError::new(file, "/$defs", message))?;
@@ -141,4 +163,60 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         api: rendered.api,
         validators: rendered.validators,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(schema: serde_json::Value) -> Result<GeneratedTypes, CodegenError> {
+        let settings = TypesSettings {
+            source_name: "s.json".to_owned(),
+            embed_schema: Some("s.schema.json".to_owned()),
+            schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
+            ..TypesSettings::default()
+        };
+        let generated = generate_types(schema.to_string().as_bytes(), &settings)?;
+        syn::parse_file(&generated.code).expect("the generated file parses");
+        Ok(generated)
+    }
+
+    #[test]
+    fn the_corpus_cases_generate() {
+        // ruff's `line-length` beside `line_length`, a value `unknown`, a bare CR in a description.
+        let code = generate(serde_json::json!({"title": "Conf", "type": "object", "properties": {
+            "line-length": {"type": "integer"}, "line_length": {"type": "string"},
+            "status": {"type": "string", "enum": ["unknown", "known"]},
+            "note": {"type": "string", "description": "first\rsecond\r\nthird"}}}))
+        .unwrap()
+        .code;
+        assert!(code.contains("pub line_length_2:") && code.contains("Unknown_(::std::string::String)"), "{code}");
+        assert!(!code.contains('\r'));
+        // Windows' resjson: a merge through a recursive reference (typify overflows its stack).
+        generate(serde_json::json!({"type": "object", "title": "Res",
+            "additionalProperties": {"minProperties": 1, "anyOf": [{"type": "string"}, {"$ref": "#/definitions/resource"}]},
+            "definitions": {"resource": {"type": "object",
+                "additionalProperties": {"minProperties": 1, "anyOf": [{"type": "string"}, {"$ref": "#/definitions/resource"}]}}}}))
+        .unwrap();
+        // A reference to the root, and a date-time (no chrono in the output).
+        let code = generate(serde_json::json!({"title": "Tree", "type": "object", "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "children": {"type": "array", "items": {"$ref": "#"}}}}))
+        .unwrap()
+        .code;
+        assert!(!code.contains("chrono") && code.contains("Vec<Tree>"), "{code}");
+    }
+
+    #[test]
+    fn a_nullable_member_the_post_pass_cannot_place_is_a_warning() {
+        let generated = generate(serde_json::json!({"title": "S", "type": "object", "properties": {
+            "m": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"n": {"type": ["string", "null"]}}}}}}))
+        .unwrap();
+        assert!(
+            generated.warnings.iter().any(|w| w.contains("nullable optional member")),
+            "{:?}",
+            generated.warnings
+        );
+    }
 }

@@ -5,8 +5,37 @@
 //!
 //! Each normalisation is one named function with a doc comment saying which construct it
 //! rewrites, why typify needs it, and what enforces the dropped constraint instead. They are
-//! applied in the order of [`ALL`]; each returns the JSON Pointers it rewrote, and the
-//! generated file lists them in its header so a reader sees exactly what was changed.
+//! applied in the order of [`ALL`] (after [`rebase_references`]); each returns the JSON
+//! Pointers it rewrote, and the generated file lists them in its header so a reader sees
+//! exactly what was changed. Every one has a unit test below.
+//!
+//! | name | construct rewritten | typify's problem |
+//! |---|---|---|
+//! | [`rebase_references`] | `#`, `#/properties/..`, `#/definitions/a/..` | panics on a target it has not got |
+//! | [`inline_deep_references`] | `$ref` deeper than a definition | resolves by last segment |
+//! | [`external_references_as_any`] | `$ref` to another document | panics; becomes `Value` |
+//! | [`permissive_alternatives_as_any`] | `anyOf`/`oneOf` with an accept-all branch | unfaithful struct |
+//! | [`drop_conditionals`] | `if`/`then`/`else` | `todo!()` |
+//! | [`drop_presence_only_alternatives`] | `anyOf`/`oneOf` of `required` only | one struct per branch |
+//! | [`collapse_string_alternatives`] | `anyOf` of string schemas | no bare string |
+//! | [`drop_defaults`] | `default` | fills defaults in (not lossless) |
+//! | [`patterns_left_to_validator`] | `pattern` | needs `regress` |
+//! | [`string_const_as_enum`] | string `const` | loses the constant |
+//! | [`reduce_ref_refinements`] | `allOf` of one `$ref` + `required`/`not` | copies the struct |
+//! | [`drop_negations`] | `not` | panics; exponential merges |
+//! | [`disjoint_alternatives_as_one_of`] | `anyOf` of disjoint objects | flattened optional parts |
+//! | [`keep_unknown_members`] | objects without `additionalProperties` | drops unknown members |
+//! | [`formats_left_to_validator`] | `format` of [`TYPED_FORMATS`] | needs `chrono`/`uuid`; rejects annotated values |
+//! | [`loose_tuples_as_lists`] | array-form `items` that is no fixed tuple | `unhandled array validation` |
+//! | [`mixed_enums_as_any`] | untyped `enum` of several JSON types | panics |
+//! | [`indistinct_enums_as_strings`] | string `enum` with values of one Rust name | panics |
+//! | [`drop_types_beside_references`] | `type` beside `$ref` | asserts the target's `type` is the same |
+//! | [`large_merges_as_any`] | a merge with more than [`MAX_MERGED_ALTERNATIVES`] alternatives | exponential merge |
+//! | [`recursive_merges_as_any`] | a merge that inlines its own definition | stack overflow (abort) |
+//!
+//! Together, [`patterns_left_to_validator`] and [`formats_left_to_validator`] keep generated
+//! code's dependencies to `pilotage-types`, `serde` and `serde_json`: typify would otherwise
+//! use `regress` for patterns and `chrono`/`uuid` for formats.
 
 use serde_json::{json, Map, Value};
 
@@ -44,9 +73,23 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "patterns_left_to_validator", apply: patterns_left_to_validator },
     Normalisation { name: "string_const_as_enum", apply: string_const_as_enum },
     Normalisation { name: "reduce_ref_refinements", apply: reduce_ref_refinements },
+    Normalisation { name: "drop_negations", apply: drop_negations },
     Normalisation { name: "disjoint_alternatives_as_one_of", apply: disjoint_alternatives_as_one_of },
     Normalisation { name: "keep_unknown_members", apply: keep_unknown_members },
+    Normalisation { name: "formats_left_to_validator", apply: formats_left_to_validator },
+    Normalisation { name: "loose_tuples_as_lists", apply: loose_tuples_as_lists },
+    Normalisation { name: "mixed_enums_as_any", apply: mixed_enums_as_any },
+    Normalisation { name: "indistinct_enums_as_strings", apply: indistinct_enums_as_strings },
+    Normalisation { name: "drop_types_beside_references", apply: drop_types_beside_references },
+    Normalisation { name: "large_merges_as_any", apply: large_merges_as_any },
+    Normalisation { name: "recursive_merges_as_any", apply: recursive_merges_as_any },
 ];
+
+/// Every normalisation's name, in the order applied: [`rebase_references`] (run first, by
+/// [`crate::generate_types`], since it needs the root type's name), then [`ALL`].
+pub fn names() -> Vec<&'static str> {
+    std::iter::once("rebase_references").chain(ALL.iter().map(|n| n.name)).collect()
+}
 
 /// What [`apply_all`] did: for each normalisation that changed anything, its name and the
 /// pointers it rewrote.
@@ -407,6 +450,37 @@ pub fn nullable_optional_members(schema: &Value) -> Vec<String> {
     found
 }
 
+/// How many deep references [`inline_deep_references`] copies at most; the rest are left as
+/// they are (and [`MAX_SCHEMA_LOCATIONS`] bounds what the copies add up to).
+pub const MAX_INLINED_REFERENCES: usize = 2_000;
+
+/// The most subschemas typify's copy may have after the normalisations: a bound on what
+/// copying references can expand a schema to, checked by [`check_size`].
+pub const MAX_SCHEMA_LOCATIONS: usize = 200_000;
+
+/// `Err(message)` when `schema` has more than [`MAX_SCHEMA_LOCATIONS`] subschemas.
+pub fn check_size(schema: &Value) -> Result<(), String> {
+    fn count(value: &Value, total: &mut usize) {
+        match value {
+            Value::Object(members) => {
+                *total += 1;
+                members.values().for_each(|v| count(v, total));
+            }
+            Value::Array(items) => items.iter().for_each(|v| count(v, total)),
+            _ => {}
+        }
+    }
+    let mut total = 0;
+    count(schema, &mut total);
+    if total > MAX_SCHEMA_LOCATIONS {
+        return Err(format!(
+            "the normalised schema has {total} objects, more than the limit of {MAX_SCHEMA_LOCATIONS} \
+             (pilotage_codegen::normalise::MAX_SCHEMA_LOCATIONS): references expand it too far"
+        ));
+    }
+    Ok(())
+}
+
 /// **A `$ref` to a location deeper than a definition is replaced by a copy of its target**
 /// (`#/$defs/partition_list_output/properties/partitions`).
 ///
@@ -419,6 +493,9 @@ pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
         for _ in 0..8 {
+            if changed.len() >= MAX_INLINED_REFERENCES {
+                return;
+            }
             let Some(Value::String(reference)) = object.get("$ref") else {
                 return;
             };
@@ -432,6 +509,11 @@ pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
             let Some(Value::Object(target)) = document.pointer(fragment) else {
                 return;
             };
+            // A reference inside its own target (or an ancestor of it) would be copied into
+            // itself without end: left as it is.
+            if at == fragment || at.starts_with(&format!("{fragment}/")) {
+                return;
+            }
             let reference = reference.clone();
             object.remove("$ref");
             for (key, value) in target {
@@ -545,9 +627,556 @@ pub fn patterns_left_to_validator(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// Annotation keywords: they describe, and typify reads them as docs only.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "$comment",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "markdownDescription",
+    "$schema",
+    "$id",
+    "id",
+];
+
+/// **Local references the copy no longer resolves are rebased onto it**: in typify's copy the
+/// definitions of `definitions` (draft-07) are entries of `$defs`, and the document root is the
+/// definition `root` (its title, [`crate::render::root_type`]). So `#` becomes
+/// `#/$defs/<root>`, a pointer into the root (`#/properties/a`) becomes
+/// `#/$defs/<root>/properties/a`, and a deep pointer into `definitions`
+/// (`#/definitions/a/properties/b`) becomes `#/$defs/a/properties/b` (then inlined by
+/// [`inline_deep_references`]). Shallow `#/definitions/<name>` references are left as they
+/// are: typify resolves them by their last segment.
+///
+/// Why: typify 0.8 panics (`$ref # is missing`, `unresolved reference`) on a reference whose
+/// target is not a definition of its input.
+/// Enforced instead by: nothing is dropped; each reference names the same schema as before.
+pub fn rebase_references(schema: &mut Value, root: Option<&str>) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::String(reference)) = object.get("$ref") else {
+            return;
+        };
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return;
+        };
+        let tokens: Vec<&str> = fragment.split('/').skip(1).collect();
+        let rebased = match (tokens.first().copied(), root) {
+            (None, Some(root)) => format!("#/$defs/{}", crate::error::escape_pointer_token(root)),
+            (Some("definitions"), _) if tokens.len() > 2 => format!("#/$defs{}", &fragment["/definitions".len()..]),
+            (Some("$defs" | "definitions"), _) | (None, None) => return,
+            (Some(_), Some(root)) => format!("#/$defs/{}{fragment}", crate::error::escape_pointer_token(root)),
+            (Some(_), None) => return,
+        };
+        changed.push(format!("{at} ({reference})"));
+        object.insert("$ref".into(), Value::String(rebased));
+    });
+    changed
+}
+
+/// **`not` is removed** (`{"type": "string", "not": {"enum": [..]}}`, `{"not": {"required": [..]}}`);
+/// a schema left empty by that accepts any value.
+///
+/// Why: typify 0.8 panics on most negations (`unhandled not schema`), and merging a `not`
+/// into `allOf`/`oneOf` branches is exponential there (Azure Functions' `function.json`
+/// grows past gigabytes of memory). A negation only excludes values: the type without it
+/// holds every instance the schema allows.
+/// Enforced instead by: the validator, which reads the original `not`.
+pub fn drop_negations(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if object.remove("not").is_some() {
+            changed.push(format!("{at}/not"));
+        }
+    });
+    changed
+}
+
+/// The string formats typify 0.8 gives a type other than `String`.
+pub const TYPED_FORMATS: &[&str] = &["date", "date-time", "uuid", "ip", "ipv4", "ipv6"];
+
+/// **A string `format` that typify would type (`date-time`, `date`, `uuid`, `ip`, `ipv4`,
+/// `ipv6`: [`TYPED_FORMATS`]) is removed from typify's copy**; the format is stated in the
+/// description instead. Other formats are left: typify ignores them on strings (`uri`,
+/// `email`) and reads the integer ones (`uint32`, `int64`) as the width of the integer.
+///
+/// Why: typify 0.8 types `date`/`date-time` as `chrono` types and `uuid` as `uuid::Uuid`, so
+/// generated code would need crates the user never asked for, and its `IpAddr` types reject
+/// at deserialisation strings the validator accepts where `format` is an annotation. The
+/// member is a `String`, which round-trips every instance losslessly.
+/// Enforced instead by: the validator, which reads the original `format` (asserting it where
+/// the schema's draft does).
+pub fn formats_left_to_validator(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::String(format)) = object.get("format").cloned() else {
+            return;
+        };
+        if !TYPED_FORMATS.contains(&format.as_str()) {
+            return;
+        }
+        object.remove("format");
+        append_to_description(object, &format!("Format (checked by the validator): `{format}`."));
+        changed.push(at.to_owned());
+    });
+    changed
+}
+
+/// **A tuple-form `items` (an array of schemas) that typify cannot make a fixed tuple of is
+/// removed**, so the array is a list of any JSON values (`Vec<serde_json::Value>`); so is
+/// `additionalItems` then.
+///
+/// Why: typify 0.8 converts array-form `items` only when `minItems` and `maxItems` both equal
+/// its length (a Rust tuple); any other (`["string", "integer"]` with optional trailing
+/// items, or further items allowed) is an `unhandled array validation` error.
+/// Enforced instead by: the validator, which reads the original `items` and `additionalItems`.
+pub fn loose_tuples_as_lists(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::Array(items)) = object.get("items") else {
+            return;
+        };
+        let length = items.len() as u64;
+        let fixed = object.get("minItems").and_then(Value::as_u64) == Some(length)
+            && object.get("maxItems").and_then(Value::as_u64) == Some(length)
+            && length > 0;
+        if !fixed {
+            object.remove("items");
+            object.remove("additionalItems");
+            changed.push(format!("{at}/items"));
+        }
+    });
+    changed
+}
+
+/// The JSON type of a value, as JSON Schema names it (integers are numbers here).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// **An `enum` without `type` whose values are of several JSON types (besides `null`) is
+/// removed**, so the schema accepts any value (`serde_json::Value`): `[true, false, "auto"]`,
+/// `[1, "1"]`.
+///
+/// Why: typify 0.8 panics on such an enum (`multiple implied types for an un-typed enum`).
+/// Enforced instead by: the validator, which reads the original `enum`.
+pub fn mixed_enums_as_any(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if object.contains_key("type") {
+            return;
+        }
+        let Some(Value::Array(values)) = object.get("enum") else {
+            return;
+        };
+        let types: std::collections::BTreeSet<&str> =
+            values.iter().map(json_type).filter(|t| *t != "null").collect();
+        if types.len() > 1 {
+            let shown = Value::Array(values.clone()).to_string();
+            object.remove("enum");
+            append_to_description(object, &format!("One of (checked by the validator): `{shown}`."));
+            changed.push(format!("{at}/enum"));
+        }
+    });
+    changed
+}
+
+/// **A string `enum` with two values that spell the same Rust variant becomes a plain
+/// string** (`["GET", "get"]`, `["==", "!="]`, `["Etc/GMT+1", "Etc/GMT-1"]`): its values are
+/// kept in the description.
+///
+/// Why: typify 0.8 names a variant after its value without the characters an identifier
+/// cannot hold, ignoring case, and panics (`Failed to make unique variant names`) when two
+/// values give the same name. Values are compared here with only their letters and digits,
+/// lowercased: a little stricter than typify, never looser.
+/// Enforced instead by: the validator, which reads the original `enum`.
+pub fn indistinct_enums_as_strings(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::Array(values)) = object.get("enum").cloned() else {
+            return;
+        };
+        let strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        if strings.is_empty() || strings.len() + values.iter().filter(|v| v.is_null()).count() != values.len() {
+            return;
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let indistinct = strings.iter().any(|value| {
+            let key: String = value
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            !seen.insert(key)
+        });
+        if indistinct {
+            let shown = Value::Array(values.clone()).to_string();
+            object.remove("enum");
+            if !object.contains_key("type") {
+                let nullable = values.iter().any(Value::is_null);
+                object.insert("type".into(), if nullable { json!(["string", "null"]) } else { json!("string") });
+            }
+            append_to_description(object, &format!("One of (checked by the validator): `{shown}`."));
+            changed.push(format!("{at}/enum"));
+        }
+    });
+    changed
+}
+
+/// Whether typify merges `object` with its subschemas (and so inlines the schemas its
+/// `$ref`s name): it has `allOf`, or several of `allOf`/`anyOf`/`oneOf`, or one of them
+/// beside a keyword other than `type` and annotations.
+fn is_merge_site(object: &Map<String, Value>) -> bool {
+    let combinators = ["allOf", "anyOf", "oneOf"].iter().filter(|k| object.contains_key(**k)).count();
+    if combinators == 0 {
+        return false;
+    }
+    object.contains_key("allOf")
+        || combinators > 1
+        || object
+            .keys()
+            .any(|k| !matches!(k.as_str(), "allOf" | "anyOf" | "oneOf" | "type") && !ANNOTATIONS.contains(&k.as_str()))
+}
+
+/// The definitions a merge of `schema` inlines: its own `$ref`, and those of its `allOf`,
+/// `anyOf` and `oneOf` members, recursively (resolved by last segment, as typify does). A
+/// `$ref` below a member's `properties` or `items` stays a reference to a named type.
+fn inlined_definitions(schema: &Value, found: &mut std::collections::BTreeSet<String>) {
+    let Value::Object(object) = schema else { return };
+    if let Some(Value::String(reference)) = object.get("$ref") {
+        if let Some(fragment) = reference.strip_prefix('#') {
+            if let Some(last) = fragment.rsplit('/').next().filter(|l| !l.is_empty()) {
+                found.insert(crate::error::unescape_pointer_token(last));
+            }
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(members)) = object.get(key) {
+            for member in members {
+                inlined_definitions(member, found);
+            }
+        }
+    }
+}
+
+fn inlined_by(object: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    inlined_definitions(&Value::Object(object.clone()), &mut found);
+    found
+}
+
+/// **`type` beside a `$ref` is removed** (`{"$ref": "#/definitions/port", "type": "integer"}`).
+///
+/// Why: typify 0.8 asserts that the referenced schema's `type` is spelled exactly the same
+/// (`assertion failed: matches!(ref_schema, ..)`), which fails for a target without `type`
+/// (an `anyOf`, an `enum`) or with it spelled as an array. The type is the target's.
+/// Enforced instead by: the validator, which checks both the `type` and the reference.
+pub fn drop_types_beside_references(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if object.contains_key("$ref") && object.remove("type").is_some() {
+            changed.push(format!("{at}/type"));
+        }
+    });
+    changed
+}
+
+/// The most `anyOf`/`oneOf` alternatives a subschema typify merges may have
+/// ([`large_merges_as_any`]).
+pub const MAX_MERGED_ALTERNATIVES: usize = 8;
+
+/// The alternatives of `schema`'s `anyOf`/`oneOf`, counted through nested combinators of its
+/// members (not through `properties` or `items`).
+fn merged_alternatives(schema: &Value) -> usize {
+    let Value::Object(object) = schema else { return 0 };
+    let mut total = 0;
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(members)) = object.get(key) {
+            total += members.iter().map(|m| merged_alternatives(m).max(1)).sum::<usize>();
+        }
+    }
+    if let Some(Value::Array(members)) = object.get("allOf") {
+        total += members.iter().map(merged_alternatives).sum::<usize>();
+    }
+    total
+}
+
+/// **A merge of more than [`MAX_MERGED_ALTERNATIVES`] alternatives becomes any JSON value**:
+/// a subschema typify merges (see [`recursive_merges_as_any`]) whose `anyOf`/`oneOf` hold more
+/// alternatives than that, as Azure Functions' `bindings` items (a `oneOf` of twenty binding
+/// kinds beside `allOf: [bindingBase]`).
+///
+/// Why: typify 0.8 merges a `oneOf` into its siblings by adding to each alternative the
+/// negation of every other, which is exponential in the alternatives (`function.json` grows
+/// past gigabytes of memory).
+/// Enforced instead by: the validator, which reads the original subschema. The Rust type is
+/// `serde_json::Value` there.
+pub fn large_merges_as_any(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if !is_merge_site(object) || merged_alternatives(&Value::Object(object.clone())) <= MAX_MERGED_ALTERNATIVES {
+            return;
+        }
+        let description = object.get("description").cloned();
+        object.clear();
+        if let Some(description) = description {
+            object.insert("description".into(), description);
+        }
+        append_to_description(
+            object,
+            "Any JSON value here (a merge of more alternatives than typify can convert); checked by the validator.",
+        );
+        changed.push(at.to_owned());
+    });
+    changed
+}
+
+/// **A merge through a recursive reference becomes any JSON value**: a subschema that typify
+/// would merge (an `allOf`, or an `anyOf`/`oneOf` beside other assertions, as Windows'
+/// `resjson`: `{"minProperties": 1, "anyOf": [{"type": "string"}, {"$ref": "#/definitions/resource"}]}`
+/// inside `resource` itself) and that references a definition whose own merges lead back to
+/// the definition holding it.
+///
+/// Why: typify 0.8 merges by inlining the referenced schema, with no guard against cycles
+/// (its own `TODO`), so such a merge recurses until the stack overflows and the process
+/// aborts; no `catch_unwind` can stop that. Cutting every merge that lies on a cycle of
+/// "merges the definition" edges leaves only finite merges.
+/// Enforced instead by: the validator, which reads the original subschema. The Rust type is
+/// `serde_json::Value` there.
+pub fn recursive_merges_as_any(schema: &mut Value) -> Vec<String> {
+    // Cycles through the definition holding the merge first, then merges of a definition on
+    // a cycle elsewhere; each round cuts at least one merge, and the graph is rebuilt after it.
+    let mut changed = Vec::new();
+    for _ in 0..256 {
+        let mut cut = cut_recursive_merges(schema, false);
+        if cut.is_empty() {
+            cut = cut_recursive_merges(schema, true);
+        }
+        if cut.is_empty() {
+            break;
+        }
+        changed.extend(cut);
+    }
+    changed
+}
+
+/// One round of [`recursive_merges_as_any`]: cuts the merges that inline a definition leading
+/// back to their own (and with `elsewhere`, one lying on any cycle).
+fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let Some(Value::Object(defs)) = schema.get("$defs") else {
+        return Vec::new();
+    };
+    // definition -> the definitions a merge inside it (or of it: its top level) inlines.
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, def) in defs {
+        let mut targets = BTreeSet::new();
+        if let Value::Object(top) = def {
+            targets.extend(inlined_by(top));
+        }
+        crate::walk::walk(def, "", &mut |object, _| {
+            if is_merge_site(object) {
+                targets.extend(inlined_by(object));
+            }
+        });
+        edges.insert(name.clone(), targets);
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut stack: Vec<String> = edges.get(from).into_iter().flatten().cloned().collect();
+        let mut seen = BTreeSet::new();
+        while let Some(at) = stack.pop() {
+            if at == to {
+                return true;
+            }
+            if seen.insert(at.clone()) {
+                stack.extend(edges.get(&at).into_iter().flatten().cloned());
+            }
+        }
+        false
+    };
+    // A merge in `name` is cut when something it inlines leads back to `name` or lies on a
+    // cycle of its own.
+    let dangerous: BTreeMap<String, BTreeSet<String>> = edges
+        .iter()
+        .map(|(name, targets)| {
+            let bad = targets
+                .iter()
+                .filter(|t| t.as_str() == name.as_str() || reaches(t, name) || (elsewhere && reaches(t, t)))
+                .cloned()
+                .collect();
+            (name.clone(), bad)
+        })
+        .filter(|(_, bad): &(String, BTreeSet<String>)| !bad.is_empty())
+        .collect();
+    let mut changed = Vec::new();
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return changed;
+    };
+    for (name, bad) in dangerous {
+        let Some(def) = defs.get_mut(&name) else { continue };
+        let base = format!("/$defs/{}", crate::error::escape_pointer_token(&name));
+        walk_mut(def, &base, &mut |object, at| {
+            if is_merge_site(object) && inlined_by(object).iter().any(|t| bad.contains(t)) {
+                let description = object.get("description").cloned();
+                object.clear();
+                if let Some(description) = description {
+                    object.insert("description".into(), description);
+                }
+                append_to_description(
+                    object,
+                    "Any JSON value here (a recursive merge typify cannot convert); checked by the validator.",
+                );
+                changed.push(at.to_owned());
+            }
+        });
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_are_rebased_onto_the_copy() {
+        let mut schema = json!({"$defs": {"Root": {"properties": {
+            "self": {"$ref": "#"}, "sibling": {"$ref": "#/properties/x"},
+            "deep": {"$ref": "#/definitions/a/properties/b"}, "shallow": {"$ref": "#/definitions/a"},
+            "defs": {"$ref": "#/$defs/a"}}}}});
+        let changed = rebase_references(&mut schema, Some("Root"));
+        let p = &schema["$defs"]["Root"]["properties"];
+        assert_eq!(p["self"]["$ref"], "#/$defs/Root");
+        assert_eq!(p["sibling"]["$ref"], "#/$defs/Root/properties/x");
+        assert_eq!(p["deep"]["$ref"], "#/$defs/a/properties/b");
+        assert_eq!(p["shallow"]["$ref"], "#/definitions/a");
+        assert_eq!(p["defs"]["$ref"], "#/$defs/a");
+        assert_eq!(changed.len(), 3);
+        let mut rootless = json!({"$ref": "#"});
+        assert!(rebase_references(&mut rootless, None).is_empty());
+    }
+
+    #[test]
+    fn deep_references_into_themselves_are_not_copied_without_end() {
+        let mut schema = json!({"$defs": {"a": {"properties": {"b": {"properties": {
+            "again": {"$ref": "#/$defs/a/properties/b"}}}}}}});
+        assert!(inline_deep_references(&mut schema).is_empty());
+        assert!(check_size(&schema).is_ok());
+        let wide: Value = (0..MAX_SCHEMA_LOCATIONS + 1).map(|_| json!({})).collect();
+        assert!(check_size(&wide).unwrap_err().contains("MAX_SCHEMA_LOCATIONS"));
+    }
+
+    #[test]
+    fn negations_are_dropped() {
+        let (out, changed) = run(
+            drop_negations,
+            json!({"properties": {"t": {"type": "string", "not": {"enum": ["a"]}}, "u": {"not": {}}}}),
+        );
+        assert_eq!(out, json!({"properties": {"t": {"type": "string"}, "u": {}}}));
+        assert_eq!(changed, ["/properties/t/not", "/properties/u/not"]);
+    }
+
+    #[test]
+    fn formats_move_to_the_description() {
+        let (out, changed) = run(
+            formats_left_to_validator,
+            json!({"properties": {"at": {"type": "string", "format": "date-time"}, "n": {"type": "string"},
+                "u": {"type": "string", "format": "uri"}, "w": {"type": "integer", "format": "uint32"}}}),
+        );
+        assert_eq!(
+            out["properties"]["at"],
+            json!({"type": "string", "description": "Format (checked by the validator): `date-time`."})
+        );
+        assert_eq!(changed, ["/properties/at"]);
+    }
+
+    #[test]
+    fn loose_tuples_become_lists_and_fixed_ones_stay() {
+        let loose = json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false});
+        let (out, changed) = run(loose_tuples_as_lists, loose);
+        assert_eq!(out, json!({"type": "array"}));
+        assert_eq!(changed, ["/items"]);
+        let fixed = json!({"type": "array", "items": [{"type": "string"}], "minItems": 1, "maxItems": 1});
+        assert_eq!(run(loose_tuples_as_lists, fixed.clone()).0, fixed);
+        let list = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(run(loose_tuples_as_lists, list.clone()).0, list);
+    }
+
+    #[test]
+    fn mixed_enums_become_any_and_typed_ones_stay() {
+        let (out, changed) = run(mixed_enums_as_any, json!({"enum": [true, "auto", null]}));
+        assert_eq!(out, json!({"description": "One of (checked by the validator): `[true,\"auto\",null]`."}));
+        assert_eq!(changed, ["/enum"]);
+        for kept in [json!({"enum": ["a", null]}), json!({"type": "string", "enum": ["a", 1]})] {
+            assert_eq!(run(mixed_enums_as_any, kept.clone()).0, kept);
+        }
+    }
+
+    #[test]
+    fn indistinct_enums_become_strings() {
+        let (out, changed) = run(indistinct_enums_as_strings, json!({"enum": ["GET", "get", "post"]}));
+        assert_eq!(out["type"], "string");
+        assert!(out.get("enum").is_none());
+        assert_eq!(changed, ["/enum"]);
+        let (out, _) = run(indistinct_enums_as_strings, json!({"type": "string", "enum": ["==", "!="]}));
+        assert!(out.get("enum").is_none());
+        let distinct = json!({"type": "string", "enum": ["not_found", "internal", "a-b"]});
+        assert_eq!(run(indistinct_enums_as_strings, distinct.clone()).0, distinct);
+    }
+
+    #[test]
+    fn types_beside_references_are_dropped() {
+        let (out, changed) = run(
+            drop_types_beside_references,
+            json!({"properties": {"p": {"$ref": "#/$defs/Port", "type": "integer"}, "q": {"type": "integer"}}}),
+        );
+        assert_eq!(out, json!({"properties": {"p": {"$ref": "#/$defs/Port"}, "q": {"type": "integer"}}}));
+        assert_eq!(changed, ["/properties/p/type"]);
+    }
+
+    #[test]
+    fn large_merges_become_any() {
+        let refs: Vec<Value> = (0..9).map(|i| json!({"$ref": format!("#/$defs/B{i}")})).collect();
+        let (out, changed) = run(
+            large_merges_as_any,
+            json!({"properties": {
+                "big": {"oneOf": [{"$ref": "#/$defs/D"}, {"oneOf": refs}], "allOf": [{"$ref": "#/$defs/Base"}]},
+                "small": {"oneOf": [{"$ref": "#/$defs/D"}], "allOf": [{"$ref": "#/$defs/Base"}]},
+                "plain": {"oneOf": (0..20).map(|_| json!({"type": "string"})).collect::<Vec<_>>()}}}),
+        );
+        assert_eq!(changed, ["/properties/big"]);
+        assert!(out["properties"]["big"].get("oneOf").is_none());
+        assert!(out["properties"]["small"].get("oneOf").is_some());
+        assert!(out["properties"]["plain"].get("oneOf").is_some(), "no merge, no limit");
+    }
+
+    #[test]
+    fn recursive_merges_become_any_and_finite_ones_stay() {
+        let merge = json!({"minProperties": 1, "anyOf": [{"type": "string"}, {"$ref": "#/definitions/resource"}]});
+        let (out, changed) = run(
+            recursive_merges_as_any,
+            json!({"$defs": {
+                "Root": {"type": "object", "additionalProperties": merge.clone()},
+                "resource": {"type": "object", "additionalProperties": merge.clone()},
+                "Plain": {"allOf": [{"$ref": "#/$defs/Base"}, {"properties": {"x": {}}}]},
+                "Base": {"properties": {"child": {"$ref": "#/$defs/Plain"}}}
+            }}),
+        );
+        assert_eq!(changed, ["/$defs/resource/additionalProperties"]);
+        assert_eq!(out["$defs"]["Root"]["additionalProperties"], merge);
+        assert!(out["$defs"]["resource"]["additionalProperties"].get("anyOf").is_none());
+        assert!(out["$defs"]["Plain"].get("allOf").is_some(), "a reference back through a member is no merge");
+    }
 
     fn run(f: fn(&mut Value) -> Vec<String>, mut schema: Value) -> (Value, Vec<String>) {
         let changed = f(&mut schema);

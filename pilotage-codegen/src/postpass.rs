@@ -16,6 +16,9 @@
 //!   does not; integer members get a deserializer that accepts integral floats, so `parse`
 //!   never rejects what the validator accepts (the value re-serialises as `5`).
 //! - typify's own `error` module gives way to `pilotage_types::ConversionError`.
+//! - **member names are unique** ([`unique_member_names`], run first): members whose Rust
+//!   names collide (`line-length` and `line_length` are both `line_length` to typify) keep
+//!   their wire names, and all but one get a numbered field name.
 //!
 //! The serde helpers live in `pilotage_types::wire`: one implementation for every generated
 //! module.
@@ -104,7 +107,110 @@ pub fn apply(file: &mut syn::File, nullable: &NullableMembers) {
         current: String::new(),
     }
     .visit_file_mut(file);
+    safe_docs(file);
+}
+
+/// Rewrites every doc attribute of `file` with [`DocRewriter`]; idempotent, so the renderer
+/// runs it again over the items later stages added (open enums' variant docs are wire values).
+pub fn safe_docs(file: &mut syn::File) {
     DocRewriter.visit_file_mut(file);
+}
+
+/// **Makes the field names of every struct unique.** typify names a member by its snake-case
+/// spelling, so `line-length` and `line_length` (ruff's configuration has both) become two
+/// fields `line_length`, which does not compile. Of the fields sharing a name, the one whose
+/// wire name is that name (else the first) keeps it; each other becomes `NAME_2`, `NAME_3`, ...
+/// (the first number no other field has), in field order. Those all carry typify's
+/// `#[serde(rename = "..")]` already (their wire name differs from the name), so the wire is
+/// unchanged. typify's `impl Default` struct literals of the struct are renamed the same way.
+/// Returns (struct, old name, new name) per renamed field.
+pub fn unique_member_names(file: &mut syn::File) -> Vec<(String, String, String)> {
+    let mut renamed = Vec::new();
+    // struct name -> for each colliding name, the new names of its occurrences in field order.
+    let mut plans: BTreeMap<String, BTreeMap<String, Vec<syn::Ident>>> = BTreeMap::new();
+    for item in &mut file.items {
+        let syn::Item::Struct(item) = item else { continue };
+        let Fields::Named(fields) = &mut item.fields else { continue };
+        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (index, field) in fields.named.iter().enumerate() {
+            if let Some(ident) = &field.ident {
+                by_name.entry(ident.to_string()).or_default().push(index);
+            }
+        }
+        let mut taken: BTreeSet<String> = by_name.keys().cloned().collect();
+        let mut plan: BTreeMap<String, Vec<syn::Ident>> = BTreeMap::new();
+        for (name, indices) in by_name.iter().filter(|(_, i)| i.len() > 1) {
+            let bare = name.trim_start_matches("r#");
+            let keeper = indices
+                .iter()
+                .copied()
+                .find(|&i| wire_name(&fields.named[i]).as_deref() == Some(bare))
+                .unwrap_or(indices[0]);
+            let mut news = Vec::new();
+            for &index in indices {
+                let field = &mut fields.named[index];
+                if index == keeper {
+                    news.push(field.ident.clone().expect("named"));
+                    continue;
+                }
+                if wire_name(field).as_deref() == Some(bare) || SerdeField::of(field).rename.is_none() {
+                    let wire = bare.to_owned();
+                    let attr: Attribute = parse_quote!(#[serde(rename = #wire)]);
+                    field.attrs.push(attr);
+                }
+                let mut n = 2;
+                while taken.contains(&format!("{bare}_{n}")) {
+                    n += 1;
+                }
+                let new = format!("{bare}_{n}");
+                taken.insert(new.clone());
+                let ident = syn::Ident::new(&new, proc_macro2::Span::call_site());
+                field.ident = Some(ident.clone());
+                news.push(ident);
+                renamed.push((item.ident.to_string(), name.clone(), new));
+            }
+            plan.insert(name.clone(), news);
+        }
+        if !plan.is_empty() {
+            plans.insert(item.ident.to_string(), plan);
+        }
+    }
+    if plans.is_empty() {
+        return renamed;
+    }
+    struct Literals<'a> {
+        plan: &'a BTreeMap<String, Vec<syn::Ident>>,
+        own: String,
+    }
+    impl VisitMut for Literals<'_> {
+        fn visit_expr_struct_mut(&mut self, literal: &mut syn::ExprStruct) {
+            let target = literal.path.segments.last().map(|s| s.ident.to_string());
+            if target.as_deref() == Some("Self") || target.as_deref() == Some(self.own.as_str()) {
+                let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+                for field in literal.fields.iter_mut() {
+                    let syn::Member::Named(ident) = &mut field.member else { continue };
+                    let name = ident.to_string();
+                    if let Some(news) = self.plan.get(&name) {
+                        let k = seen.entry(name).or_default();
+                        if let Some(new) = news.get(*k) {
+                            *ident = new.clone();
+                        }
+                        *k += 1;
+                    }
+                }
+            }
+            syn::visit_mut::visit_expr_struct_mut(self, literal);
+        }
+    }
+    for item in &mut file.items {
+        let syn::Item::Impl(imp) = item else { continue };
+        let Type::Path(self_ty) = imp.self_ty.as_ref() else { continue };
+        let Some(own) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else { continue };
+        if let Some(plan) = plans.get(&own) {
+            Literals { plan, own }.visit_item_impl_mut(imp);
+        }
+    }
+    renamed
 }
 
 /// Finds, for each pointer to a member (`/$defs/<def>/properties/<m>`, possibly through
@@ -281,9 +387,37 @@ fn shared_conversion_error(file: &mut syn::File) {
     Paths.visit_file_mut(file);
 }
 
-/// Marks code blocks quoted from schema descriptions as `text`, so rustdoc does not compile
-/// and run another project's examples as this crate's doctests.
+/// Makes every doc comment valid whatever the schema's descriptions hold: code blocks quoted
+/// from descriptions are marked `text` (rustdoc must not compile and run another project's
+/// examples as this crate's doctests), and [`doc_safe`] line endings and characters.
 struct DocRewriter;
+
+/// `text` made safe for a doc comment: a carriage return (bare, or of a CRLF pair) becomes a
+/// line feed, since rustc rejects a bare CR in a doc comment (prettyplease prints one-line docs
+/// as `///`); the Unicode bidirectional controls (U+202A..U+202E, U+2066..U+2069), which
+/// rustc's deny-by-default `text_direction_codepoint_in_comment` lint rejects, and the other
+/// control characters but tab and line feed, are written as `\u{..}` escapes.
+pub fn doc_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push('\n');
+            }
+            '\n' | '\t' => out.push(c),
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// `text` with each opening code fence given the `text` language.
 pub fn fence_code_as_text(text: &str) -> String {
@@ -323,7 +457,7 @@ impl VisitMut for DocRewriter {
             return;
         };
         let value = text.value();
-        let cleaned = fence_code_as_text(&value);
+        let cleaned = fence_code_as_text(&doc_safe(&value));
         if cleaned != value {
             name_value.value = parse_quote!(#cleaned);
         }
@@ -511,6 +645,42 @@ mod tests {
         assert_eq!(fence_code_as_text("```rust\nf()\n```"), "```text\nf()\n```");
         let out = rewrite("#[doc = \"Example:\\n```\\nuse other_crate::X;\\n```\"] pub struct S { pub a: String }");
         assert!(out.contains("```text"), "{out}");
+    }
+
+    #[test]
+    fn colliding_member_names_become_unique_and_keep_their_wire_names() {
+        let mut file: syn::File = syn::parse_str(
+            r#"pub struct S {
+                #[serde(rename = "line-length")] pub line_length: Option<u8>,
+                pub line_length: Option<String>,
+                pub line_length_2: u8,
+            }
+            impl ::std::default::Default for S {
+                fn default() -> Self { Self { line_length: None, line_length: None, line_length_2: 0 } }
+            }"#,
+        )
+        .unwrap();
+        let renamed = unique_member_names(&mut file);
+        assert_eq!(renamed, [("S".to_owned(), "line_length".to_owned(), "line_length_3".to_owned())]);
+        let out = quote!(#file).to_string();
+        assert!(out.contains("rename = \"line-length\"")
+            && out.contains("pub line_length_3 : Option < u8 >")
+            && out.contains("pub line_length : Option < String >"), "{out}");
+        assert!(out.contains("line_length_3 : None , line_length : None , line_length_2 : 0"), "{out}");
+    }
+
+    #[test]
+    fn docs_with_any_characters_stay_valid() {
+        assert_eq!(doc_safe("a\r\nb\rc\nd\te"), "a\nb\nc\nd\te");
+        assert_eq!(doc_safe("x\u{202e}y\u{0}z"), "x\\u{202e}y\\u{0}z");
+        let out = rewrite("#[doc = \"one\\rtwo\\u{2066}\"] pub struct S { pub a: String }");
+        assert!(!out.contains('\r') && out.contains("one\\ntwo"), "{out}");
+        // Rendered, the docs compile as comments: no bare CR reaches `///`.
+        let mut file: syn::File = syn::parse_str("#[doc = \"a\\rb\"] pub struct S;").unwrap();
+        apply(&mut file, &NullableMembers::new());
+        let text = prettyplease::unparse(&file);
+        assert!(!text.contains('\r'), "{text}");
+        syn::parse_file(&text).expect("reparses");
     }
 
     #[test]

@@ -51,6 +51,10 @@ pub struct TypesSettings {
     pub embed_schema: Option<String>,
     /// The name table of this schema ([`crate::names`]), if any.
     pub names: Option<crate::NameTable>,
+    /// How the validators are generated: the schema set's other documents (a `$ref` into one
+    /// is validated by its schema; its types stay `serde_json::Value`), the default dialect,
+    /// format assertion ([`crate::validators::Options`]).
+    pub validators: crate::validators::Options,
 }
 
 /// What the earlier stages did, for the header and the API snapshot.
@@ -130,6 +134,20 @@ fn allow_attribute() -> syn::Attribute {
             rustdoc::invalid_html_tags
         )]
     }
+}
+
+/// `text` for one line of a `//` comment of the header: line breaks and other control
+/// characters (a member name may hold any) written as `\u{..}` escapes.
+pub fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Lowercase hexadecimal SHA-256 of `bytes`.
@@ -316,7 +334,7 @@ pub fn render(
         /// the order of the schema's sorted keys.
         pub const DEFS: &[&str] = &[#(#def_names),*];
     });
-    let generated = crate::validators::generate(schema, file, root.is_some())?;
+    let generated = crate::validators::generate_with(schema, file, root.is_some(), &settings.validators)?;
     let validators_tokens = &generated.tokens;
     let (checks_path, validators_file) = match &settings.embed_schema {
         Some(path) => {
@@ -361,6 +379,7 @@ pub fn render(
         .map_err(|e| CodegenError::new(file, "", format!("rendered items do not parse: {e}")))?;
     syntax.items.extend(extra.items);
     syntax.attrs.insert(0, allow_attribute());
+    crate::postpass::safe_docs(&mut syntax);
 
     let mut header = generated_header(file, bytes);
     if !report.is_empty() {
@@ -368,7 +387,7 @@ pub fn render(
         for (name, pointers) in report {
             let _ = writeln!(header, "// - {name}:");
             for pointer in pointers {
-                let _ = writeln!(header, "//     {pointer}");
+                let _ = writeln!(header, "//     {}", comment_safe(pointer));
             }
         }
     }
@@ -379,13 +398,13 @@ pub fn render(
             table.file
         );
         for (pointer, name) in provenance.named {
-            let _ = writeln!(header, "//   {name}: {pointer}");
+            let _ = writeln!(header, "//   {name}: {}", comment_safe(pointer));
         }
     }
     if !provenance.nullable.is_empty() {
         header.push_str("//\n// Nullable optional members, typed Option<Option<T>> (absent / null / value):\n");
         for pointer in provenance.nullable {
-            let _ = writeln!(header, "//   {pointer}");
+            let _ = writeln!(header, "//   {}", comment_safe(pointer));
         }
     }
     if !provenance.open.is_empty() {

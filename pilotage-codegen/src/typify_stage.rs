@@ -1,11 +1,22 @@
 //! The typify stage: hands the normalised `$defs` to typify 0.8 and returns its token stream.
 //! typify panics on constructs it does not support; every panic is caught here, kept off
 //! stderr, and turned into a [`CodegenError`] naming the `$defs` entry that caused it.
+//!
+//! typify runs on a thread of its own with a large stack ([`STACK_SIZE`]), watched by the
+//! caller: when it takes longer than [`TIME_BUDGET`], or the process's resident memory grows
+//! by more than [`MEMORY_BUDGET`] while it runs (Linux, read from `/proc/self/statm`), the
+//! stage returns a [`CodegenError`] saying which bound was reached instead of waiting. A
+//! thread cannot be stopped from outside, so the abandoned typify thread runs on until the
+//! process exits (the CLI and a build script exit on the error). The normalisations remove
+//! the constructs known to make typify recurse or merge without end
+//! ([`crate::normalise::drop_negations`], [`crate::normalise::recursive_merges_as_any`]);
+//! these bounds are the backstop for the ones not known yet.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Once;
+use std::sync::{mpsc, Once};
+use std::time::{Duration, Instant};
 
 use proc_macro2::TokenStream;
 use serde_json::{Map, Value};
@@ -77,9 +88,95 @@ pub struct Typified {
     pub def_types: BTreeMap<String, String>,
 }
 
+/// The longest typify may take for one schema.
+pub const TIME_BUDGET: Duration = Duration::from_secs(30);
+/// How much the process's resident memory may grow while typify runs.
+pub const MEMORY_BUDGET: u64 = 1 << 30;
+/// The stack of typify's thread: deep (finite) schemas recurse deeply in its converter.
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// The process's resident memory in bytes, where the platform tells (Linux).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 /// Converts `defs` (the normalised `$defs`) with typify and returns the generated tokens and
-/// the name of each definition's type.
-pub fn run(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
+/// the name of each definition's type, within [`TIME_BUDGET`] and [`MEMORY_BUDGET`].
+/// The settings are made by `settings` on typify's thread (they hold proc-macro tokens, which
+/// cannot cross threads).
+pub fn run(defs: &Map<String, Value>, settings: fn() -> TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
+    run_within(defs, settings, file, TIME_BUDGET, MEMORY_BUDGET)
+}
+
+/// [`run`] with the given bounds.
+pub fn run_within(
+    defs: &Map<String, Value>,
+    settings: fn() -> TypeSpaceSettings,
+    file: &str,
+    time: Duration,
+    memory: u64,
+) -> Result<Typified, CodegenError> {
+    let (sender, receiver) = mpsc::channel();
+    let (defs_copy, file_copy) = (defs.clone(), file.to_owned());
+    let spawned = std::thread::Builder::new()
+        .name("pilotage-codegen typify".to_owned())
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            // proc_macro2's tokens cannot cross threads: they travel as text.
+            let outcome = run_here(&defs_copy, &settings(), &file_copy)
+                .map(|typified| (typified.tokens.to_string(), typified.def_types));
+            let _ = sender.send(outcome);
+        });
+    if spawned.is_err() {
+        // No thread to be had: convert here, without the bounds.
+        return run_here(defs, &settings(), file);
+    }
+    let started = Instant::now();
+    let baseline = resident_bytes();
+    loop {
+        let elapsed = started.elapsed();
+        if elapsed >= time {
+            return Err(CodegenError::new(
+                file,
+                "/$defs",
+                format!(
+                    "typify did not finish within the time budget of {} s (pilotage_codegen::typify_stage::TIME_BUDGET)",
+                    time.as_secs_f64()
+                ),
+            ));
+        }
+        if let (Some(before), Some(now)) = (baseline, resident_bytes()) {
+            if now.saturating_sub(before) > memory {
+                return Err(CodegenError::new(
+                    file,
+                    "/$defs",
+                    format!(
+                        "typify used more than the memory budget of {} MiB (pilotage_codegen::typify_stage::MEMORY_BUDGET)",
+                        memory >> 20
+                    ),
+                ));
+            }
+        }
+        match receiver.recv_timeout((time - elapsed).min(Duration::from_millis(25))) {
+            Ok(outcome) => {
+                let (text, def_types) = outcome?;
+                let tokens: TokenStream = text.parse().map_err(|e| {
+                    CodegenError::new(file, "/$defs", format!("typify produced tokens that do not parse: {e}"))
+                })?;
+                return Ok(Typified { tokens, def_types });
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(CodegenError::new(file, "/$defs", "typify stopped without an answer"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// The conversion itself, on the calling thread.
+fn run_here(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
     let mut schemas = Vec::with_capacity(defs.len());
     for (name, schema) in defs {
         let pointer = format!("/$defs/{}", escape_pointer_token(name));
@@ -158,10 +255,27 @@ mod tests {
             "Fine": {"type": "string"},
             "Conditional": {"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}
         });
-        let error = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json").unwrap_err();
+        let error = run(defs.as_object().unwrap(), TypeSpaceSettings::default, "s.json").unwrap_err();
         assert_eq!(error.pointer, "/$defs/Conditional");
         assert!(error.message.contains("does not support"), "{error}");
         assert!(!error.message.contains("panicked"), "{error}");
+    }
+
+    #[test]
+    fn the_time_budget_is_a_named_error() {
+        // Many definitions: converting them takes longer than no time at all.
+        let defs: Map<String, Value> = (0..200)
+            .map(|i| (format!("D{i}"), json!({"type": "object", "properties": {"a": {"type": "string"}}})))
+            .collect();
+        let error = run_within(&defs, TypeSpaceSettings::default, "s.json", Duration::ZERO, MEMORY_BUDGET).unwrap_err();
+        assert!(error.message.contains("time budget"), "{error}");
+        let error = run_within(&defs, TypeSpaceSettings::default, "s.json", TIME_BUDGET, 0);
+        if resident_bytes().is_some() {
+            // Either typify finished first or the budget of 0 bytes was exceeded; never a hang.
+            if let Err(error) = error {
+                assert!(error.message.contains("memory budget"), "{error}");
+            }
+        }
     }
 
     #[test]
@@ -170,7 +284,7 @@ mod tests {
             "plain": {"type": "object", "properties": {"a": {"type": "string"}}},
             "with-dash 2": {"type": "string", "enum": ["x", "y"]}
         });
-        let typified = run(defs.as_object().unwrap(), &TypeSpaceSettings::default(), "s.json").unwrap();
+        let typified = run(defs.as_object().unwrap(), TypeSpaceSettings::default, "s.json").unwrap();
         assert_eq!(typified.def_types["plain"], "Plain");
         assert_eq!(typified.def_types["with-dash 2"], "WithDash2");
         assert!(typified.tokens.to_string().contains("WithDash2"));

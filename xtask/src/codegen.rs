@@ -79,6 +79,7 @@ fn pilotage_settings(source_name: &str, names: pilotage_codegen::NameTable) -> T
         ],
         embed_schema: None,
         names: Some(names),
+        validators: pilotage_codegen::validators::Options::default(),
     }
 }
 
@@ -147,6 +148,7 @@ fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
             constants: Vec::new(),
             embed_schema: Some(format!("../../../{}", peer.schema)),
             names: None,
+            validators: pilotage_codegen::validators::Options::default(),
         };
         let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
         for warning in &generated.warnings {

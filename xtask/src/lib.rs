@@ -3,5 +3,6 @@
 
 pub mod bench;
 pub mod codegen;
+pub mod corpus;
 #[cfg(feature = "cli")]
 pub mod soak;

@@ -2,7 +2,8 @@
 //!
 //! - `regen [--check] [--schema PATH]`: write (or compare) every generated file;
 //! - `validate [--schema PATH] [--compatible] <DEF> <FILE>...`: validate JSON files against a `$defs` entry;
-//! - `lint --tools FILE ...`: check a server surface against Part III (also `pilotage lint`).
+//! - `lint --tools FILE ...`: check a server surface against Part III (also `pilotage lint`);
+//! - `corpus DIR [--compile N] [--report FILE]`: the codegen over a directory of schemas ([`xtask::corpus`]).
 //!
 //! `validate` and `lint` are `pilotage_cli`'s commands, run in-process (feature `cli`, on by
 //! default). That feature links the checked-in generated types, so when they do not compile
@@ -30,6 +31,9 @@ const USAGE: &str = "usage:
   cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick]
       load, isolation, memory and fault traffic against the served reference engine (loopback only),
       and the framework's overhead against a bare rmcp server; exit 1 when a bound is broken
+  cargo xtask corpus DIR [--compile N] [--report FILE] [--jobs N] [--timeout S] [--memory MIB] [--no-typify]
+      run `pilotage codegen` (and typify alone) over every schema of DIR in limited child processes,
+      class each (generated, refused, crashed, timeout, oom), and compile the first N generated modules
 (if the generated types do not compile: cargo run -p xtask --no-default-features -- regen)";
 
 /// Runs `pilotage <command> <args>` in-process, named `cargo xtask` in its usage messages.
@@ -60,6 +64,8 @@ fn main() -> ExitCode {
         "regen" => codegen::main(rest),
         "validate" | "lint" => pilotage(command, rest),
         "bench" => xtask::bench::main(rest),
+        "corpus" => xtask::corpus::main(rest),
+        "corpus-typify" => xtask::corpus::typify_one(rest),
         #[cfg(feature = "cli")]
         "soak" => xtask::soak::main(rest),
         "help" | "--help" | "-h" => {

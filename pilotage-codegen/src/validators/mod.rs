@@ -1,67 +1,210 @@
-//! Validators generated from a schema: one Rust function per `$defs` entry (and per location a
-//! `$ref` or an applicator needs on its own), checking the original schema's every keyword
-//! directly, for both readings (pinned, and compatible: open enums accept any string, as
-//! `pilotage_types::validate::widen_open_enums` rewrites them). The functions call
-//! `pilotage_types::validate::runtime`; patterns are compiled by [`regex`].
+//! Validators generated from a schema set: one Rust function per schema location a `$ref` or
+//! an applicator needs on its own (and per `$defs` entry), checking the original schema's every
+//! keyword directly, for both readings (pinned, and compatible: open enums accept any string,
+//! as `pilotage_types::validate::widen_open_enums` rewrites them). The functions call
+//! `pilotage_types::validate::runtime`; patterns are compiled by [`regex`], and formats are
+//! checked by `pilotage_types::validate::format`.
 //!
-//! The keywords of draft 2020-12's applicator and validation vocabularies are compiled, plus
-//! draft-07's `definitions`, array-form `items`, `additionalItems` and `$ref` hiding its
-//! siblings. A keyword the generator cannot honour (`unevaluatedProperties`, `$dynamicRef`,
-//! `dependencies`, a nested `$id`, an anchor reference, draft-07's asserted `format`, a pattern
-//! the runtime cannot match exactly) is an error naming its schema pointer: never a silent
-//! pass. Keywords no vocabulary defines are annotations, as JSON Schema says.
+//! What is compiled: every keyword of draft 2020-12 (core, applicator, unevaluated, validation,
+//! and format where it asserts), of 2019-09 (`$recursiveRef`, array-form `items`,
+//! `additionalItems`) and of draft-04/06/07 (`definitions`, `dependencies`, `$ref` hiding its
+//! siblings, asserted formats). Identifiers are resolved at generation time across the whole set
+//! ([`resources`]): nested `$id`s, `$anchor`s, JSON Pointer fragments, other documents given
+//! with [`Options::document`], and the drafts' own metaschemas, which are built in.
+//!
+//! - `unevaluatedProperties` / `unevaluatedItems`: the locations that must report what they
+//!   evaluated get a second function, which also fills an annotation record
+//!   (`runtime::Ev`); everything else is checked exactly as without them.
+//! - `$dynamicRef` / `$recursiveRef`: when a set uses them, each function enters its schema
+//!   resource in the evaluation's dynamic scope, and a dynamic reference picks, among the
+//!   resources defining its anchor (known at generation time), the outermost one in scope.
+//! - A custom metaschema's `$vocabulary` switches off the vocabularies it leaves out, and turns
+//!   format assertion on when it names `format-assertion`.
+//!
+//! A keyword the generator cannot honour (a pattern the runtime cannot match exactly, a `$ref`
+//! that points to nothing, a `$ref` cycle that never descends into the instance) is an error
+//! naming its schema pointer: never a silent pass. A reference to a document not in the set
+//! accepts any value, and is listed in [`Validators::unresolved`]. Keywords no vocabulary
+//! defines are annotations, as JSON Schema says.
 
 pub mod regex;
+pub mod resources;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::{Number, Value};
 
+pub use resources::{Document, Draft, Location};
+use resources::{join, strip_fragment, Index};
+
 use crate::error::{escape_pointer_token, unescape_pointer_token};
 use crate::CodegenError;
 
-/// Keywords of a vocabulary that the generator does not compile: an error where they appear.
-const UNSUPPORTED: &[&str] = &[
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "$dynamicRef",
-    "$recursiveRef",
-    "$recursiveAnchor",
-    "dependencies",
+/// The formats JSON Schema defines, and the `pilotage_types::validate::format::Format` variant
+/// checking each.
+const FORMATS: &[(&str, &str)] = &[
+    ("date", "Date"),
+    ("date-time", "DateTime"),
+    ("time", "Time"),
+    ("duration", "Duration"),
+    ("email", "Email"),
+    ("idn-email", "IdnEmail"),
+    ("hostname", "Hostname"),
+    ("idn-hostname", "IdnHostname"),
+    ("ipv4", "Ipv4"),
+    ("ipv6", "Ipv6"),
+    ("uri", "Uri"),
+    ("uri-reference", "UriReference"),
+    ("iri", "Iri"),
+    ("iri-reference", "IriReference"),
+    ("uri-template", "UriTemplate"),
+    ("json-pointer", "JsonPointer"),
+    ("relative-json-pointer", "RelativeJsonPointer"),
+    ("regex", "Regex"),
+    ("uuid", "Uuid"),
 ];
 
-/// The formats JSON Schema defines (and jsonschema asserts in draft-04/06/07).
-const STANDARD_FORMATS: &[&str] = &[
-    "date",
-    "date-time",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-    "uuid",
+/// The keywords of 2020-12's validation vocabulary (switched off by a metaschema without it).
+const VALIDATION: &[&str] = &[
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+];
+/// The keywords of 2020-12's applicator vocabulary.
+const APPLICATOR: &[&str] = &[
+    "prefixItems",
+    "items",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
 ];
 
-/// The dialect, which changes a few keywords' meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Draft {
-    /// Draft-04/06/07: `$ref` hides its siblings; `format` asserts.
-    Legacy,
-    /// 2019-09 and 2020-12 (the default without `$schema`).
-    Modern,
+/// The drafts' metaschemas, built into every set (as jsonschema has them): a `$ref` to a
+/// metaschema validates schemas, and a custom metaschema may extend them.
+const METASCHEMAS: &[(&str, &str)] = &[
+    ("http://json-schema.org/draft-04/schema", include_str!("../../metaschemas/draft4.json")),
+    ("http://json-schema.org/draft-06/schema", include_str!("../../metaschemas/draft6.json")),
+    ("http://json-schema.org/draft-07/schema", include_str!("../../metaschemas/draft7.json")),
+    ("https://json-schema.org/draft/2019-09/schema", include_str!("../../metaschemas/draft2019-09/schema.json")),
+    ("https://json-schema.org/draft/2019-09/meta/applicator", include_str!("../../metaschemas/draft2019-09/meta/applicator.json")),
+    ("https://json-schema.org/draft/2019-09/meta/content", include_str!("../../metaschemas/draft2019-09/meta/content.json")),
+    ("https://json-schema.org/draft/2019-09/meta/core", include_str!("../../metaschemas/draft2019-09/meta/core.json")),
+    ("https://json-schema.org/draft/2019-09/meta/format", include_str!("../../metaschemas/draft2019-09/meta/format.json")),
+    ("https://json-schema.org/draft/2019-09/meta/meta-data", include_str!("../../metaschemas/draft2019-09/meta/meta-data.json")),
+    ("https://json-schema.org/draft/2019-09/meta/validation", include_str!("../../metaschemas/draft2019-09/meta/validation.json")),
+    ("https://json-schema.org/draft/2020-12/schema", include_str!("../../metaschemas/draft2020-12/schema.json")),
+    ("https://json-schema.org/draft/2020-12/meta/applicator", include_str!("../../metaschemas/draft2020-12/meta/applicator.json")),
+    ("https://json-schema.org/draft/2020-12/meta/content", include_str!("../../metaschemas/draft2020-12/meta/content.json")),
+    ("https://json-schema.org/draft/2020-12/meta/core", include_str!("../../metaschemas/draft2020-12/meta/core.json")),
+    ("https://json-schema.org/draft/2020-12/meta/format-annotation", include_str!("../../metaschemas/draft2020-12/meta/format-annotation.json")),
+    ("https://json-schema.org/draft/2020-12/meta/format-assertion", include_str!("../../metaschemas/draft2020-12/meta/format-assertion.json")),
+    ("https://json-schema.org/draft/2020-12/meta/meta-data", include_str!("../../metaschemas/draft2020-12/meta/meta-data.json")),
+    ("https://json-schema.org/draft/2020-12/meta/unevaluated", include_str!("../../metaschemas/draft2020-12/meta/unevaluated.json")),
+    ("https://json-schema.org/draft/2020-12/meta/validation", include_str!("../../metaschemas/draft2020-12/meta/validation.json")),
+];
+
+fn metaschemas() -> &'static [Document] {
+    static PARSED: OnceLock<Vec<Document>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        METASCHEMAS
+            .iter()
+            .filter_map(|(uri, text)| {
+                let value = serde_json::from_str(text).ok()?;
+                Some(Document {
+                    uri: (*uri).to_owned(),
+                    file: format!("metaschema {uri}"),
+                    value,
+                })
+            })
+            .collect()
+    })
+}
+
+/// How validators are generated: the set's other documents, the default dialect, format
+/// assertion.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Options {
+    /// The dialect of a document without `$schema` (2020-12 unless set).
+    pub default_draft: Draft,
+    /// Whether `format` asserts in 2019-09 and 2020-12 (`None`: as the metaschema's
+    /// vocabularies say, else not). Draft-04/06/07 always assert the standard formats, as
+    /// jsonschema does.
+    pub assert_formats: Option<bool>,
+    /// The URI the main document is known by (relative `$ref`s resolve against it unless its
+    /// root has an `$id`); `json-schema:///<file>` unless set.
+    pub base_uri: Option<String>,
+    /// The other documents of the set: a `$ref` naming one is resolved into it.
+    pub documents: Vec<Document>,
+}
+
+impl Options {
+    /// The defaults: 2020-12, formats as the dialect says, no other documents.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The dialect of a document without `$schema`.
+    #[must_use]
+    pub fn default_draft(mut self, draft: Draft) -> Self {
+        self.default_draft = draft;
+        self
+    }
+
+    /// Whether `format` asserts in 2019-09 and 2020-12.
+    #[must_use]
+    pub fn assert_formats(mut self, assert: bool) -> Self {
+        self.assert_formats = Some(assert);
+        self
+    }
+
+    /// The URI the main document is known by.
+    #[must_use]
+    pub fn base_uri(mut self, uri: impl Into<String>) -> Self {
+        self.base_uri = Some(uri.into());
+        self
+    }
+
+    /// Adds a document to the set, known by `uri`, named `file` in errors.
+    #[must_use]
+    pub fn document(mut self, uri: impl Into<String>, file: impl Into<String>, value: Value) -> Self {
+        self.documents.push(Document {
+            uri: uri.into(),
+            file: file.into(),
+            value,
+        });
+        self
+    }
 }
 
 /// The output of [`generate`].
@@ -72,23 +215,47 @@ pub struct Validators {
     pub tokens: TokenStream,
     /// Each definition's check function, by definition name (`.` for the root).
     pub checks: BTreeMap<String, Ident>,
-    /// References to other documents, each validated as accepting any value.
+    /// References to documents not in the set, each validated as accepting any value.
     pub unresolved: Vec<String>,
+    /// How many schema locations got a function of their own.
+    pub functions: usize,
+}
+
+/// A function to generate: a location, and whether it reports annotations.
+type Key = (Location, bool);
+
+/// The vocabularies in force in a resource (all, unless a custom metaschema says otherwise).
+#[derive(Debug, Clone, Copy)]
+struct Vocab {
+    validation: bool,
+    applicator: bool,
+    unevaluated: bool,
+    /// Whether `format` asserts.
+    format: bool,
 }
 
 struct Gen<'a> {
-    doc: &'a Value,
-    file: &'a str,
-    draft: Draft,
-    /// The document's own `$id`, which `$ref`s may spell out in full.
-    id: Option<String>,
-    /// Function per schema location (pointer).
-    functions: BTreeMap<String, Ident>,
+    docs: &'a [Document],
+    index: Index,
+    vocabs: Vec<Vocab>,
+    /// The document and location being generated.
+    cur: Location,
+    /// Whether functions enter their resource in the dynamic scope.
+    dynamic: bool,
+    /// Whether a dynamic reference was met (so the set must be generated with `dynamic`).
+    saw_dynamic: bool,
+    functions: BTreeMap<Key, Ident>,
     used_names: BTreeSet<String>,
-    queue: Vec<(String, Ident)>,
+    queue: Vec<(Key, Ident)>,
     items: Vec<TokenStream>,
     patterns: BTreeMap<String, Ident>,
     unresolved: BTreeSet<String>,
+    /// How deep inside child instances the current statements are (0: the function's own).
+    descent: usize,
+    /// Calls on the function's own instance: (caller, callee), for the cycle check.
+    same_instance: BTreeSet<(Ident, Ident)>,
+    current_fn: Option<Ident>,
+    fresh: usize,
 }
 
 fn is_string_const_branch(schema: &Value) -> bool {
@@ -112,6 +279,16 @@ fn number(n: &Number) -> TokenStream {
         let f = Literal::f64_unsuffixed(n.as_f64().unwrap_or(0.0));
         quote!(::pilotage_types::validate::runtime::Num::F(#f))
     }
+}
+
+/// A count keyword's value (`maxItems`, `minLength`, ...): a non-negative integer, which JSON
+/// Schema lets be written with a zero fraction (`2.0`).
+fn count(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        let f = value.as_f64()?;
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_992.0).then(|| f as u64)
+    })
 }
 
 /// A location's pointer joined with one more token.
@@ -139,14 +316,53 @@ fn snake(name: &str) -> String {
     out.trim_matches('_').to_owned()
 }
 
+/// Whether `value` uses `$dynamicRef` or `$recursiveRef` anywhere.
+fn uses_dynamic(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => object
+            .iter()
+            .any(|(k, v)| k == "$dynamicRef" || k == "$recursiveRef" || uses_dynamic(v)),
+        Value::Array(items) => items.iter().any(uses_dynamic),
+        _ => false,
+    }
+}
+
 impl<'a> Gen<'a> {
-    fn error(&self, pointer: &str, message: impl Into<String>) -> CodegenError {
-        CodegenError::new(self.file, pointer, message)
+    fn file(&self) -> &str {
+        &self.docs[self.cur.doc].file
     }
 
-    /// The function checking the schema at `pointer`, generated once.
-    fn function(&mut self, pointer: &str, hint: &str) -> Ident {
-        if let Some(ident) = self.functions.get(pointer) {
+    fn error(&self, pointer: &str, message: impl Into<String>) -> CodegenError {
+        CodegenError::new(self.file(), pointer, message)
+    }
+
+    fn here(&self, pointer: &str) -> Location {
+        Location {
+            doc: self.cur.doc,
+            pointer: pointer.to_owned(),
+        }
+    }
+
+    fn draft(&self, pointer: &str) -> Draft {
+        let (resource, _) = self.index.scope(&self.here(pointer));
+        self.index.resources[resource].draft
+    }
+
+    fn vocab(&self, pointer: &str) -> Vocab {
+        let (resource, _) = self.index.scope(&self.here(pointer));
+        self.vocabs[resource]
+    }
+
+    fn fresh(&mut self, prefix: &str) -> Ident {
+        self.fresh += 1;
+        format_ident!("{}_{}", prefix, self.fresh)
+    }
+
+    /// The function checking the schema at `location` (annotating: also filling `ev`),
+    /// generated once.
+    fn function(&mut self, location: &Location, annotating: bool, hint: &str) -> Ident {
+        let key = (location.clone(), annotating);
+        if let Some(ident) = self.functions.get(&key) {
             return ident.clone();
         }
         let base = if hint.is_empty() { "s".to_owned() } else { snake(hint) };
@@ -155,6 +371,7 @@ impl<'a> Gen<'a> {
         } else {
             base
         };
+        let base = if annotating { format!("{base}_ev") } else { base };
         let mut name = base.clone();
         let mut n = 1;
         while self.used_names.contains(&name) || syn::parse_str::<Ident>(&name).is_err() {
@@ -163,38 +380,64 @@ impl<'a> Gen<'a> {
         }
         self.used_names.insert(name.clone());
         let ident = format_ident!("{}", name);
-        self.functions.insert(pointer.to_owned(), ident.clone());
-        self.queue.push((pointer.to_owned(), ident.clone()));
+        self.functions.insert(key.clone(), ident.clone());
+        self.queue.push((key, ident.clone()));
         ident
     }
 
     /// The function for a subschema used on its own (an `anyOf` branch, a `not`, an `if`):
     /// the referenced location's own function when the subschema is only a local `$ref`.
-    fn branch(&mut self, pointer: &str) -> Ident {
-        let only_ref = self.doc.pointer(pointer).and_then(Value::as_object).and_then(|object| {
+    fn branch(&mut self, pointer: &str, annotating: bool) -> Result<Ident, CodegenError> {
+        let doc = &self.docs[self.cur.doc].value;
+        let only_ref = doc.pointer(pointer).and_then(Value::as_object).and_then(|object| {
             let reference = object.get("$ref")?.as_str()?;
             let annotations_only = object
                 .keys()
                 .all(|k| matches!(k.as_str(), "$ref" | "description" | "title" | "$comment"));
-            annotations_only.then_some(reference)
+            annotations_only.then(|| reference.to_owned())
         });
-        if let Some(reference) = only_ref {
-            if let Ok(Some(target)) = self.resolve(reference, pointer) {
-                return self.referenced(&target);
+        let ident = match only_ref {
+            Some(reference) => match self.resolve(&reference, &child(pointer, "$ref"))? {
+                Some(target) => self.referenced(&target, annotating),
+                None => {
+                    let n = self.functions.len();
+                    self.function(&self.here(pointer), annotating, &format!("s{n}"))
+                }
+            },
+            None => {
+                let n = self.functions.len();
+                self.function(&self.here(pointer), annotating, &format!("s{n}"))
+            }
+        };
+        self.note_call(&ident);
+        Ok(ident)
+    }
+
+    /// Records a call on the current function's own instance (for the cycle check).
+    fn note_call(&mut self, callee: &Ident) {
+        if self.descent == 0 {
+            if let Some(caller) = &self.current_fn {
+                self.same_instance.insert((caller.clone(), callee.clone()));
             }
         }
-        let n = self.functions.len();
-        self.function(pointer, &format!("s{n}"))
     }
 
     /// The function of a `$ref`'s target, named after its last pointer token.
-    fn referenced(&mut self, target: &str) -> Ident {
+    fn referenced(&mut self, target: &Location, annotating: bool) -> Ident {
         let hint = target
+            .pointer
             .rsplit('/')
             .next()
             .map(unescape_pointer_token)
             .unwrap_or_default();
-        self.function(target, &hint)
+        let hint = if hint.is_empty() && target.doc != 0 {
+            snake(strip_fragment(&self.docs[target.doc].uri).rsplit('/').next().unwrap_or("doc"))
+        } else {
+            hint
+        };
+        let ident = self.function(target, annotating, &hint);
+        self.note_call(&ident);
+        ident
     }
 
     fn pattern(&mut self, source: &str, pointer: &str) -> Result<Ident, CodegenError> {
@@ -210,38 +453,112 @@ impl<'a> Gen<'a> {
         Ok(ident)
     }
 
-    /// Resolves a `$ref` to a location in this document, or `None` for another document.
-    fn resolve(&self, reference: &str, pointer: &str) -> Result<Option<String>, CodegenError> {
-        let (base, fragment) = match reference.split_once('#') {
-            Some((base, fragment)) => (base, fragment),
-            None => (reference, ""),
+    /// The absolute URI `reference` (written at `pointer`) names.
+    fn absolute(&self, reference: &str, pointer: &str) -> Result<String, CodegenError> {
+        let (_, base) = self.index.scope(&self.here(pointer));
+        join(&base, reference).ok_or_else(|| self.error(pointer, format!("{reference:?} is not a URI reference")))
+    }
+
+    /// Resolves a `$ref` (written at `pointer`) to a location of the set, or `None` for a
+    /// document not in it.
+    fn resolve(&self, reference: &str, pointer: &str) -> Result<Option<Location>, CodegenError> {
+        let uri = self.absolute(reference, pointer)?;
+        self.index
+            .locate(self.docs, &uri)
+            .map_err(|e| self.error(pointer, format!("`$ref` {reference:?} {e}")))
+    }
+
+    /// A call of `target`'s function on the current instance.
+    fn call(&mut self, target: &Location, ann: Option<&Ident>) -> TokenStream {
+        let function = self.referenced(target, ann.is_some());
+        match ann {
+            Some(ev) => quote!(if !#function(cx, v, at, #ev) && cx.stops() { return false; }),
+            None => quote!(if !#function(cx, v, at) && cx.stops() { return false; }),
+        }
+    }
+
+    /// A `$dynamicRef` (2020-12) or `$recursiveRef` (2019-09, anchor `""`): the statically
+    /// resolved target, or the outermost resource in the dynamic scope that defines the
+    /// anchor, when the target defines it too.
+    fn dynamic_ref(
+        &mut self,
+        reference: &str,
+        anchor: Option<String>,
+        pointer: &str,
+        ann: Option<&Ident>,
+    ) -> Result<TokenStream, CodegenError> {
+        let Some(target) = self.resolve(reference, pointer)? else {
+            self.unresolved.insert(reference.to_owned());
+            return Ok(TokenStream::new());
         };
-        let local = base.is_empty() || self.id.as_deref().is_some_and(|id| id.trim_end_matches('#') == base);
-        if !local {
-            return Ok(None);
+        let target_resource = self.index.scope(&target).0;
+        let bookended = anchor.as_ref().is_some_and(|name| {
+            self.index.resources[target_resource]
+                .dynamic
+                .get(name)
+                .is_some_and(|at| *at == target)
+        });
+        let Some(name) = anchor.filter(|_| bookended) else {
+            return Ok(self.call(&target, ann));
+        };
+        self.saw_dynamic = true;
+        let candidates: Vec<(u32, Location)> = self
+            .index
+            .resources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((u32::try_from(i).ok()?, r.dynamic.get(&name)?.clone())))
+            .collect();
+        let ids: Vec<u32> = candidates.iter().map(|(id, _)| *id).collect();
+        let fallback = self.referenced(&target, ann.is_some());
+        let mut arms = TokenStream::new();
+        for (id, location) in &candidates {
+            let function = self.referenced(location, ann.is_some());
+            let call = match ann {
+                Some(ev) => quote!(#function(cx, v, at, #ev)),
+                None => quote!(#function(cx, v, at)),
+            };
+            arms.extend(quote!(Some(#id) => #call,));
         }
-        let fragment = percent_decode(fragment);
-        if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(self.error(
-                pointer,
-                format!("`$ref` {reference:?} names an anchor; only JSON Pointer fragments are compiled"),
-            ));
+        let call = match ann {
+            Some(ev) => quote!(#fallback(cx, v, at, #ev)),
+            None => quote!(#fallback(cx, v, at)),
+        };
+        Ok(quote! {
+            let ok = match cx.outermost(&[#(#ids),*]) { #arms _ => #call };
+            if !ok && cx.stops() { return false; }
+        })
+    }
+
+    /// The statements checking `v` against a subschema on the same or a child instance:
+    /// inline, unless it starts a resource of its own and the set is dynamic (its function
+    /// then enters that resource).
+    fn inline(&mut self, schema: &Value, pointer: &str, ann: Option<&Ident>) -> Result<TokenStream, CodegenError> {
+        let location = self.here(pointer);
+        if self.dynamic && !pointer.is_empty() && self.index.resource_at(&location).is_some() {
+            return Ok(self.call(&location, ann));
         }
-        if self.doc.pointer(&fragment).is_none() {
-            return Err(self.error(
-                pointer,
-                format!("`$ref` {reference:?} points to nothing in this document"),
-            ));
-        }
-        Ok(Some(fragment))
+        self.body(schema, pointer, ann)
+    }
+
+    /// `inline` for a child instance (an item, a member): its annotations are its own.
+    fn descend(&mut self, schema: &Value, pointer: &str) -> Result<TokenStream, CodegenError> {
+        self.descent += 1;
+        let body = self.inline(schema, pointer, None);
+        self.descent -= 1;
+        body
     }
 
     /// The statements checking `v` (at `at`) against `schema` (at `pointer`): each failure
-    /// sets the evaluation failed: it records a violation, or returns at once.
+    /// sets the evaluation failed: it records a violation, or returns at once. With `ann`,
+    /// what this location evaluates of `v` is also recorded in that annotation record.
     #[allow(clippy::too_many_lines)]
-    fn body(&mut self, schema: &Value, pointer: &str) -> Result<TokenStream, CodegenError> {
+    fn body(&mut self, schema: &Value, pointer: &str, ann: Option<&Ident>) -> Result<TokenStream, CodegenError> {
         let object = match schema {
-            Value::Bool(true) => return Ok(TokenStream::new()),
+            Value::Bool(true) => {
+                // `true` evaluates nothing: it reports no annotation.
+                return Ok(TokenStream::new());
+            }
             Value::Bool(false) => {
                 let fail = fail(pointer, quote!(Why::False(v)));
                 return Ok(quote!(#fail));
@@ -249,40 +566,63 @@ impl<'a> Gen<'a> {
             Value::Object(object) => object,
             _ => return Err(self.error(pointer, "a schema must be an object or a boolean")),
         };
-        for key in object.keys() {
-            if UNSUPPORTED.contains(&key.as_str()) {
-                return Err(self.error(
-                    &child(pointer, key),
-                    format!("the keyword `{key}` is not supported by the generated validators"),
-                ));
-            }
-        }
-        if object.contains_key("$id") && !pointer.is_empty() {
-            return Err(self.error(
-                &child(pointer, "$id"),
-                "a nested `$id` (a new base URI) is not supported by the generated validators",
-            ));
-        }
+        let draft = self.draft(pointer);
+        let vocab = self.vocab(pointer);
+        let filtered;
+        let object = if vocab.validation && vocab.applicator && vocab.unevaluated {
+            object
+        } else {
+            let mut kept = object.clone();
+            kept.retain(|k, _| {
+                (vocab.validation || !VALIDATION.contains(&k.as_str()))
+                    && (vocab.applicator || !APPLICATOR.contains(&k.as_str()))
+                    && (vocab.unevaluated || !k.starts_with("unevaluated"))
+            });
+            filtered = kept;
+            &filtered
+        };
         let at = |keyword: &str| child(pointer, keyword);
         let mut out = TokenStream::new();
+
+        // `unevaluated*` (2019-09, 2020-12): this location keeps its own annotation record.
+        let owns = draft != Draft::Draft7
+            && (object.contains_key("unevaluatedProperties") || object.contains_key("unevaluatedItems"));
+        let local = owns.then(|| self.fresh("ev"));
+        let inner: Option<Ident> = local.clone().or_else(|| ann.cloned());
+        let inner = inner.as_ref();
 
         if let Some(reference) = object.get("$ref") {
             let Some(reference) = reference.as_str() else {
                 return Err(self.error(&at("$ref"), "`$ref` must be a string"));
             };
             match self.resolve(reference, &at("$ref"))? {
-                Some(target) => {
-                    let function = self.referenced(&target);
-                    out.extend(quote! {
-                        if !#function(cx, v, at) && cx.stops() { return false; }
-                    });
-                }
+                Some(target) => out.extend(self.call(&target, inner)),
                 None => {
                     self.unresolved.insert(reference.to_owned());
                 }
             }
-            if self.draft == Draft::Legacy {
+            if draft.ref_hides_siblings() {
                 return Ok(out);
+            }
+        }
+        if draft == Draft::Draft2020 {
+            if let Some(reference) = object.get("$dynamicRef") {
+                let Some(reference) = reference.as_str() else {
+                    return Err(self.error(&at("$dynamicRef"), "`$dynamicRef` must be a string"));
+                };
+                let anchor = reference
+                    .split_once('#')
+                    .map(|(_, f)| f.to_owned())
+                    .filter(|f| !f.is_empty() && !f.starts_with('/'));
+                out.extend(self.dynamic_ref(reference, anchor, &at("$dynamicRef"), inner)?);
+            }
+        }
+        if draft == Draft::Draft2019 {
+            if let Some(reference) = object.get("$recursiveRef") {
+                let Some(reference) = reference.as_str() else {
+                    return Err(self.error(&at("$recursiveRef"), "`$recursiveRef` must be a string"));
+                };
+                out.extend(self.dynamic_ref(reference, Some(String::new()), &at("$recursiveRef"), inner)?);
             }
         }
 
@@ -355,8 +695,7 @@ impl<'a> Gen<'a> {
         let mut strings = TokenStream::new();
         for (keyword, why) in [("minLength", quote!(MinLength)), ("maxLength", quote!(MaxLength))] {
             if let Some(limit) = object.get(keyword) {
-                let limit = limit
-                    .as_u64()
+                let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
                 let op = if keyword == "minLength" { quote!(<) } else { quote!(>) };
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
@@ -372,14 +711,29 @@ impl<'a> Gen<'a> {
             strings.extend(quote!(if !#ident.is_match(s) { #fail }));
         }
         if let Some(format) = object.get("format").and_then(Value::as_str) {
-            // 2019-09 and 2020-12: an annotation. Draft-04/06/07: the standard formats assert
-            // (as jsonschema does by default), and those assertions are not compiled; an
-            // unknown format (`byte`, `uint`) is ignored there too.
-            if self.draft == Draft::Legacy && STANDARD_FORMATS.contains(&format) {
-                return Err(self.error(
-                    &at("format"),
-                    format!("`format: \"{format}\"` asserts in draft-04/06/07, and format assertions are not compiled"),
-                ));
+            // Draft-04/06/07: the standard formats assert (as jsonschema does by default);
+            // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
+            // (`byte`, `uint`) is an annotation everywhere.
+            let asserts = draft == Draft::Draft7 || vocab.format;
+            if let Some((_, variant)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
+                let variant = format_ident!("{}", variant);
+                let fail = fail(&at("format"), quote!(Why::Format(v, #format)));
+                strings.extend(quote! {
+                    if !::pilotage_types::validate::format::Format::#variant.check(s) { #fail }
+                });
+            }
+        }
+        if draft == Draft::Draft7 {
+            // Draft-07's content keywords, asserted for what the runtime decodes (base64,
+            // JSON); other encodings and media types are annotations.
+            let base64 = object.get("contentEncoding").and_then(Value::as_str) == Some("base64");
+            let json = object.get("contentMediaType").and_then(Value::as_str) == Some("application/json");
+            if base64 || json {
+                let keyword = if json { "contentMediaType" } else { "contentEncoding" };
+                let fail = fail(&at(keyword), quote!(Why::Content(v)));
+                strings.extend(quote! {
+                    if !::pilotage_types::validate::runtime::content(s, #base64, #json) { #fail }
+                });
             }
         }
         if !strings.is_empty() {
@@ -396,15 +750,23 @@ impl<'a> Gen<'a> {
             "multipleOf",
         ] {
             let Some(limit) = object.get(keyword) else { continue };
+            if draft == Draft::Draft7 && limit.is_boolean() && keyword.starts_with("exclusive") {
+                // Draft-04's boolean form modifies `minimum` / `maximum`, below.
+                continue;
+            }
             let Value::Number(limit_number) = limit else {
-                return Err(self.error(
-                    &at(keyword),
-                    format!("`{keyword}` must be a number (draft-04's boolean form is not supported)"),
-                ));
+                return Err(self.error(&at(keyword), format!("`{keyword}` must be a number")));
             };
             let num = number(limit_number);
             let text = limit.to_string();
+            let exclusive = |name: &str| object.get(name) == Some(&Value::Bool(true));
             let (test, why) = match keyword {
+                "minimum" if exclusive("exclusiveMinimum") => {
+                    (quote!(!= Some(::std::cmp::Ordering::Greater)), quote!(ExclusiveMinimum))
+                }
+                "maximum" if exclusive("exclusiveMaximum") => {
+                    (quote!(!= Some(::std::cmp::Ordering::Less)), quote!(ExclusiveMaximum))
+                }
                 "minimum" => (quote!(== Some(::std::cmp::Ordering::Less)), quote!(Minimum)),
                 "maximum" => (quote!(== Some(::std::cmp::Ordering::Greater)), quote!(Maximum)),
                 "exclusiveMinimum" => (quote!(!= Some(::std::cmp::Ordering::Greater)), quote!(ExclusiveMinimum)),
@@ -429,18 +791,28 @@ impl<'a> Gen<'a> {
         let mut arrays = TokenStream::new();
         let mut prefix = 0usize;
         let tuple = match (object.get("prefixItems"), object.get("items")) {
-            (Some(Value::Array(items)), _) => Some(("prefixItems", items)),
-            (None, Some(Value::Array(items))) => Some(("items", items)),
-            (Some(_), _) => return Err(self.error(&at("prefixItems"), "`prefixItems` must be an array")),
+            (Some(Value::Array(items)), _) if draft == Draft::Draft2020 => Some(("prefixItems", items)),
+            (_, Some(Value::Array(items))) if draft != Draft::Draft2020 => Some(("items", items)),
+            (Some(prefix), _) if draft == Draft::Draft2020 && !prefix.is_array() => {
+                return Err(self.error(&at("prefixItems"), "`prefixItems` must be an array"))
+            }
+            (_, Some(Value::Array(_))) => {
+                return Err(self.error(&at("items"), "`items` must be a schema in 2020-12 (`prefixItems` is the array form)"))
+            }
             _ => None,
         };
         if let Some((keyword, items)) = tuple {
             prefix = items.len();
             for (index, item) in items.iter().enumerate() {
-                let body = self.body(item, &child(&at(keyword), &index.to_string()))?;
-                arrays.extend(quote! {
-                    if let Some(v) = a.get(#index) { let at = &at.index(#index); #body }
-                });
+                let body = self.descend(item, &child(&at(keyword), &index.to_string()))?;
+                if !body.is_empty() {
+                    arrays.extend(quote! {
+                        if let Some(v) = a.get(#index) { let at = &at.index(#index); #body }
+                    });
+                }
+            }
+            if let Some(ev) = inner {
+                arrays.extend(quote!(#ev.items_upto(#prefix);));
             }
         }
         let rest = match (tuple.map(|t| t.0), object.get("items"), object.get("additionalItems")) {
@@ -450,12 +822,15 @@ impl<'a> Gen<'a> {
             _ => None,
         };
         if let Some((schema, item_pointer)) = rest {
-            let body = self.body(schema, &item_pointer)?;
+            let body = self.descend(schema, &item_pointer)?;
             if !body.is_empty() {
                 let skip = (prefix > 0).then(|| quote!(.skip(#prefix)));
                 arrays.extend(quote! {
                     for (index, v) in a.iter().enumerate() #skip { let at = &at.index(index); #body }
                 });
+            }
+            if let Some(ev) = inner {
+                arrays.extend(quote!(#ev.all_items();));
             }
         }
         for (keyword, why, op) in [
@@ -463,8 +838,7 @@ impl<'a> Gen<'a> {
             ("maxItems", quote!(MaxItems), quote!(>)),
         ] {
             if let Some(limit) = object.get(keyword) {
-                let limit = limit
-                    .as_u64()
+                let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
                 arrays.extend(quote!(if (a.len() as u64) #op #limit { #fail }));
@@ -475,24 +849,39 @@ impl<'a> Gen<'a> {
             arrays.extend(quote!(if !::pilotage_types::validate::runtime::all_unique(a) { #fail }));
         }
         if object.contains_key("contains") {
-            let function = self.branch(&at("contains"));
-            let min = match object.get("minContains") {
-                Some(min) => min
-                    .as_u64()
+            self.descent += 1;
+            let function = self.branch(&at("contains"), false);
+            self.descent -= 1;
+            let function = function?;
+            let bounded = draft != Draft::Draft7;
+            let min = match object.get("minContains").filter(|_| bounded) {
+                Some(min) => count(min)
                     .ok_or_else(|| self.error(&at("minContains"), "`minContains` must be a non-negative integer"))?,
                 None => 1,
             };
             let fail_min = fail(&at("contains"), quote!(Why::Contains(v)));
-            arrays.extend(quote! {
-                let mut count = 0u64;
-                for (index, item) in a.iter().enumerate() {
-                    if cx.quiet(#function, item, &at.index(index)) { count += 1; }
-                }
-                if count < #min { #fail_min }
-            });
-            if let Some(max) = object.get("maxContains") {
-                let max = max
-                    .as_u64()
+            let record = inner.map(|ev| quote!(#ev.item(index);));
+            let max = object.get("maxContains").filter(|_| bounded);
+            if min > 0 || max.is_some() {
+                arrays.extend(quote! {
+                    let mut count = 0u64;
+                    for (index, item) in a.iter().enumerate() {
+                        if cx.quiet(#function, item, &at.index(index)) { count += 1; #record }
+                    }
+                });
+            } else if record.is_some() {
+                // `minContains: 0`: nothing to assert, only the items it evaluated.
+                arrays.extend(quote! {
+                    for (index, item) in a.iter().enumerate() {
+                        if cx.quiet(#function, item, &at.index(index)) { #record }
+                    }
+                });
+            }
+            if min > 0 {
+                arrays.extend(quote!(if count < #min { #fail_min }));
+            }
+            if let Some(max) = max {
+                let max = count(max)
                     .ok_or_else(|| self.error(&at("maxContains"), "`maxContains` must be a non-negative integer"))?;
                 let fail_max = fail(&at("maxContains"), quote!(Why::Contains(v)));
                 arrays.extend(quote!(if count > #max { #fail_max }));
@@ -533,7 +922,7 @@ impl<'a> Gen<'a> {
             for (source, subschema) in sorted(patterns) {
                 let pointer = child(&at("patternProperties"), source);
                 let ident = self.pattern(source, &pointer)?;
-                let body = self.body(subschema, &pointer)?;
+                let body = self.descend(subschema, &pointer)?;
                 pattern_checks.extend(quote!(if #ident.is_match(k) { let at = &at.key(k); #body }));
                 pattern_idents.push(ident);
             }
@@ -553,7 +942,7 @@ impl<'a> Gen<'a> {
                 quote!(if !(false #(|| #matched_pattern)*) { unexpected = true; })
             }
             Some(subschema) => {
-                let body = self.body(subschema, &at("additionalProperties"))?;
+                let body = self.descend(subschema, &at("additionalProperties"))?;
                 if body.is_empty() {
                     TokenStream::new()
                 } else {
@@ -571,7 +960,7 @@ impl<'a> Gen<'a> {
         arm_names.sort_unstable();
         for name in &arm_names {
             let body = match properties.iter().find(|(n, _)| n.as_str() == *name) {
-                Some((_, subschema)) => self.body(subschema, &child(&at("properties"), name))?,
+                Some((_, subschema)) => self.descend(subschema, &child(&at("properties"), name))?,
                 None => TokenStream::new(),
             };
             let count = required.contains(name).then(|| quote!(seen += 1;));
@@ -606,8 +995,24 @@ impl<'a> Gen<'a> {
         } else {
             objects.extend(quote!(#before #after));
         }
+        if let Some(ev) = inner {
+            // The members `properties`, `patternProperties` and `additionalProperties`
+            // evaluated (all of them, with `additionalProperties`).
+            if object.contains_key("additionalProperties") {
+                objects.extend(quote!(#ev.all_props();));
+            } else if !known.is_empty() || !matched_pattern.is_empty() {
+                let named = (!known.is_empty()).then(|| quote!(matches!(k.as_str(), #(#known)|*)));
+                let tests: Vec<TokenStream> = named.into_iter().chain(matched_pattern.iter().cloned()).collect();
+                objects.extend(quote! {
+                    for k in o.keys() { if #(#tests)||* { #ev.prop(k); } }
+                });
+            }
+        }
         if object.contains_key("propertyNames") {
-            let function = self.branch(&at("propertyNames"));
+            self.descent += 1;
+            let function = self.branch(&at("propertyNames"), false);
+            self.descent -= 1;
+            let function = function?;
             let fail = fail(&at("propertyNames"), quote!(Why::PropertyName(k)));
             objects.extend(quote! {
                 for k in o.keys() {
@@ -621,52 +1026,71 @@ impl<'a> Gen<'a> {
             ("maxProperties", quote!(MaxProperties), quote!(>)),
         ] {
             if let Some(limit) = object.get(keyword) {
-                let limit = limit
-                    .as_u64()
+                let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
                 objects.extend(quote!(if (o.len() as u64) #op #limit { #fail }));
             }
         }
-        if let Some(dependent) = object.get("dependentRequired") {
+        // `dependentRequired`, and draft-07's `dependencies` in its array form.
+        let mut dependent_required = Vec::new();
+        let mut dependent_schemas = Vec::new();
+        if let Some(dependent) = object.get("dependentRequired").filter(|_| draft != Draft::Draft7) {
             let Value::Object(dependent) = dependent else {
                 return Err(self.error(&at("dependentRequired"), "`dependentRequired` must be an object"));
             };
             for (member, names) in sorted(dependent) {
-                let names: Vec<&str> = names
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                let pointer = child(&at("dependentRequired"), member);
-                let fails = names.iter().map(|name| {
-                    let fail = fail(&pointer, quote!(Why::Dependent(#member, #name)));
-                    quote!(if !o.contains_key(#name) { #fail })
-                });
-                objects.extend(quote!(if o.contains_key(#member) { #(#fails)* }));
+                dependent_required.push((member, names, child(&at("dependentRequired"), member)));
             }
         }
-        if let Some(dependent) = object.get("dependentSchemas") {
+        if let Some(dependent) = object.get("dependentSchemas").filter(|_| draft != Draft::Draft7) {
             let Value::Object(dependent) = dependent else {
                 return Err(self.error(&at("dependentSchemas"), "`dependentSchemas` must be an object"));
             };
             for (member, subschema) in sorted(dependent) {
-                let body = self.body(subschema, &child(&at("dependentSchemas"), member))?;
-                objects.extend(quote!(if o.contains_key(#member) { #body }));
+                dependent_schemas.push((member, subschema, child(&at("dependentSchemas"), member)));
             }
+        }
+        if let Some(dependent) = object.get("dependencies") {
+            let Value::Object(dependent) = dependent else {
+                return Err(self.error(&at("dependencies"), "`dependencies` must be an object"));
+            };
+            for (member, value) in sorted(dependent) {
+                let pointer = child(&at("dependencies"), member);
+                if value.is_array() {
+                    dependent_required.push((member, value, pointer));
+                } else {
+                    dependent_schemas.push((member, value, pointer));
+                }
+            }
+        }
+        for (member, names, pointer) in dependent_required {
+            let names = names
+                .as_array()
+                .and_then(|names| names.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
+                .ok_or_else(|| self.error(&pointer, "a dependency must be an array of strings"))?;
+            let fails = names.iter().map(|name| {
+                let fail = fail(&pointer, quote!(Why::Dependent(#member, #name)));
+                quote!(if !o.contains_key(#name) { #fail })
+            });
+            objects.extend(quote!(if o.contains_key(#member) { #(#fails)* }));
+        }
+        for (member, subschema, pointer) in dependent_schemas {
+            // The subschema applies to the object itself (`v` is still it here).
+            let body = self.inline(subschema, &pointer, inner)?;
+            objects.extend(quote!(if o.contains_key(#member) { #body }));
         }
         if !objects.is_empty() {
             out.extend(quote!(if let Value::Object(o) = v { #objects }));
         }
 
-        // Applicators.
+        // Applicators on the instance itself.
         if let Some(branches) = object.get("allOf") {
             let branches = branches
                 .as_array()
                 .ok_or_else(|| self.error(&at("allOf"), "`allOf` must be an array"))?;
             for (index, branch) in branches.iter().enumerate() {
-                let body = self.body(branch, &child(&at("allOf"), &index.to_string()))?;
+                let body = self.inline(branch, &child(&at("allOf"), &index.to_string()), inner)?;
                 out.extend(quote!({ #body }));
             }
         }
@@ -676,18 +1100,45 @@ impl<'a> Gen<'a> {
                 .as_array()
                 .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be an array")))?;
             let functions: Vec<Ident> = (0..branches.len())
-                .map(|index| self.branch(&child(&at(keyword), &index.to_string())))
-                .collect();
-            let check = if keyword == "anyOf" {
-                let fail = fail(&at(keyword), quote!(Why::AnyOf(v)));
-                quote!(if !(#(cx.quiet(#functions, v, at))||*) { #fail })
-            } else {
-                let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
-                let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
-                quote! {
-                    let mut holds = 0usize;
-                    #( if holds < 2 && cx.quiet(#functions, v, at) { holds += 1; } )*
-                    if holds == 0 { #none } else if holds > 1 { #many }
+                .map(|index| self.branch(&child(&at(keyword), &index.to_string()), inner.is_some()))
+                .collect::<Result<_, _>>()?;
+            let check = match (keyword, inner) {
+                ("anyOf", None) => {
+                    let fail = fail(&at(keyword), quote!(Why::AnyOf(v)));
+                    quote!(if !(#(cx.quiet(#functions, v, at))||*) { #fail })
+                }
+                ("anyOf", Some(ev)) => {
+                    // Every branch is evaluated: each that holds reports its annotations.
+                    let fail = fail(&at(keyword), quote!(Why::AnyOf(v)));
+                    quote! {
+                        let mut holds = false;
+                        #( {
+                            let mut e = ::pilotage_types::validate::runtime::Ev::new();
+                            if cx.quiet_ev(#functions, v, at, &mut e) { holds = true; #ev.merge(e); }
+                        } )*
+                        if !holds { #fail }
+                    }
+                }
+                (_, None) => {
+                    let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
+                    let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
+                    quote! {
+                        let mut holds = 0usize;
+                        #( if holds < 2 && cx.quiet(#functions, v, at) { holds += 1; } )*
+                        if holds == 0 { #none } else if holds > 1 { #many }
+                    }
+                }
+                (_, Some(ev)) => {
+                    let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
+                    let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
+                    quote! {
+                        let mut holds = 0usize;
+                        #( if holds < 2 {
+                            let mut e = ::pilotage_types::validate::runtime::Ev::new();
+                            if cx.quiet_ev(#functions, v, at, &mut e) { holds += 1; #ev.merge(e); }
+                        } )*
+                        if holds == 0 { #none } else if holds > 1 { #many }
+                    }
                 }
             };
             let check = quote!({ #check });
@@ -698,22 +1149,30 @@ impl<'a> Gen<'a> {
             }
         }
         if let Some(not) = object.get("not") {
-            let function = self.branch(&at("not"));
+            let function = self.branch(&at("not"), false)?;
             let text = not.to_string();
             let fail = fail(&at("not"), quote!(Why::Not(v, #text)));
             out.extend(quote!(if cx.quiet(#function, v, at) { #fail }));
         }
-        if object.contains_key("if") && (object.contains_key("then") || object.contains_key("else")) {
-            let condition = self.branch(&at("if"));
+        if object.contains_key("if")
+            && (object.contains_key("then") || object.contains_key("else") || inner.is_some())
+        {
+            let condition = self.branch(&at("if"), inner.is_some())?;
             let then = match object.get("then") {
-                Some(then) => self.body(then, &at("then"))?,
+                Some(then) => self.inline(then, &at("then"), inner)?,
                 None => TokenStream::new(),
             };
             let otherwise = match object.get("else") {
-                Some(otherwise) => self.body(otherwise, &at("else"))?,
+                Some(otherwise) => self.inline(otherwise, &at("else"), inner)?,
                 None => TokenStream::new(),
             };
-            out.extend(quote!(if cx.quiet(#condition, v, at) { #then } else { #otherwise }));
+            out.extend(match inner {
+                None => quote!(if cx.quiet(#condition, v, at) { #then } else { #otherwise }),
+                Some(ev) => quote! {
+                    let mut e = ::pilotage_types::validate::runtime::Ev::new();
+                    if cx.quiet_ev(#condition, v, at, &mut e) { #ev.merge(e); #then } else { #otherwise }
+                },
+            });
         }
 
         if widened {
@@ -727,7 +1186,153 @@ impl<'a> Gen<'a> {
                 #out
             };
         }
+
+        // `unevaluatedItems` / `unevaluatedProperties`: after every other keyword here.
+        if let Some(local) = &local {
+            let mut tail = TokenStream::new();
+            if let Some(schema) = object.get("unevaluatedItems") {
+                let body = self.descend(schema, &at("unevaluatedItems"))?;
+                let body = if body.is_empty() {
+                    TokenStream::new()
+                } else {
+                    quote! {
+                        if let Value::Array(a) = v {
+                            for (index, v) in a.iter().enumerate() {
+                                if !#local.has_item(index) { let at = &at.index(index); #body }
+                            }
+                        }
+                    }
+                };
+                tail.extend(quote!(#body #local.all_items();));
+            }
+            if let Some(schema) = object.get("unevaluatedProperties") {
+                let body = self.descend(schema, &at("unevaluatedProperties"))?;
+                let body = if body.is_empty() {
+                    TokenStream::new()
+                } else {
+                    quote! {
+                        if let Value::Object(o) = v {
+                            for (k, v) in o {
+                                if !#local.has_prop(k) { let at = &at.key(k); #body }
+                            }
+                        }
+                    }
+                };
+                tail.extend(quote!(#body #local.all_props();));
+            }
+            let merge = ann.map(|outer| quote!(#outer.merge(::std::mem::take(#local));));
+            out = quote! {
+                let #local = &mut ::pilotage_types::validate::runtime::Ev::new();
+                #out
+                #tail
+                #merge
+            };
+        }
         Ok(out)
+    }
+
+    /// The function items of `key`: its body, entering its resource when the set is dynamic.
+    fn function_item(&mut self, key: &Key, ident: &Ident, public: bool) -> Result<TokenStream, CodegenError> {
+        let (location, annotating) = key;
+        self.cur = location.clone();
+        self.current_fn = Some(ident.clone());
+        self.descent = 0;
+        let node = self.docs[location.doc]
+            .value
+            .pointer(&location.pointer)
+            .ok_or_else(|| self.error(&location.pointer, "nothing at this location"))?
+            .clone();
+        let ev = format_ident!("ev");
+        let body = self.body(&node, &location.pointer, annotating.then_some(&ev))?;
+        let doc = if location.doc == 0 {
+            format!(" The schema at `{}`.", location.pointer)
+        } else {
+            format!(" The schema at `{}` of {}.", location.pointer, self.docs[location.doc].uri)
+        };
+        let vis = if public { quote!(pub) } else { quote!() };
+        let (signature, args) = if *annotating {
+            (
+                quote!(<'v>(cx: &mut Cx, v: &'v Value, at: &Loc<'_>, ev: &mut ::pilotage_types::validate::runtime::Ev<'v>) -> bool),
+                quote!((cx, v, at, ev)),
+            )
+        } else {
+            (quote!((cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool), quote!((cx, v, at)))
+        };
+        Ok(if self.dynamic {
+            let resource = u32::try_from(self.index.scope(location).0).unwrap_or(u32::MAX);
+            quote! {
+                #[doc = #doc]
+                #vis fn #ident #signature {
+                    fn inner #signature {
+                        let mark = cx.mark();
+                        #body
+                        cx.passed(mark)
+                    }
+                    let entered = cx.enter(#resource);
+                    let ok = inner #args;
+                    cx.leave(entered);
+                    ok
+                }
+            }
+        } else {
+            quote! {
+                #[doc = #doc]
+                #vis fn #ident #signature {
+                    let mark = cx.mark();
+                    #body
+                    cx.passed(mark)
+                }
+            }
+        })
+    }
+
+    /// Refuses a cycle of checks on one instance (`$defs: {a: {$ref: "#/$defs/a"}}`): its
+    /// evaluation would never end.
+    fn check_cycles(&self) -> Result<(), CodegenError> {
+        let mut edges: BTreeMap<&Ident, Vec<&Ident>> = BTreeMap::new();
+        for (caller, callee) in &self.same_instance {
+            edges.entry(caller).or_default().push(callee);
+        }
+        // Depth-first search with colours: 1 on the path, 2 done.
+        let mut colour: BTreeMap<&Ident, u8> = BTreeMap::new();
+        for start in edges.keys() {
+            if colour.contains_key(start) {
+                continue;
+            }
+            let mut stack: Vec<(&Ident, usize)> = vec![(start, 0)];
+            colour.insert(start, 1);
+            while let Some((node, next)) = stack.pop() {
+                let targets = edges.get(node).map_or(&[][..], Vec::as_slice);
+                if let Some(&target) = targets.get(next) {
+                    stack.push((node, next + 1));
+                    match colour.get(target) {
+                        Some(1) => {
+                            let (location, _) = self
+                                .functions
+                                .iter()
+                                .find(|(_, ident)| *ident == target)
+                                .map(|(key, _)| key)
+                                .cloned()
+                                .unwrap_or_default();
+                            return Err(CodegenError::new(
+                                &self.docs[location.doc].file,
+                                location.pointer,
+                                "this schema refers back to itself without descending into the instance \
+                                 (a `$ref` cycle): its validation would never end",
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            colour.insert(target, 1);
+                            stack.push((target, 0));
+                        }
+                    }
+                } else {
+                    colour.insert(node, 2);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -777,42 +1382,99 @@ fn equals(value: &Value) -> TokenStream {
     }
 }
 
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                out.push(byte);
-                i += 3;
-                continue;
+/// The vocabularies of every resource: all of them, unless its `$schema` names a custom
+/// metaschema of the set whose `$vocabulary` leaves some out.
+fn vocabularies(index: &Index, docs: &[Document], assert_formats: Option<bool>) -> Vec<Vocab> {
+    index
+        .resources
+        .iter()
+        .map(|resource| {
+            let mut vocab = Vocab {
+                validation: true,
+                applicator: true,
+                unevaluated: true,
+                format: assert_formats.unwrap_or(false),
+            };
+            let root = docs[resource.root.doc].value.pointer(&resource.root.pointer);
+            let meta_uri = root.and_then(|r| r.get("$schema")).and_then(Value::as_str);
+            let meta = meta_uri
+                .filter(|uri| Draft::from_schema_uri(uri).is_none())
+                .and_then(|uri| index.locate(docs, strip_fragment(uri)).ok().flatten())
+                .and_then(|at| docs[at.doc].value.pointer(&at.pointer));
+            if let Some(Value::Object(vocabularies)) = meta.and_then(|m| m.get("$vocabulary")) {
+                let has = |name: &str| vocabularies.keys().any(|k| k.ends_with(&format!("/vocab/{name}")));
+                vocab.validation = has("validation");
+                vocab.applicator = has("applicator");
+                vocab.unevaluated = has("unevaluated") || resource.draft == Draft::Draft2019 && has("applicator");
+                if has("format-assertion") {
+                    vocab.format = assert_formats.unwrap_or(true);
+                }
             }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+            vocab
+        })
+        .collect()
 }
 
 /// Generates the validators of every definition of `schema` (`$defs`, draft-07
 /// `definitions`, and `.` for the root when `root` is set), as items for one module.
 pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, CodegenError> {
-    let draft = match schema.get("$schema").and_then(Value::as_str) {
-        Some(uri) if uri.contains("draft-04") || uri.contains("draft-06") || uri.contains("draft-07") => Draft::Legacy,
-        _ => Draft::Modern,
-    };
+    generate_with(schema, file, root, &Options::default())
+}
+
+/// [`generate`] with [`Options`]: the set's other documents, the default dialect, format
+/// assertion.
+pub fn generate_with(schema: &Value, file: &str, root: bool, options: &Options) -> Result<Validators, CodegenError> {
+    let uri = options
+        .base_uri
+        .clone()
+        .unwrap_or_else(|| format!("json-schema:///{}", file.replace(['\\', ' ', '#', '?'], "_")));
+    let mut docs = vec![Document {
+        uri,
+        file: file.to_owned(),
+        value: schema.clone(),
+    }];
+    docs.extend(options.documents.iter().cloned());
+    for meta in metaschemas() {
+        if !docs.iter().any(|d| strip_fragment(&d.uri) == meta.uri) {
+            docs.push(meta.clone());
+        }
+    }
+    let dynamic = uses_dynamic(schema);
+    let (validators, saw_dynamic) = generate_set(&docs, root, options, dynamic)?;
+    if saw_dynamic && !dynamic {
+        // A dynamic reference reached through a `$ref` (a metaschema's `#meta`): again,
+        // with the dynamic scope.
+        return Ok(generate_set(&docs, root, options, true)?.0);
+    }
+    Ok(validators)
+}
+
+fn generate_set(
+    docs: &[Document],
+    root: bool,
+    options: &Options,
+    dynamic: bool,
+) -> Result<(Validators, bool), CodegenError> {
+    let index = Index::build(docs, options.default_draft)?;
+    let vocabs = vocabularies(&index, docs, options.assert_formats);
+    let schema = &docs[0].value;
     let mut gen = Gen {
-        doc: schema,
-        file,
-        draft,
-        id: schema.get("$id").and_then(Value::as_str).map(str::to_owned),
+        docs,
+        index,
+        vocabs,
+        cur: Location::default(),
+        dynamic,
+        saw_dynamic: false,
         functions: BTreeMap::new(),
         used_names: BTreeSet::new(),
         queue: Vec::new(),
         items: Vec::new(),
         patterns: BTreeMap::new(),
         unresolved: BTreeSet::new(),
+        descent: 0,
+        same_instance: BTreeSet::new(),
+        current_fn: None,
+        fresh: 0,
     };
     let mut checks = BTreeMap::new();
     for container in ["$defs", "definitions"] {
@@ -821,38 +1483,29 @@ pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, Co
                 if checks.contains_key(name) {
                     continue;
                 }
-                let ident = gen.function(&format!("/{container}/{}", escape_pointer_token(name)), name);
+                let location = Location {
+                    doc: 0,
+                    pointer: format!("/{container}/{}", escape_pointer_token(name)),
+                };
+                let ident = gen.function(&location, false, name);
                 checks.insert(name.clone(), ident);
             }
         }
     }
     if root {
-        let ident = gen.function("", "root");
+        let ident = gen.function(&Location::default(), false, "root");
         checks.insert(".".to_owned(), ident);
     }
     let mut functions = Vec::new();
-    while let Some((pointer, ident)) = gen.queue.pop() {
-        let node = schema
-            .pointer(&pointer)
-            .ok_or_else(|| gen.error(&pointer, "nothing at this location"))?;
-        let body = gen.body(node, &pointer)?;
-        let doc = format!(" The schema at `{pointer}`.");
+    while let Some((key, ident)) = gen.queue.pop() {
         let public = checks.values().any(|c| *c == ident);
-        let vis = if public { quote!(pub) } else { quote!() };
-        functions.push((
-            pointer.clone(),
-            quote! {
-                #[doc = #doc]
-                #vis fn #ident(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-                    let mark = cx.mark();
-                    #body
-                    cx.passed(mark)
-                }
-            },
-        ));
+        let item = gen.function_item(&key, &ident, public)?;
+        functions.push((key, item));
     }
+    gen.check_cycles()?;
     // Deterministic order: by schema location.
     functions.sort_by(|a, b| a.0.cmp(&b.0));
+    let count = functions.len();
     let table = checks.iter().map(|(name, ident)| quote!((#name, #ident as Check)));
     let functions = functions.into_iter().map(|(_, tokens)| tokens);
     let items = &gen.items;
@@ -868,11 +1521,15 @@ pub fn generate(schema: &Value, file: &str, root: bool) -> Result<Validators, Co
         #(#items)*
         #(#functions)*
     };
-    Ok(Validators {
-        tokens,
-        checks,
-        unresolved: gen.unresolved.into_iter().collect(),
-    })
+    Ok((
+        Validators {
+            tokens,
+            checks,
+            unresolved: gen.unresolved.into_iter().collect(),
+            functions: count,
+        },
+        gen.saw_dynamic,
+    ))
 }
 
 #[cfg(test)]
@@ -886,36 +1543,21 @@ mod tests {
     }
 
     #[test]
-    fn an_unsupported_keyword_is_an_error_naming_its_pointer() {
-        for keyword in super::UNSUPPORTED {
-            let error = error_of(json!({"$defs": {"a": {"type": "object", "properties": {"b": {*keyword: {}}}}}}));
-            assert_eq!(error.pointer, format!("/$defs/a/properties/b/{keyword}"), "{keyword}");
-            assert!(error.message.contains(keyword), "{error}");
-        }
-        let error = error_of(json!({"$defs": {"a": {"$id": "https://elsewhere.invalid/a"}}}));
-        assert_eq!(error.pointer, "/$defs/a/$id");
+    fn a_reference_to_nothing_or_a_cycle_is_an_error_naming_its_pointer() {
         let error = error_of(json!({"$defs": {"a": {"$ref": "#anchor"}}}));
         assert_eq!(error.pointer, "/$defs/a/$ref");
+        assert!(error.message.contains("anchor"), "{error}");
         let error = error_of(json!({"$defs": {"a": {"$ref": "#/$defs/missing"}}}));
         assert!(error.message.contains("points to nothing"), "{error}");
-        let error = error_of(
-            json!({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"a": {"format": "email"}}}),
-        );
-        assert_eq!(error.pointer, "/definitions/a/format");
+        let error = error_of(json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}}));
+        assert!(error.message.contains("cycle"), "{error}");
+        // Descending into the instance is not a cycle.
+        generate(&json!({"$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}}), "t.json", false).unwrap();
     }
 
     #[test]
     fn a_pattern_the_runtime_cannot_honour_is_an_error_naming_its_pointer() {
-        for pattern in [
-            r"\bword",
-            r"(a)\1",
-            r"(?<=a)b",
-            r"\p{L}",
-            "(unclosed",
-            "a**",
-            "[z-a]",
-            "x{3,1}",
-        ] {
+        for pattern in [r"(a)\1", r"(?<=a)b", "(unclosed", "a**", "[z-a]", "x{3,1}"] {
             let error = error_of(json!({"$defs": {"a": {"pattern": pattern}}}));
             assert_eq!(error.pointer, "/$defs/a/pattern", "{pattern}");
             assert!(error.message.contains("pattern"), "{pattern}: {error}");
@@ -947,5 +1589,28 @@ mod tests {
         let second = generate(&schema, "t.json", false).unwrap();
         assert_eq!(first.tokens.to_string(), second.tokens.to_string());
         assert_eq!(first.checks.keys().collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn annotation_functions_exist_only_where_unevaluated_needs_them() {
+        let plain = generate(&json!({"$defs": {"a": {"anyOf": [{"properties": {"x": true}}]}}}), "t.json", false).unwrap();
+        assert!(!plain.tokens.to_string().contains("runtime :: Ev"), "no annotation record without unevaluated*");
+        let schema = json!({"$defs": {"a": {"anyOf": [{"properties": {"x": true}}], "unevaluatedProperties": false}}});
+        let tokens = generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        assert!(tokens.contains("quiet_ev"), "{tokens}");
+        assert!(tokens.contains("has_prop"), "{tokens}");
+    }
+
+    #[test]
+    fn dynamic_scope_is_entered_only_by_sets_that_use_dynamic_references() {
+        let plain = generate(&json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"type": "string"}}}), "t.json", false).unwrap();
+        assert!(!plain.tokens.to_string().contains("enter"));
+        let schema = json!({
+            "$dynamicAnchor": "node",
+            "$defs": {"a": {"$dynamicRef": "#node"}}
+        });
+        let tokens = generate(&schema, "t.json", true).unwrap().tokens.to_string();
+        assert!(tokens.contains("cx . enter"), "{tokens}");
+        assert!(tokens.contains("cx . outermost"), "{tokens}");
     }
 }

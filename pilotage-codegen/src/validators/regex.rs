@@ -1,8 +1,39 @@
-//! JSON Schema `pattern`s (ECMA-262 syntax, no flags) parsed at generation time and written as
-//! static data for `pilotage_types::validate::pattern`: an anchored sequence of disjoint
-//! character classes when the pattern is one, a Pike VM program otherwise. A construct the
-//! runtime cannot honour exactly (back-references, look-behind, `\b`, Unicode property
-//! escapes, ...) is an error, never an approximation.
+//! JSON Schema `pattern`s parsed at generation time and written as static data for
+//! `pilotage_types::validate::pattern`: an anchored sequence of disjoint character classes when
+//! the pattern is one, a Pike VM program otherwise.
+//!
+//! The syntax and meaning are ECMA-262's with the `u` flag (as JSON Schema matches patterns) and
+//! no other flag:
+//! - alternation, groups `(...)`, `(?:...)`, named groups `(?<name>...)`, look-ahead `(?=...)`
+//!   and `(?!...)`, the quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}` (lazy or not: the same
+//!   texts match), `^` and `$` (at the ends of the text only: no `m` flag), `.` (one code point,
+//!   astral ones included, except the line terminators `\n`, `\r`, U+2028, U+2029);
+//! - the word boundaries `\b` and `\B` (word characters `[A-Za-z0-9_]`), zero-width assertions of
+//!   the program, anywhere (in groups and look-aheads too);
+//! - classes `[...]`, `[^...]` with ranges; `\d`, `\w` (ASCII), `\s` (ECMA-262 WhiteSpace and
+//!   LineTerminator) and their negations, inside and outside classes;
+//! - Unicode property escapes `\p{...}` and `\P{...}`, inside and outside classes: a
+//!   General_Category value (`L`, `Letter`, `Lu`, `Nd`, `digit`, ... or `gc=`/`General_Category=`
+//!   one), a Script or Script_Extensions value (`Script=`, `sc=`, `Script_Extensions=`, `scx=`;
+//!   long names and four-letter codes) or one of the binary properties ECMA-262 lists (`ASCII`,
+//!   `Alphabetic`, `Any`, `Assigned`, `White_Space`, ...), spelt exactly as ECMA-262 spells them
+//!   (names are case-sensitive). Their characters are computed here, from the `regex-syntax`
+//!   crate's Unicode tables (Unicode 16.0 for regex-syntax 0.8.12), and written as ranges, so
+//!   the generated code stays data;
+//! - the escapes `\t`, `\n`, `\v`, `\f`, `\r`, `\0`, `\cX`, `\xHH`, `\uHHHH` (a surrogate pair
+//!   of them is one code point), `\u{H...}`, and `\` before a syntax character or `/` (and `-`
+//!   in a class; `[\b]` is U+0008).
+//!
+//! What the `u` flag makes a syntax error is an error here too: an unknown escape (`\a`, `\-`
+//! outside a class), a lone `{`, `}` or `]`, a class range with a class escape at one end
+//! (`[\w-z]`), a quantified assertion. Texts are Rust strings, so they never hold a lone
+//! surrogate: a pattern's lone surrogate (`\uD800`) matches no character.
+//!
+//! A construct the runtime cannot honour exactly is an error, never an approximation:
+//! back-references (`\1`, `\k<name>`), look-behind (`(?<=...)`, `(?<!...)`), modifiers
+//! (`(?i:...)`), a property `regex-syntax` does not know (`Changes_When_NFKC_Casefolded`), and a
+//! program of more than `MAX_INSTRUCTIONS` (20 000) instructions once counted repetitions are
+//! expanded.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -18,6 +49,8 @@ enum Node {
     Class(Vec<(char, char)>, bool),
     Start,
     End,
+    /// `\b` (`false`) or `\B` (`true`).
+    WordBoundary(bool),
     Concat(Vec<Node>),
     Alt(Vec<Node>),
     Repeat(Box<Node>, u32, Option<u32>),
@@ -39,6 +72,162 @@ const SPACE: &[(char, char)] = &[
     ('\u{205f}', '\u{205f}'),
     ('\u{3000}', '\u{3000}'),
     ('\u{feff}', '\u{feff}'),
+];
+
+/// ECMA-262's General_Category values (long names, short names and the other aliases of
+/// PropertyValueAliases.txt), as `\p{Lu}` or `\p{gc=Lu}` take them.
+#[rustfmt::skip]
+const GENERAL_CATEGORIES: &[&str] = &[
+    "C", "Cased_Letter", "Cc", "Cf", "Close_Punctuation", "Cn", "Co", "Combining_Mark", "Connector_Punctuation",
+    "Control", "Cs", "Currency_Symbol", "Dash_Punctuation", "Decimal_Number", "Enclosing_Mark", "Final_Punctuation",
+    "Format", "Initial_Punctuation", "L", "LC", "Letter", "Letter_Number", "Line_Separator", "Ll", "Lm", "Lo",
+    "Lowercase_Letter", "Lt", "Lu", "M", "Mark", "Math_Symbol", "Mc", "Me", "Mn", "Modifier_Letter",
+    "Modifier_Symbol", "N", "Nd", "Nl", "No", "Nonspacing_Mark", "Number", "Open_Punctuation", "Other",
+    "Other_Letter", "Other_Number", "Other_Punctuation", "Other_Symbol", "P", "Paragraph_Separator", "Pc", "Pd",
+    "Pe", "Pf", "Pi", "Po", "Private_Use", "Ps", "Punctuation", "S", "Sc", "Separator", "Sk", "Sm", "So",
+    "Space_Separator", "Spacing_Mark", "Surrogate", "Symbol", "Titlecase_Letter", "Unassigned", "Uppercase_Letter",
+    "Z", "Zl", "Zp", "Zs", "cntrl", "digit", "punct",
+];
+
+/// ECMA-262's binary properties: (name or alias, canonical name).
+const BINARY_PROPERTIES: &[(&str, &str)] = &[
+    ("AHex", "ASCII_Hex_Digit"),
+    ("ASCII", "ASCII"),
+    ("ASCII_Hex_Digit", "ASCII_Hex_Digit"),
+    ("Alpha", "Alphabetic"),
+    ("Alphabetic", "Alphabetic"),
+    ("Any", "Any"),
+    ("Assigned", "Assigned"),
+    ("Bidi_C", "Bidi_Control"),
+    ("Bidi_Control", "Bidi_Control"),
+    ("Bidi_M", "Bidi_Mirrored"),
+    ("Bidi_Mirrored", "Bidi_Mirrored"),
+    ("CI", "Case_Ignorable"),
+    ("CWCF", "Changes_When_Casefolded"),
+    ("CWCM", "Changes_When_Casemapped"),
+    ("CWKCF", "Changes_When_NFKC_Casefolded"),
+    ("CWL", "Changes_When_Lowercased"),
+    ("CWT", "Changes_When_Titlecased"),
+    ("CWU", "Changes_When_Uppercased"),
+    ("Case_Ignorable", "Case_Ignorable"),
+    ("Cased", "Cased"),
+    ("Changes_When_Casefolded", "Changes_When_Casefolded"),
+    ("Changes_When_Casemapped", "Changes_When_Casemapped"),
+    ("Changes_When_Lowercased", "Changes_When_Lowercased"),
+    ("Changes_When_NFKC_Casefolded", "Changes_When_NFKC_Casefolded"),
+    ("Changes_When_Titlecased", "Changes_When_Titlecased"),
+    ("Changes_When_Uppercased", "Changes_When_Uppercased"),
+    ("DI", "Default_Ignorable_Code_Point"),
+    ("Dash", "Dash"),
+    ("Default_Ignorable_Code_Point", "Default_Ignorable_Code_Point"),
+    ("Dep", "Deprecated"),
+    ("Deprecated", "Deprecated"),
+    ("Dia", "Diacritic"),
+    ("Diacritic", "Diacritic"),
+    ("EBase", "Emoji_Modifier_Base"),
+    ("EComp", "Emoji_Component"),
+    ("EMod", "Emoji_Modifier"),
+    ("EPres", "Emoji_Presentation"),
+    ("Emoji", "Emoji"),
+    ("Emoji_Component", "Emoji_Component"),
+    ("Emoji_Modifier", "Emoji_Modifier"),
+    ("Emoji_Modifier_Base", "Emoji_Modifier_Base"),
+    ("Emoji_Presentation", "Emoji_Presentation"),
+    ("Ext", "Extender"),
+    ("ExtPict", "Extended_Pictographic"),
+    ("Extended_Pictographic", "Extended_Pictographic"),
+    ("Extender", "Extender"),
+    ("Gr_Base", "Grapheme_Base"),
+    ("Gr_Ext", "Grapheme_Extend"),
+    ("Grapheme_Base", "Grapheme_Base"),
+    ("Grapheme_Extend", "Grapheme_Extend"),
+    ("Hex", "Hex_Digit"),
+    ("Hex_Digit", "Hex_Digit"),
+    ("IDC", "ID_Continue"),
+    ("IDS", "ID_Start"),
+    ("IDSB", "IDS_Binary_Operator"),
+    ("IDST", "IDS_Trinary_Operator"),
+    ("IDS_Binary_Operator", "IDS_Binary_Operator"),
+    ("IDS_Trinary_Operator", "IDS_Trinary_Operator"),
+    ("ID_Continue", "ID_Continue"),
+    ("ID_Start", "ID_Start"),
+    ("Ideo", "Ideographic"),
+    ("Ideographic", "Ideographic"),
+    ("Join_C", "Join_Control"),
+    ("Join_Control", "Join_Control"),
+    ("LOE", "Logical_Order_Exception"),
+    ("Logical_Order_Exception", "Logical_Order_Exception"),
+    ("Lower", "Lowercase"),
+    ("Lowercase", "Lowercase"),
+    ("Math", "Math"),
+    ("NChar", "Noncharacter_Code_Point"),
+    ("Noncharacter_Code_Point", "Noncharacter_Code_Point"),
+    ("Pat_Syn", "Pattern_Syntax"),
+    ("Pat_WS", "Pattern_White_Space"),
+    ("Pattern_Syntax", "Pattern_Syntax"),
+    ("Pattern_White_Space", "Pattern_White_Space"),
+    ("QMark", "Quotation_Mark"),
+    ("Quotation_Mark", "Quotation_Mark"),
+    ("RI", "Regional_Indicator"),
+    ("Radical", "Radical"),
+    ("Regional_Indicator", "Regional_Indicator"),
+    ("SD", "Soft_Dotted"),
+    ("STerm", "Sentence_Terminal"),
+    ("Sentence_Terminal", "Sentence_Terminal"),
+    ("Soft_Dotted", "Soft_Dotted"),
+    ("Term", "Terminal_Punctuation"),
+    ("Terminal_Punctuation", "Terminal_Punctuation"),
+    ("UIdeo", "Unified_Ideograph"),
+    ("Unified_Ideograph", "Unified_Ideograph"),
+    ("Upper", "Uppercase"),
+    ("Uppercase", "Uppercase"),
+    ("VS", "Variation_Selector"),
+    ("Variation_Selector", "Variation_Selector"),
+    ("White_Space", "White_Space"),
+    ("XIDC", "XID_Continue"),
+    ("XIDS", "XID_Start"),
+    ("XID_Continue", "XID_Continue"),
+    ("XID_Start", "XID_Start"),
+    ("space", "White_Space"),
+];
+
+/// The Script (and Script_Extensions) values of Unicode 16.0 as ECMA-262 takes them: long names
+/// and four-letter codes, as PropertyValueAliases.txt spells them.
+#[rustfmt::skip]
+const SCRIPTS: &[&str] = &[
+    "Adlam", "Adlm", "Aghb", "Ahom", "Anatolian_Hieroglyphs", "Arab", "Arabic", "Armenian", "Armi", "Armn",
+    "Avestan", "Avst", "Bali", "Balinese", "Bamu", "Bamum", "Bass", "Bassa_Vah", "Batak", "Batk", "Beng", "Bengali",
+    "Bhaiksuki", "Bhks", "Bopo", "Bopomofo", "Brah", "Brahmi", "Brai", "Braille", "Bugi", "Buginese", "Buhd",
+    "Buhid", "Cakm", "Canadian_Aboriginal", "Cans", "Cari", "Carian", "Caucasian_Albanian", "Chakma", "Cham",
+    "Cher", "Cherokee", "Chorasmian", "Chrs", "Common", "Copt", "Coptic", "Cpmn", "Cprt", "Cuneiform", "Cypriot",
+    "Cypro_Minoan", "Cyrillic", "Cyrl", "Deseret", "Deva", "Devanagari", "Diak", "Dives_Akuru", "Dogr", "Dogra",
+    "Dsrt", "Dupl", "Duployan", "Egyp", "Egyptian_Hieroglyphs", "Elba", "Elbasan", "Elym", "Elymaic", "Ethi",
+    "Ethiopic", "Gara", "Garay", "Geor", "Georgian", "Glag", "Glagolitic", "Gong", "Gonm", "Goth", "Gothic", "Gran",
+    "Grantha", "Greek", "Grek", "Gujarati", "Gujr", "Gukh", "Gunjala_Gondi", "Gurmukhi", "Guru", "Gurung_Khema",
+    "Han", "Hang", "Hangul", "Hani", "Hanifi_Rohingya", "Hano", "Hanunoo", "Hatr", "Hatran", "Hebr", "Hebrew",
+    "Hira", "Hiragana", "Hluw", "Hmng", "Hmnp", "Hrkt", "Hung", "Imperial_Aramaic", "Inherited",
+    "Inscriptional_Pahlavi", "Inscriptional_Parthian", "Ital", "Java", "Javanese", "Kaithi", "Kali", "Kana",
+    "Kannada", "Katakana", "Katakana_Or_Hiragana", "Kawi", "Kayah_Li", "Khar", "Kharoshthi", "Khitan_Small_Script",
+    "Khmer", "Khmr", "Khoj", "Khojki", "Khudawadi", "Kirat_Rai", "Kits", "Knda", "Krai", "Kthi", "Lana", "Lao",
+    "Laoo", "Latin", "Latn", "Lepc", "Lepcha", "Limb", "Limbu", "Lina", "Linb", "Linear_A", "Linear_B", "Lisu",
+    "Lyci", "Lycian", "Lydi", "Lydian", "Mahajani", "Mahj", "Maka", "Makasar", "Malayalam", "Mand", "Mandaic",
+    "Mani", "Manichaean", "Marc", "Marchen", "Masaram_Gondi", "Medefaidrin", "Medf", "Meetei_Mayek", "Mend",
+    "Mende_Kikakui", "Merc", "Mero", "Meroitic_Cursive", "Meroitic_Hieroglyphs", "Miao", "Mlym", "Modi", "Mong",
+    "Mongolian", "Mro", "Mroo", "Mtei", "Mult", "Multani", "Myanmar", "Mymr", "Nabataean", "Nag_Mundari", "Nagm",
+    "Nand", "Nandinagari", "Narb", "Nbat", "New_Tai_Lue", "Newa", "Nko", "Nkoo", "Nshu", "Nushu",
+    "Nyiakeng_Puachue_Hmong", "Ogam", "Ogham", "Ol_Chiki", "Ol_Onal", "Olck", "Old_Hungarian", "Old_Italic",
+    "Old_North_Arabian", "Old_Permic", "Old_Persian", "Old_Sogdian", "Old_South_Arabian", "Old_Turkic",
+    "Old_Uyghur", "Onao", "Oriya", "Orkh", "Orya", "Osage", "Osge", "Osma", "Osmanya", "Ougr", "Pahawh_Hmong",
+    "Palm", "Palmyrene", "Pau_Cin_Hau", "Pauc", "Perm", "Phag", "Phags_Pa", "Phli", "Phlp", "Phnx", "Phoenician",
+    "Plrd", "Prti", "Psalter_Pahlavi", "Qaac", "Qaai", "Rejang", "Rjng", "Rohg", "Runic", "Runr", "Samaritan",
+    "Samr", "Sarb", "Saur", "Saurashtra", "Sgnw", "Sharada", "Shavian", "Shaw", "Shrd", "Sidd", "Siddham",
+    "SignWriting", "Sind", "Sinh", "Sinhala", "Sogd", "Sogdian", "Sogo", "Sora", "Sora_Sompeng", "Soyo", "Soyombo",
+    "Sund", "Sundanese", "Sunu", "Sunuwar", "Sylo", "Syloti_Nagri", "Syrc", "Syriac", "Tagalog", "Tagb", "Tagbanwa",
+    "Tai_Le", "Tai_Tham", "Tai_Viet", "Takr", "Takri", "Tale", "Talu", "Tamil", "Taml", "Tang", "Tangsa", "Tangut",
+    "Tavt", "Telu", "Telugu", "Tfng", "Tglg", "Thaa", "Thaana", "Thai", "Tibetan", "Tibt", "Tifinagh", "Tirh",
+    "Tirhuta", "Tnsa", "Todhri", "Todr", "Toto", "Tulu_Tigalari", "Tutg", "Ugar", "Ugaritic", "Unknown", "Vai",
+    "Vaii", "Vith", "Vithkuqi", "Wancho", "Wara", "Warang_Citi", "Wcho", "Xpeo", "Xsux", "Yezi", "Yezidi", "Yi",
+    "Yiii", "Zanabazar_Square", "Zanb", "Zinh", "Zyyy", "Zzzz",
 ];
 
 fn normalise(mut ranges: Vec<(char, char)>) -> Vec<(char, char)> {
@@ -74,7 +263,8 @@ fn complement(ranges: &[(char, char)]) -> Vec<(char, char)> {
     out
 }
 
-/// Adds the characters of `lo..=hi` (code points), skipping the surrogate gap.
+/// Adds the characters of `lo..=hi` (code points), skipping the surrogate gap: no Rust string
+/// holds a surrogate.
 fn push_span(out: &mut Vec<(char, char)>, lo: u32, hi: u32) {
     let parts = [(lo, hi.min(0xD7FF)), (lo.max(0xE000), hi)];
     for (a, b) in parts {
@@ -86,10 +276,51 @@ fn push_span(out: &mut Vec<(char, char)>, lo: u32, hi: u32) {
     }
 }
 
+/// The characters of a regex-syntax class `\p{query}`, or why not.
+fn unicode_class(query: &str) -> std::result::Result<Vec<(char, char)>, String> {
+    use regex_syntax::hir::{Class, HirKind};
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&format!("\\p{{{query}}}"))
+        .map_err(|e| match e {
+            regex_syntax::Error::Parse(e) => e.kind().to_string(),
+            regex_syntax::Error::Translate(e) => e.kind().to_string(),
+            e => e.to_string(),
+        })?;
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => Ok(class.ranges().iter().map(|r| (r.start(), r.end())).collect()),
+        HirKind::Class(Class::Bytes(class)) if class.ranges().is_empty() => Ok(Vec::new()),
+        HirKind::Literal(literal) => {
+            let text = std::str::from_utf8(&literal.0).map_err(|e| e.to_string())?;
+            let mut chars = text.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Ok(vec![(c, c)]),
+                _ => Err(format!("regex-syntax read it as the text {text:?}")),
+            }
+        }
+        other => Err(format!("regex-syntax read it as {other:?}")),
+    }
+}
+
+/// One atom of an escape or a class: a code point (a surrogate one matches no character), a
+/// set of characters (negated: every other character), or an assertion.
+enum Atom {
+    Char(u32),
+    Set(Vec<(char, char)>, bool),
+    WordBoundary(bool),
+}
+
+/// The characters of the code point `c`: none for a surrogate.
+fn single(c: u32) -> Vec<(char, char)> {
+    char::from_u32(c).map(|c| vec![(c, c)]).unwrap_or_default()
+}
+
 struct Parser<'a> {
     chars: Vec<char>,
     at: usize,
     source: &'a str,
+    /// The names of the named groups seen so far.
+    names: Vec<String>,
 }
 
 /// A pattern the runtime cannot honour, or one that is not a regular expression.
@@ -97,6 +328,8 @@ struct Parser<'a> {
 pub struct PatternError(pub String);
 
 type Result<T> = std::result::Result<T, PatternError>;
+
+const SYNTAX_CHARACTERS: &str = "^$\\.*+?()[]{}|";
 
 impl Parser<'_> {
     fn error<T>(&self, what: &str) -> Result<T> {
@@ -161,7 +394,7 @@ impl Parser<'_> {
         self.at += 1;
         // A lazy quantifier matches the same texts.
         self.eat('?');
-        if matches!(atom, Node::Start | Node::End | Node::Look(..)) {
+        if matches!(atom, Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..)) {
             return self.error("a quantifier on an assertion");
         }
         if let Some(max) = max {
@@ -183,25 +416,39 @@ impl Parser<'_> {
     }
 
     /// `{n}`, `{n,}`, `{n,m}`; leaves the cursor on the closing brace. `None` (cursor
-    /// unchanged) when the brace is a literal, as ECMA-262's Annex B reads it.
+    /// unchanged) when the brace starts no quantifier (a syntax error under the `u` flag, which
+    /// the caller reports).
     fn braces(&mut self) -> Result<Option<(u32, Option<u32>)>> {
         let start = self.at;
-        let rest: String = self.chars[self.at..].iter().collect();
-        let Some(close) = rest.find('}') else { return Ok(None) };
-        let inner = &rest[1..close];
-        let parse = |s: &str| s.parse::<u32>().ok();
-        let bounds = match inner.split_once(',') {
-            None => parse(inner).map(|n| (n, Some(n))),
-            Some((lo, "")) => parse(lo).map(|n| (n, None)),
-            Some((lo, hi)) => parse(lo).zip(parse(hi)).map(|(a, b)| (a, Some(b))),
-        };
-        match bounds {
-            Some(bounds) if !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit() || c == ',') => {
-                self.at = start + inner.chars().count() + 1;
-                Ok(Some(bounds))
-            }
-            _ => Ok(None),
+        let mut end = start + 1;
+        while self.chars.get(end).is_some_and(|c| c.is_ascii_digit() || *c == ',') {
+            end += 1;
         }
+        if self.chars.get(end) != Some(&'}') {
+            return Ok(None);
+        }
+        let inner: String = self.chars[start + 1..end].iter().collect();
+        let (lo, hi) = match inner.split_once(',') {
+            None => (inner.as_str(), Some(inner.as_str())),
+            Some((lo, "")) => (lo, None),
+            Some((lo, hi)) => (lo, Some(hi)),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(lo) || !hi.is_none_or(digits) {
+            return Ok(None);
+        }
+        let count = |s: &str| s.parse::<u32>().ok();
+        let too_large = "a repetition count above 4294967295";
+        let Some(min) = count(lo) else {
+            return self.error(too_large);
+        };
+        let max = match hi.map(count) {
+            None => None,
+            Some(Some(max)) => Some(max),
+            Some(None) => return self.error(too_large),
+        };
+        self.at = end;
+        Ok(Some((min, max)))
     }
 
     fn atom(&mut self) -> Result<Node> {
@@ -221,17 +468,14 @@ impl Parser<'_> {
                         Some(false)
                     } else if self.eat('!') {
                         Some(true)
-                    } else if self.peek() == Some('<') && !matches!(self.chars.get(self.at + 1), Some('=' | '!')) {
+                    } else if self.peek() == Some('<') && matches!(self.chars.get(self.at + 1), Some('=' | '!')) {
+                        return self.error("look-behind ((?<=...), (?<!...)) is not supported");
+                    } else if self.eat('<') {
                         // A named group: the name does not change what matches.
-                        while let Some(c) = self.peek() {
-                            self.at += 1;
-                            if c == '>' {
-                                break;
-                            }
-                        }
+                        self.group_name()?;
                         None
                     } else {
-                        return self.error("look-behind or an unknown group kind");
+                        return self.error("an unknown group kind or modifiers ((?i:...)), which are not supported");
                     }
                 } else {
                     None
@@ -247,7 +491,11 @@ impl Parser<'_> {
             }
             ')' => return self.error("an unopened group"),
             '[' => self.class()?,
-            '\\' => self.escape(false)?,
+            '\\' => match self.escape(false)? {
+                Atom::Char(c) => Node::Class(single(c), false),
+                Atom::Set(ranges, negated) => Node::Class(ranges, negated),
+                Atom::WordBoundary(negated) => Node::WordBoundary(negated),
+            },
             '*' | '+' | '?' => return self.error("a quantifier with nothing to repeat"),
             '{' => {
                 self.at -= 1;
@@ -255,64 +503,208 @@ impl Parser<'_> {
                     return self.error("a quantifier with nothing to repeat");
                 }
                 self.at += 1;
-                Node::Class(vec![('{', '{')], false)
+                return self.error("a lone `{` (write `\\{`)");
             }
+            '}' => return self.error("a lone `}` (write `\\}`)"),
+            ']' => return self.error("a lone `]` (write `\\]`)"),
             c => Node::Class(vec![(c, c)], false),
         })
     }
 
+    /// The name of a named group, after `(?<`, up to and past `>`.
+    fn group_name(&mut self) -> Result<()> {
+        let mut name = String::new();
+        loop {
+            match self.peek() {
+                None => return self.error("an unclosed group name"),
+                Some('>') => break,
+                Some('\\') => return self.error("an escape in a group name is not supported"),
+                Some(c) => {
+                    let allowed = match name.is_empty() {
+                        true => c == '$' || c == '_' || in_property("ID_Start", c),
+                        false => c == '$' || c == '\u{200c}' || c == '\u{200d}' || in_property("ID_Continue", c),
+                    };
+                    if !allowed {
+                        return self.error("a group name that is not an identifier");
+                    }
+                    name.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+        self.at += 1;
+        if name.is_empty() {
+            return self.error("an empty group name");
+        }
+        if self.names.contains(&name) {
+            return self.error("a group name given twice");
+        }
+        self.names.push(name);
+        Ok(())
+    }
+
+    /// Four hexadecimal digits, if they follow.
+    fn hex4(&mut self) -> Option<u32> {
+        let hex: String = self.chars.iter().skip(self.at).take(4).collect();
+        let code = u32::from_str_radix(&hex, 16)
+            .ok()
+            .filter(|_| hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit()))?;
+        self.at += 4;
+        Some(code)
+    }
+
     /// An escape after `\`; `in_class` for the escapes of a character class.
-    fn escape(&mut self, in_class: bool) -> Result<Node> {
+    fn escape(&mut self, in_class: bool) -> Result<Atom> {
         let Some(c) = self.peek() else {
             return self.error("a trailing backslash");
         };
         self.at += 1;
-        let single = |c: char| Node::Class(vec![(c, c)], false);
+        let set = |ranges: &[(char, char)], negated: bool| Atom::Set(ranges.to_vec(), negated);
         Ok(match c {
-            'd' => Node::Class(DIGIT.to_vec(), false),
-            'D' => Node::Class(DIGIT.to_vec(), true),
-            'w' => Node::Class(WORD.to_vec(), false),
-            'W' => Node::Class(WORD.to_vec(), true),
-            's' => Node::Class(SPACE.to_vec(), false),
-            'S' => Node::Class(SPACE.to_vec(), true),
-            'n' => single('\n'),
-            'r' => single('\r'),
-            't' => single('\t'),
-            'f' => single('\u{c}'),
-            'v' => single('\u{b}'),
-            '0' if !self.peek().is_some_and(|c| c.is_ascii_digit()) => single('\0'),
-            'b' if in_class => single('\u{8}'),
+            'd' => set(DIGIT, false),
+            'D' => set(DIGIT, true),
+            'w' => set(WORD, false),
+            'W' => set(WORD, true),
+            's' => set(SPACE, false),
+            'S' => set(SPACE, true),
+            'p' | 'P' => self.property(c == 'P')?,
+            'n' => Atom::Char(0x0A),
+            'r' => Atom::Char(0x0D),
+            't' => Atom::Char(0x09),
+            'f' => Atom::Char(0x0C),
+            'v' => Atom::Char(0x0B),
+            'b' if in_class => Atom::Char(0x08),
+            'b' => Atom::WordBoundary(false),
+            'B' if !in_class => Atom::WordBoundary(true),
+            '-' if in_class => Atom::Char(u32::from('-')),
+            '0' if !self.peek().is_some_and(|c| c.is_ascii_digit()) => Atom::Char(0),
+            '0' => return self.error("a legacy octal escape (\\0 followed by a digit)"),
+            'c' => match self.peek() {
+                Some(letter) if letter.is_ascii_alphabetic() => {
+                    self.at += 1;
+                    Atom::Char(u32::from(letter) % 32)
+                }
+                _ => return self.error("\\c needs an ASCII letter"),
+            },
             'x' => {
                 let hex: String = self.chars.iter().skip(self.at).take(2).collect();
-                match u32::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == 2) {
+                match u32::from_str_radix(&hex, 16)
+                    .ok()
+                    .filter(|_| hex.len() == 2 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+                {
                     Some(code) => {
                         self.at += 2;
-                        single(char::from_u32(code).unwrap_or('\0'))
+                        Atom::Char(code)
                     }
                     None => return self.error("\\x needs two hexadecimal digits"),
                 }
             }
+            'u' if self.eat('{') => {
+                let mut code = 0u32;
+                let mut digits = 0;
+                while let Some(digit) = self.peek().and_then(|c| c.to_digit(16)) {
+                    self.at += 1;
+                    digits += 1;
+                    code = code.saturating_mul(16).saturating_add(digit);
+                }
+                if digits == 0 || !self.eat('}') {
+                    return self.error("\\u{...} needs hexadecimal digits and a closing brace");
+                }
+                if code > 0x10FFFF {
+                    return self.error("\\u{...} above U+10FFFF");
+                }
+                Atom::Char(code)
+            }
             'u' => {
-                let hex: String = self.chars.iter().skip(self.at).take(4).collect();
-                match u32::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == 4) {
-                    Some(code) => {
-                        self.at += 4;
-                        match char::from_u32(code) {
-                            Some(c) => single(c),
-                            None => return self.error("a surrogate code unit (\\uD800-\\uDFFF) is not supported"),
+                let Some(code) = self.hex4() else {
+                    return self.error("\\u needs four hexadecimal digits");
+                };
+                // Under the `u` flag a lead and a trail surrogate escape are one code point.
+                if (0xD800..0xDC00).contains(&code)
+                    && self.peek() == Some('\\')
+                    && self.chars.get(self.at + 1) == Some(&'u')
+                {
+                    let back = self.at;
+                    self.at += 2;
+                    match self.hex4() {
+                        Some(trail) if (0xDC00..0xE000).contains(&trail) => {
+                            Atom::Char(0x10000 + ((code - 0xD800) << 10) + (trail - 0xDC00))
+                        }
+                        _ => {
+                            self.at = back;
+                            Atom::Char(code)
                         }
                     }
-                    None => return self.error("\\u needs four hexadecimal digits"),
+                } else {
+                    Atom::Char(code)
                 }
             }
-            'b' | 'B' => return self.error("word boundaries (\\b, \\B) are not supported"),
-            'p' | 'P' => return self.error("Unicode property escapes are not supported"),
-            'k' => return self.error("named back-references are not supported"),
-            'c' => return self.error("control escapes (\\c) are not supported"),
-            c if c.is_ascii_digit() => return self.error("back-references are not supported"),
-            c if c.is_ascii_alphanumeric() => return self.error("an unknown escape"),
-            c => single(c),
+            'k' => return self.error("named back-references (\\k<name>) are not supported"),
+            '1'..='9' => return self.error("back-references (\\1, ...) are not supported"),
+            c if SYNTAX_CHARACTERS.contains(c) || c == '/' => Atom::Char(u32::from(c)),
+            c => return self.error(&format!("an unknown escape \\{c} (a syntax error under the u flag)")),
         })
+    }
+
+    /// A Unicode property escape after `\p` or `\P`.
+    fn property(&mut self, negated: bool) -> Result<Atom> {
+        let letter = if negated { 'P' } else { 'p' };
+        if !self.eat('{') {
+            return self.error(&format!("\\{letter} needs a property in braces"));
+        }
+        let mut text = String::new();
+        loop {
+            match self.peek() {
+                Some('}') => break,
+                Some(c) if c.is_ascii_alphanumeric() || c == '_' || c == '=' => {
+                    text.push(c);
+                    self.at += 1;
+                }
+                _ => {
+                    return self.error(&format!(
+                        "\\{letter}{{ without a closing brace or with a character no property name has"
+                    ))
+                }
+            }
+        }
+        self.at += 1;
+        let query = match text.split_once('=') {
+            None if GENERAL_CATEGORIES.binary_search(&text.as_str()).is_ok() => format!("gc={text}"),
+            None => match BINARY_PROPERTIES.binary_search_by(|(name, _)| name.cmp(&text.as_str())) {
+                Ok(index) => BINARY_PROPERTIES[index].1.to_owned(),
+                Err(_) => {
+                    return self.error(&format!(
+                        "\\{letter}{{{text}}}: {text} is no General_Category value nor binary property of ECMA-262 (names are case-sensitive; a script needs Script= or Script_Extensions=)"
+                    ))
+                }
+            },
+            Some(("General_Category" | "gc", value)) if GENERAL_CATEGORIES.binary_search(&value).is_ok() => {
+                format!("gc={value}")
+            }
+            Some((name @ ("Script" | "sc" | "Script_Extensions" | "scx"), value)) if SCRIPTS.binary_search(&value).is_ok() => {
+                let name = if name.starts_with("Script_") || name == "scx" { "scx" } else { "sc" };
+                format!("{name}={value}")
+            }
+            Some((name @ ("General_Category" | "gc" | "Script" | "sc" | "Script_Extensions" | "scx"), value)) => {
+                return self.error(&format!("\\{letter}{{{text}}}: {value} is no value of {name} (names are case-sensitive)"))
+            }
+            Some((name, _)) => {
+                return self.error(&format!(
+                    "\\{letter}{{{text}}}: {name} is not a property ECMA-262 takes a value of (General_Category, Script, Script_Extensions)"
+                ))
+            }
+        };
+        // General_Category=Surrogate is U+D800..U+DFFF, which no Rust string holds (regex-syntax,
+        // whose classes are of `char`s, has no table for it).
+        if matches!(query.as_str(), "gc=Cs" | "gc=Surrogate") {
+            return Ok(Atom::Set(Vec::new(), negated));
+        }
+        match unicode_class(&query) {
+            Ok(ranges) => Ok(Atom::Set(ranges, negated)),
+            Err(why) => self.error(&format!(
+                "\\{letter}{{{text}}}: regex-syntax's Unicode tables have no {query}, so it is not supported ({why})"
+            )),
+        }
     }
 
     fn class(&mut self) -> Result<Node> {
@@ -327,60 +719,58 @@ impl Parser<'_> {
                 break;
             }
             let low = self.class_atom()?;
-            // A range `a-z`, unless the hyphen is last or a side is a class escape.
+            // A range `a-z`, unless the hyphen is last.
             if self.peek() == Some('-') && self.chars.get(self.at + 1).is_some_and(|c| *c != ']') {
-                if let ClassAtom::Char(lo) = low {
-                    self.at += 1;
-                    match self.class_atom()? {
-                        ClassAtom::Char(hi) if lo <= hi => {
-                            ranges.push((lo, hi));
-                            continue;
-                        }
-                        ClassAtom::Char(_) => return self.error("a character range out of order"),
-                        ClassAtom::Set(_) => return self.error("a range to a class escape"),
+                self.at += 1;
+                let high = self.class_atom()?;
+                match (low, high) {
+                    (Atom::Char(lo), Atom::Char(hi)) if lo <= hi => push_span(&mut ranges, lo, hi),
+                    (Atom::Char(_), Atom::Char(_)) => return self.error("a character range out of order"),
+                    _ => {
+                        return self
+                            .error("a class range with a class escape at one end (a syntax error under the u flag)")
                     }
                 }
+                continue;
             }
             match low {
-                ClassAtom::Char(c) => ranges.push((c, c)),
-                ClassAtom::Set(set) => ranges.extend(set),
+                Atom::Char(c) => ranges.extend(single(c)),
+                Atom::Set(set, false) => ranges.extend(set),
+                Atom::Set(set, true) => ranges.extend(complement(&set)),
+                Atom::WordBoundary(_) => return self.error("a word boundary in a class"),
             }
         }
         Ok(Node::Class(normalise(ranges), negated))
     }
 
-    fn class_atom(&mut self) -> Result<ClassAtom> {
+    fn class_atom(&mut self) -> Result<Atom> {
         let Some(c) = self.peek() else {
             return self.error("an unclosed character class");
         };
         self.at += 1;
         if c != '\\' {
-            return Ok(ClassAtom::Char(c));
+            return Ok(Atom::Char(u32::from(c)));
         }
-        match self.escape(true)? {
-            Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => {
-                Ok(ClassAtom::Char(ranges[0].0))
-            }
-            Node::Class(ranges, false) => Ok(ClassAtom::Set(ranges)),
-            Node::Class(ranges, true) => Ok(ClassAtom::Set(complement(&ranges))),
-            _ => self.error("an escape that is not a character"),
-        }
+        self.escape(true)
     }
 }
 
-enum ClassAtom {
-    Char(char),
-    Set(Vec<(char, char)>),
+/// Whether `c` has the binary property `name` (`ID_Start`, `ID_Continue`).
+fn in_property(name: &str, c: char) -> bool {
+    unicode_class(name).is_ok_and(|ranges| ranges.iter().any(|(lo, hi)| *lo <= c && c <= *hi))
 }
 
 /// One instruction, mirroring `pilotage_types::validate::pattern::Inst`.
-#[derive(Debug, Clone)]
-enum Inst {
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inst {
     Class(Vec<(char, char)>, bool),
     Split(u32, u32),
     Jump(u32),
     Start,
     End,
+    WordBoundary,
+    NotWordBoundary,
     Look(bool, u32),
     LookEnd,
     Match,
@@ -414,6 +804,12 @@ impl Compiler {
             }
             Node::End => {
                 self.emit(Inst::End)?;
+            }
+            Node::WordBoundary(false) => {
+                self.emit(Inst::WordBoundary)?;
+            }
+            Node::WordBoundary(true) => {
+                self.emit(Inst::NotWordBoundary)?;
             }
             Node::Concat(items) => items.iter().try_for_each(|item| self.node(item))?,
             Node::Alt(branches) => {
@@ -471,12 +867,54 @@ impl Compiler {
     }
 }
 
-fn class_tokens(ranges: &[(char, char)], negated: bool) -> TokenStream {
+/// Classes of more ranges than this (Unicode properties, mostly) are written once per pattern,
+/// as a `const` every instruction taking them shares, not once per instruction.
+const SHARED_RANGES: usize = 16;
+
+/// Writes the classes of one pattern, sharing the large ones.
+#[derive(Default)]
+struct Classes {
+    shared: Vec<(Vec<(char, char)>, proc_macro2::Ident)>,
+}
+
+impl Classes {
+    fn tokens(&mut self, ranges: &[(char, char)], negated: bool) -> TokenStream {
+        let ranges = if ranges.len() > SHARED_RANGES {
+            let index = match self.shared.iter().position(|(shared, _)| shared == ranges) {
+                Some(index) => index,
+                None => {
+                    let ident = quote::format_ident!("RANGES_{}", self.shared.len());
+                    self.shared.push((ranges.to_vec(), ident));
+                    self.shared.len() - 1
+                }
+            };
+            let ident = &self.shared[index].1;
+            quote!(#ident)
+        } else {
+            ranges_tokens(ranges)
+        };
+        quote!(::pilotage_types::validate::pattern::Class { ranges: #ranges, negated: #negated })
+    }
+
+    /// `pattern`, preceded by the shared ranges' `const`s if there are any.
+    fn around(self, pattern: TokenStream) -> TokenStream {
+        if self.shared.is_empty() {
+            return pattern;
+        }
+        let consts = self.shared.iter().map(|(ranges, ident)| {
+            let ranges = ranges_tokens(ranges);
+            quote!(const #ident: &[(char, char)] = #ranges;)
+        });
+        quote!({ #(#consts)* #pattern })
+    }
+}
+
+fn ranges_tokens(ranges: &[(char, char)]) -> TokenStream {
     let ranges = ranges.iter().map(|(lo, hi)| {
         let (lo, hi) = (Literal::character(*lo), Literal::character(*hi));
         quote!((#lo, #hi))
     });
-    quote!(::pilotage_types::validate::pattern::Class { ranges: &[#(#ranges),*], negated: #negated })
+    quote!(&[#(#ranges),*])
 }
 
 /// The characters a class takes, as plain ranges.
@@ -493,11 +931,12 @@ fn disjoint(a: &[(char, char)], b: &[(char, char)]) -> bool {
         .all(|(alo, ahi)| b.iter().all(|(blo, bhi)| ahi < blo || bhi < alo))
 }
 
+/// One step of a sequence: the class's ranges, whether negated, the fewest and most repetitions.
+#[doc(hidden)]
+pub type SeqStep = (Vec<(char, char)>, bool, u32, Option<u32>);
+
 /// The steps of an anchored sequence of pairwise-disjoint neighbouring classes, if `node` is
 /// one.
-/// One step of a sequence: the class's ranges, whether negated, the fewest and most repetitions.
-type SeqStep = (Vec<(char, char)>, bool, u32, Option<u32>);
-
 fn sequence(node: &Node) -> Option<Vec<SeqStep>> {
     let Node::Concat(items) = node else { return None };
     let (Some(Node::Start), Some(Node::End)) = (items.first(), items.last()) else {
@@ -520,30 +959,29 @@ fn sequence(node: &Node) -> Option<Vec<SeqStep>> {
     exact.then_some(steps)
 }
 
-/// Parses `source` and writes it as a `pilotage_types::validate::pattern::Pattern` expression.
-pub fn compile(source: &str) -> Result<TokenStream> {
+/// A compiled pattern as owned data: what [`compile`] writes as tokens (for tests that run the
+/// runtime matcher on exactly this data).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub enum Compiled {
+    Sequence(Vec<SeqStep>),
+    Program { insts: Vec<Inst>, anchored: bool },
+}
+
+#[doc(hidden)]
+pub fn compile_owned(source: &str) -> Result<Compiled> {
     let mut parser = Parser {
         chars: source.chars().collect(),
         at: 0,
         source,
+        names: Vec::new(),
     };
     let node = parser.alternation()?;
     if parser.at < parser.chars.len() {
         return parser.error("an unopened group");
     }
     if let Some(steps) = sequence(&node) {
-        let steps = steps.iter().map(|(ranges, negated, min, max)| {
-            let class = class_tokens(ranges, *negated);
-            let max = match max {
-                Some(max) => quote!(Some(#max)),
-                None => quote!(None),
-            };
-            quote!(::pilotage_types::validate::pattern::Step { class: #class, min: #min, max: #max })
-        });
-        return Ok(quote!(::pilotage_types::validate::pattern::Pattern::Sequence {
-            source: #source,
-            steps: &[#(#steps),*],
-        }));
+        return Ok(Compiled::Sequence(steps));
     }
     let anchored = match &node {
         Node::Start => true,
@@ -553,24 +991,176 @@ pub fn compile(source: &str) -> Result<TokenStream> {
     let mut compiler = Compiler { insts: Vec::new() };
     compiler.node(&node)?;
     compiler.emit(Inst::Match)?;
-    let insts = compiler.insts.iter().map(|inst| match inst {
-        Inst::Class(ranges, negated) => {
-            let class = class_tokens(ranges, *negated);
-            quote!(::pilotage_types::validate::pattern::Inst::Class(#class))
+    Ok(Compiled::Program {
+        insts: compiler.insts,
+        anchored,
+    })
+}
+
+/// Parses `source` and writes it as a `pilotage_types::validate::pattern::Pattern` expression.
+pub fn compile(source: &str) -> Result<TokenStream> {
+    let mut classes = Classes::default();
+    let pattern = match compile_owned(source)? {
+        Compiled::Sequence(steps) => {
+            let steps = steps.iter().map(|(ranges, negated, min, max)| {
+                let class = classes.tokens(ranges, *negated);
+                let max = match max {
+                    Some(max) => quote!(Some(#max)),
+                    None => quote!(None),
+                };
+                quote!(::pilotage_types::validate::pattern::Step { class: #class, min: #min, max: #max })
+            });
+            let steps: Vec<_> = steps.collect();
+            quote!(::pilotage_types::validate::pattern::Pattern::Sequence {
+                source: #source,
+                steps: &[#(#steps),*],
+            })
         }
-        Inst::Split(a, b) => quote!(::pilotage_types::validate::pattern::Inst::Split(#a, #b)),
-        Inst::Jump(to) => quote!(::pilotage_types::validate::pattern::Inst::Jump(#to)),
-        Inst::Start => quote!(::pilotage_types::validate::pattern::Inst::Start),
-        Inst::End => quote!(::pilotage_types::validate::pattern::Inst::End),
-        Inst::Look(negated, next) => {
-            quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
+        Compiled::Program { insts, anchored } => {
+            let insts = insts.iter().map(|inst| match inst {
+                Inst::Class(ranges, negated) => {
+                    let class = classes.tokens(ranges, *negated);
+                    quote!(::pilotage_types::validate::pattern::Inst::Class(#class))
+                }
+                Inst::Split(a, b) => quote!(::pilotage_types::validate::pattern::Inst::Split(#a, #b)),
+                Inst::Jump(to) => quote!(::pilotage_types::validate::pattern::Inst::Jump(#to)),
+                Inst::Start => quote!(::pilotage_types::validate::pattern::Inst::Start),
+                Inst::End => quote!(::pilotage_types::validate::pattern::Inst::End),
+                Inst::WordBoundary => quote!(::pilotage_types::validate::pattern::Inst::WordBoundary),
+                Inst::NotWordBoundary => quote!(::pilotage_types::validate::pattern::Inst::NotWordBoundary),
+                Inst::Look(negated, next) => {
+                    quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
+                }
+                Inst::LookEnd => quote!(::pilotage_types::validate::pattern::Inst::LookEnd),
+                Inst::Match => quote!(::pilotage_types::validate::pattern::Inst::Match),
+            });
+            let insts: Vec<_> = insts.collect();
+            quote!(::pilotage_types::validate::pattern::Pattern::Program {
+                source: #source,
+                insts: &[#(#insts),*],
+                anchored: #anchored,
+            })
         }
-        Inst::LookEnd => quote!(::pilotage_types::validate::pattern::Inst::LookEnd),
-        Inst::Match => quote!(::pilotage_types::validate::pattern::Inst::Match),
-    });
-    Ok(quote!(::pilotage_types::validate::pattern::Pattern::Program {
-        source: #source,
-        insts: &[#(#insts),*],
-        anchored: #anchored,
-    }))
+    };
+    Ok(classes.around(pattern))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_property_tables_are_sorted_for_binary_search() {
+        assert!(GENERAL_CATEGORIES.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(BINARY_PROPERTIES.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        assert!(SCRIPTS.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+
+    #[test]
+    fn every_property_ecma_262_names_resolves_in_regex_syntax_but_a_few() {
+        let mut unknown = Vec::new();
+        let queries = GENERAL_CATEGORIES
+            .iter()
+            .map(|value| format!("gc={value}"))
+            .chain(BINARY_PROPERTIES.iter().map(|(_, canonical)| (*canonical).to_owned()))
+            .chain(
+                SCRIPTS
+                    .iter()
+                    .flat_map(|value| [format!("sc={value}"), format!("scx={value}")]),
+            );
+        for query in queries {
+            if unicode_class(&query).is_err() {
+                unknown.push(query);
+            }
+        }
+        unknown.dedup();
+        // Surrogates (no Rust string holds one: the parser makes `\p{Cs}` the empty set), and
+        // what regex-syntax has no table for.
+        assert_eq!(
+            unknown,
+            [
+                "gc=Cs",
+                "gc=Surrogate",
+                "Changes_When_NFKC_Casefolded",
+                "sc=Hrkt",
+                "scx=Hrkt",
+                "sc=Katakana_Or_Hiragana",
+                "scx=Katakana_Or_Hiragana",
+                "sc=Unknown",
+                "scx=Unknown",
+                "sc=Zzzz",
+                "scx=Zzzz"
+            ]
+        );
+    }
+
+    #[test]
+    fn word_boundaries_are_instructions_and_a_class_backspace_is_not() {
+        let tokens = compile(r"\bx\B").unwrap().to_string();
+        assert!(tokens.contains("Inst :: WordBoundary"), "{tokens}");
+        assert!(tokens.contains("Inst :: NotWordBoundary"), "{tokens}");
+        let tokens = compile(r"^[\b]$").unwrap().to_string();
+        assert!(
+            tokens.contains("Pattern :: Sequence") && tokens.contains(r"'\u{8}'"),
+            "{tokens}"
+        );
+        assert!(compile(r"(?=a\b)").unwrap().to_string().contains("WordBoundary"));
+    }
+
+    #[test]
+    fn property_escapes_are_written_as_ranges() {
+        let Compiled::Sequence(steps) = compile_owned(r"^\p{Nd}$").unwrap() else {
+            panic!()
+        };
+        assert!(steps[0].0.contains(&('\u{9e6}', '\u{9ef}')), "{steps:?}");
+        assert!(compile_owned(r"^\p{Cs}$").is_ok());
+        // A large class is written once, however many instructions take it.
+        let tokens = compile(r"\p{L}+\p{L}|[\p{L}]").unwrap().to_string();
+        assert_eq!(tokens.matches("const RANGES_").count(), 1, "{tokens}");
+        assert_eq!(tokens.matches("ranges : RANGES_0").count(), 4, "{tokens}");
+        assert!(!compile(r"[a-z]+").unwrap().to_string().contains("RANGES_"));
+        let Compiled::Sequence(steps) = compile_owned(r"^\P{ASCII}$").unwrap() else {
+            panic!()
+        };
+        assert_eq!(steps, [(vec![('\0', '\u{7f}')], true, 1, Some(1))]);
+        let Compiled::Sequence(steps) = compile_owned(r"^[\P{ASCII}a]$").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            steps,
+            [(
+                vec![('a', 'a'), ('\u{80}', '\u{d7ff}'), ('\u{e000}', '\u{10ffff}')],
+                false,
+                1,
+                Some(1)
+            )]
+        );
+    }
+
+    #[test]
+    fn errors_name_what_is_refused() {
+        for (source, needle) in [
+            (r"\p{CWKCF}", "Changes_When_NFKC_Casefolded"),
+            (r"\p{sc=Zzzz}", "sc=Zzzz"),
+            (r"\p{Greek}", "Greek"),
+            (r"\p{Script=greek}", "greek"),
+            (r"\p{Block=Basic_Latin}", "Block"),
+            (r"(a)\1", "back-references"),
+            (r"(?<n>a)\k<n>", "back-references"),
+            (r"(?<=a)b", "look-behind"),
+            (r"(?i:a)", "modifiers"),
+            (r"\a", r"\a"),
+            ("a{2", "`{`"),
+        ] {
+            let message = compile(source).map(|_| ()).unwrap_err().0;
+            assert!(message.contains(needle), "{source}: {message}");
+        }
+    }
+
+    #[test]
+    fn the_instruction_limit_holds() {
+        assert!(compile("a{20000}").is_err());
+        assert!(compile(r"\p{L}{20000}").is_err());
+        assert!(compile("(?:ab){5000}").is_ok());
+    }
 }

@@ -36,6 +36,7 @@ use crate::SchemaDef;
 
 #[cfg(feature = "interpreter")]
 mod interpreter;
+pub mod format;
 pub mod pattern;
 pub mod runtime;
 

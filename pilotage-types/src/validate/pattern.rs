@@ -1,19 +1,28 @@
 //! The `pattern` keyword without a regex engine: the generator parses each pattern (ECMA-262
-//! syntax, as JSON Schema specifies) when the validators are generated, and writes it here as
-//! static data, so nothing is compiled at run time.
+//! syntax with the `u` flag, as JSON Schema specifies) when the validators are generated, and
+//! writes it here as static data, so nothing is compiled at run time.
 //!
 //! Two forms:
 //! - [`Pattern::Sequence`]: anchored at both ends, a sequence of character classes each
 //!   repeated between a minimum and a maximum number of times, where neighbouring classes share
 //!   no character (`^[0-9]+\.[0-9]+$`, `^[a-f0-9]{64}$`). One greedy pass decides it exactly.
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
-//!   quantifier, `^`/`$` anywhere, look-ahead): a small instruction program run by a Pike VM,
-//!   linear in the text for each instruction, with no backtracking blow-up. A look-ahead runs
-//!   a nested anchored match at its position.
+//!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead): a small instruction
+//!   program run by a Pike VM, linear in the text for each instruction, with no backtracking
+//!   blow-up. A look-ahead runs a nested anchored match at its position, over the whole text
+//!   (so `^`, `$` and word boundaries inside it see the characters around it).
 //!
-//! Semantics are ECMA-262's without flags: `.` is any character but `\n`, `\r`, U+2028 and
-//! U+2029; `\d` is `[0-9]`, `\w` is `[A-Za-z0-9_]`; `^` and `$` match only at the ends of the
-//! text; a pattern matches anywhere in the text unless anchored.
+//! Semantics are ECMA-262's with the `u` flag and no other: the text is a sequence of code
+//! points (an astral character is one character); `.` is any character but `\n`, `\r`, U+2028
+//! and U+2029; `\d` is `[0-9]`, `\w` is `[A-Za-z0-9_]`, `\s` is ECMA-262's WhiteSpace and
+//! LineTerminator; Unicode property escapes (`\p{L}`, `\p{Script=Greek}`) arrive as the ranges
+//! the generator computed; a word boundary ([`Inst::WordBoundary`]) is where exactly one of the
+//! characters before and after is a word character (`[A-Za-z0-9_]`, the ends of the text
+//! counting as non-word); `^` and `$` match only at the ends of the text (no `m` flag: `$` does
+//! not match before a trailing newline); a pattern matches anywhere in the text unless anchored.
+//!
+//! The data are plain slices: a [`Pattern`] can as well be built from leaked vectors (the
+//! generator's tests run this matcher on exactly the program they would write).
 
 /// A set of characters: sorted, non-overlapping inclusive ranges, possibly negated.
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +81,11 @@ pub enum Inst {
     Start,
     /// Holds only at the end of the text.
     End,
+    /// `\b`: holds where exactly one of the characters just before and just after the position
+    /// is a word character (`[A-Za-z0-9_]`); the ends of the text count as non-word characters.
+    WordBoundary,
+    /// `\B`: holds where [`Inst::WordBoundary`] does not.
+    NotWordBoundary,
     /// A look-ahead: the sub-program starting at the next instruction, up to its
     /// [`Inst::LookEnd`], must match (or, `negated`, must not) at this position; then continues
     /// at `next`.
@@ -121,7 +135,7 @@ impl Pattern {
     pub fn is_match(&self, text: &str) -> bool {
         match self {
             Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
-            Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, *anchored),
+            Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
         }
     }
 }
@@ -146,12 +160,17 @@ fn sequence_matches(steps: &[Step], text: &str) -> bool {
     chars.next().is_none()
 }
 
+/// Whether `c` is an ECMA-262 word character (`\w` without the `i` flag).
+#[inline]
+fn is_word(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// A Pike VM over one text.
 struct Vm<'p, 't> {
     insts: &'p [Inst],
+    /// The whole text (a look-ahead runs over it too, from its position).
     text: &'t str,
-    /// Whether byte 0 of `text` is the start of the whole text (where `^` holds).
-    at_start: bool,
     /// Whether this runs a look-ahead's sub-program (accepting at [`Inst::LookEnd`]).
     look: bool,
 }
@@ -182,22 +201,21 @@ impl<'p, 't> Vm<'p, 't> {
         Self {
             insts,
             text,
-            at_start: true,
             look: false,
         }
     }
 
-    /// Whether the program from `start` matches: anywhere in the text, or (`anchored`) only
-    /// from byte 0.
-    fn search(&self, start: u32, anchored: bool) -> bool {
+    /// Whether the program from instruction `start` matches from byte `from` of the text:
+    /// starting anywhere at or after `from`, or (`anchored`) only at `from`.
+    fn search(&self, start: u32, from: usize, anchored: bool) -> bool {
         let size = self.insts.len();
         let mut current = Threads::new(size);
         let mut next = Threads::new(size);
         let mut stack = Vec::with_capacity(size);
-        let mut pos = 0usize;
-        let mut chars = self.text.chars();
+        let mut pos = from;
+        let mut chars = self.text[from..].chars();
         loop {
-            if (pos == 0 || !anchored) && self.add(&mut current, &mut stack, start, pos) {
+            if (pos == from || !anchored) && self.add(&mut current, &mut stack, start, pos) {
                 return true;
             }
             if anchored && current.dense.is_empty() {
@@ -217,6 +235,11 @@ impl<'p, 't> Vm<'p, 't> {
             std::mem::swap(&mut current, &mut next);
             pos = after;
         }
+    }
+
+    /// Whether byte `pos` of the text is a word boundary.
+    fn word_boundary(&self, pos: usize) -> bool {
+        is_word(self.text[..pos].chars().next_back()) != is_word(self.text[pos..].chars().next())
     }
 
     /// Adds `pc` and everything reachable from it without taking a character, at byte `pos`;
@@ -249,7 +272,7 @@ impl<'p, 't> Vm<'p, 't> {
                     stack.push(a);
                 }
                 Inst::Start => {
-                    if pos == 0 && self.at_start {
+                    if pos == 0 {
                         stack.push(pc + 1);
                     }
                 }
@@ -258,19 +281,113 @@ impl<'p, 't> Vm<'p, 't> {
                         stack.push(pc + 1);
                     }
                 }
+                Inst::WordBoundary => {
+                    if self.word_boundary(pos) {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::NotWordBoundary => {
+                    if !self.word_boundary(pos) {
+                        stack.push(pc + 1);
+                    }
+                }
                 Inst::Look { negated, next } => {
                     let sub = Vm {
                         insts: self.insts,
-                        text: &self.text[pos..],
-                        at_start: self.at_start && pos == 0,
+                        text: self.text,
                         look: true,
                     };
-                    if sub.search(pc + 1, true) != negated {
+                    // A nested anchored search from here, with thread lists of its own.
+                    if sub.search(pc + 1, pos, true) != negated {
                         stack.push(next);
                     }
                 }
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORD: Class = Class {
+        ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        negated: false,
+    };
+    const A: Class = Class {
+        ranges: &[('a', 'a')],
+        negated: false,
+    };
+
+    fn program(insts: &'static [Inst]) -> Pattern {
+        Pattern::Program {
+            source: "",
+            insts,
+            anchored: false,
+        }
+    }
+
+    #[test]
+    fn word_boundaries_look_at_both_neighbours_and_the_ends() {
+        // \ba\b
+        let p = program(&[Inst::WordBoundary, Inst::Class(A), Inst::WordBoundary, Inst::Match]);
+        for (text, expected) in [
+            ("a", true),
+            ("b a-", true),
+            ("ab", false),
+            ("_a", false),
+            ("éaé", true),
+            ("", false),
+        ] {
+            assert_eq!(p.is_match(text), expected, "{text:?}");
+        }
+        // \B
+        let p = program(&[Inst::NotWordBoundary, Inst::Match]);
+        for (text, expected) in [("", true), (" ", true), ("a", false), ("ab", true), ("a b", false)] {
+            assert_eq!(p.is_match(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_look_ahead_sees_the_character_before_it() {
+        // a(?=\b) and a(?!\B): the boundary after `a` depends on the character before the
+        // look-ahead's position.
+        for negated in [false, true] {
+            let boundary = if negated {
+                Inst::NotWordBoundary
+            } else {
+                Inst::WordBoundary
+            };
+            let insts: &'static [Inst] = Box::leak(
+                vec![
+                    Inst::Class(A),
+                    Inst::Look { negated, next: 4 },
+                    boundary,
+                    Inst::LookEnd,
+                    Inst::Match,
+                ]
+                .into_boxed_slice(),
+            );
+            let p = program(insts);
+            assert!(p.is_match("a b"), "{negated}");
+            assert!(p.is_match("a"), "{negated}");
+            assert!(!p.is_match("ab"), "{negated}");
+        }
+        // ^(?=\w$): `^` and `$` inside a look-ahead are the text's ends.
+        let p = program(&[
+            Inst::Start,
+            Inst::Look {
+                negated: false,
+                next: 5,
+            },
+            Inst::Class(WORD),
+            Inst::End,
+            Inst::LookEnd,
+            Inst::Match,
+        ]);
+        assert!(p.is_match("x"));
+        assert!(!p.is_match("xy"));
     }
 }

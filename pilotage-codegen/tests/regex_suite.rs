@@ -1,0 +1,553 @@
+//! The pattern compiler (`pilotage_codegen::validators::regex`) and the runtime matcher
+//! (`pilotage_types::validate::pattern`) together, on exactly the program the generator writes:
+//! [`regex::compile_owned`] is what [`regex::compile`] turns into tokens, and [`runtime`] leaks
+//! it into the same `Pattern` value those tokens build.
+//!
+//! - Every test of the official JSON Schema Test Suite's pattern files (`pattern.json`,
+//!   `patternProperties.json`, `optional/ecmascript-regex.json`, `optional/non-bmp-regex.json`,
+//!   draft 2020-12 and draft 7) whose schema uses `pattern` or `patternProperties`: the verdict
+//!   must be the suite's. The suite is read in place from `$JSON_SCHEMA_TEST_SUITE`, by default
+//!   `<workspace>/../shared/json-schema-test-suite`; without it the test prints `SKIPPED:` (and
+//!   fails under `CI=true`).
+//! - Random ASCII texts over patterns where ECMA-262 and the `regex` crate agree (word
+//!   boundaries, Unicode properties, classes holding properties): the verdicts must be the
+//!   `regex` crate's.
+
+use std::path::PathBuf;
+
+use pilotage_codegen::validators::regex::{self, Compiled};
+use pilotage_types::validate::pattern::{Class, Inst, Pattern, Step};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn leak<T>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
+
+fn class(ranges: Vec<(char, char)>, negated: bool) -> Class {
+    Class {
+        ranges: leak(ranges),
+        negated,
+    }
+}
+
+/// The runtime `Pattern` the generated tokens for `source` construct.
+fn runtime(source: &str) -> Result<Pattern, String> {
+    let source: &'static str = Box::leak(source.to_owned().into_boxed_str());
+    Ok(match regex::compile_owned(source).map_err(|e| e.0)? {
+        Compiled::Sequence(steps) => Pattern::Sequence {
+            source,
+            steps: leak(
+                steps
+                    .into_iter()
+                    .map(|(ranges, negated, min, max)| Step {
+                        class: class(ranges, negated),
+                        min,
+                        max,
+                    })
+                    .collect(),
+            ),
+        },
+        Compiled::Program { insts, anchored } => Pattern::Program {
+            source,
+            insts: leak(
+                insts
+                    .into_iter()
+                    .map(|inst| match inst {
+                        regex::Inst::Class(ranges, negated) => Inst::Class(class(ranges, negated)),
+                        regex::Inst::Split(a, b) => Inst::Split(a, b),
+                        regex::Inst::Jump(to) => Inst::Jump(to),
+                        regex::Inst::Start => Inst::Start,
+                        regex::Inst::End => Inst::End,
+                        regex::Inst::WordBoundary => Inst::WordBoundary,
+                        regex::Inst::NotWordBoundary => Inst::NotWordBoundary,
+                        regex::Inst::Look(negated, next) => Inst::Look { negated, next },
+                        regex::Inst::LookEnd => Inst::LookEnd,
+                        regex::Inst::Match => Inst::Match,
+                    })
+                    .collect(),
+            ),
+            anchored,
+        },
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The official suite.
+
+fn suite_root() -> Option<PathBuf> {
+    let root = match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
+        Some(path) => PathBuf::from(path),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/json-schema-test-suite"),
+    };
+    if root.join("tests").is_dir() {
+        return Some(root);
+    }
+    let message = format!(
+        "the JSON Schema Test Suite is not at {} (set JSON_SCHEMA_TEST_SUITE)",
+        root.display()
+    );
+    if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED: {message}");
+    None
+}
+
+const FILES: &[&str] = &[
+    "pattern.json",
+    "patternProperties.json",
+    "optional/ecmascript-regex.json",
+    "optional/non-bmp-regex.json",
+];
+
+/// The few keywords the suite's pattern tests combine with `pattern`: a schema using any other
+/// is not evaluated here (`Err` with the keyword).
+fn valid(schema: &Value, instance: &Value, compiled: &mut Vec<(String, Pattern)>) -> Result<bool, String> {
+    let object = match schema {
+        Value::Bool(b) => return Ok(*b),
+        Value::Object(object) => object,
+        _ => return Err("a schema that is not an object".into()),
+    };
+    let mut pattern = |source: &str| -> Result<Pattern, String> {
+        if let Some((_, p)) = compiled.iter().find(|(s, _)| s == source) {
+            return Ok(*p);
+        }
+        let p = runtime(source).map_err(|e| format!("compile error: {e}"))?;
+        compiled.push((source.to_owned(), p));
+        Ok(p)
+    };
+    let mut ok = true;
+    for (keyword, value) in object {
+        match keyword.as_str() {
+            "$schema" => {}
+            "type" => {
+                let is = match value.as_str() {
+                    Some("string") => instance.is_string(),
+                    Some("object") => instance.is_object(),
+                    Some("array") => instance.is_array(),
+                    Some("null") => instance.is_null(),
+                    Some("boolean") => instance.is_boolean(),
+                    Some("number") => instance.is_number(),
+                    Some("integer") => instance.as_f64().is_some_and(|n| n.fract() == 0.0),
+                    _ => return Err(format!("type {value}")),
+                };
+                ok &= is;
+            }
+            "maximum" => {
+                let max = value.as_f64().ok_or("a non-numeric maximum")?;
+                if let Some(n) = instance.as_f64() {
+                    ok &= n <= max;
+                }
+            }
+            "pattern" => {
+                let source = value.as_str().ok_or("a non-string pattern")?;
+                let p = pattern(source)?;
+                if let Some(text) = instance.as_str() {
+                    ok &= p.is_match(text);
+                }
+            }
+            "patternProperties" | "additionalProperties" => {}
+            other => return Err(format!("keyword {other}")),
+        }
+    }
+    let properties = object.get("patternProperties").and_then(Value::as_object);
+    let additional = object.get("additionalProperties");
+    if let Some(members) = instance.as_object() {
+        let mut patterns = Vec::new();
+        for (source, sub) in properties.into_iter().flatten() {
+            patterns.push((pattern(source)?, sub));
+        }
+        for (name, member) in members {
+            let mut matched = false;
+            for (p, sub) in &patterns {
+                if p.is_match(name) {
+                    matched = true;
+                    ok &= valid(sub, member, compiled)?;
+                }
+            }
+            if let (false, Some(additional)) = (matched, additional) {
+                ok &= valid(additional, member, compiled)?;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+#[test]
+fn the_official_suite_pattern_tests_get_the_suites_verdicts() {
+    let Some(root) = suite_root() else { return };
+    let mut mismatches = Vec::new();
+    let (mut checked, mut skipped) = (0usize, Vec::new());
+    for draft in ["draft2020-12", "draft7"] {
+        for file in FILES {
+            let path = root.join("tests").join(draft).join(file);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let groups: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for group in &groups {
+                let schema = &group["schema"];
+                let description = group["description"].as_str().unwrap_or_default();
+                // Groups about other keywords (`format: regex`, ...) are not this test's.
+                if schema.get("pattern").is_none() && schema.get("patternProperties").is_none() {
+                    skipped.push(format!("{draft}/{file}: {description} (no pattern)"));
+                    continue;
+                }
+                let mut compiled = Vec::new();
+                for test in group["tests"].as_array().into_iter().flatten() {
+                    let expected = test["valid"].as_bool().unwrap_or_default();
+                    let what = format!(
+                        "{draft}/{file}: {description} / {} (schema {schema}, data {})",
+                        test["description"].as_str().unwrap_or_default(),
+                        test["data"]
+                    );
+                    match valid(schema, &test["data"], &mut compiled) {
+                        Ok(verdict) => {
+                            checked += 1;
+                            if verdict != expected {
+                                mismatches.push(format!("{what}: expected valid={expected}, got {verdict}"));
+                            }
+                        }
+                        Err(e) if e.starts_with("compile error") => {
+                            checked += 1;
+                            mismatches.push(format!("{what}: {e}"));
+                        }
+                        Err(e) => skipped.push(format!("{what}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "suite: {checked} tests checked, {} mismatches, {} skipped:",
+        mismatches.len(),
+        skipped.len()
+    );
+    for skip in &skipped {
+        eprintln!("  skipped {skip}");
+    }
+    assert!(checked > 100, "only {checked} suite tests checked");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// ECMA-262 with the `u` flag, case by case.
+
+/// Patterns and texts with the verdicts of `new RegExp(pattern, "u").test(text)` (checked with
+/// Node.js 20, V8 11.3).
+const ECMA_CASES: &[(&str, &[(&str, bool)])] = &[
+    ("^\\u{1F432}$", &[("\u{1f432}", true)]),
+    ("^\\uD83D\\uDC32$", &[("\u{1f432}", true)]),
+    ("^[\\uD83D\\uDC32]$", &[("\u{1f432}", true)]),
+    ("^[\\uD800-\\uDFFF]$", &[("a", false), ("\u{1f432}", false)]),
+    ("^\\uD83D$", &[("\u{1f432}", false), ("a", false)]),
+    (
+        "^.$",
+        &[
+            ("\u{1f432}", true),
+            ("\u{d}", false),
+            ("\u{a}", false),
+            ("\u{2028}", false),
+            ("a", true),
+        ],
+    ),
+    ("^[^a]$", &[("\u{1f432}", true)]),
+    ("^\\S$", &[("\u{1f432}", true)]),
+    (
+        "\\bfoo\\b",
+        &[
+            ("a foo b", true),
+            ("afoo", false),
+            ("foo_", false),
+            ("foo-", true),
+            ("foo", true),
+        ],
+    ),
+    ("\\Bfoo", &[("afoo", true), ("foo", false), (" foo", false)]),
+    (
+        "\\B",
+        &[("", true), (" ", true), ("a", false), ("ab", true), ("a b", false)],
+    ),
+    ("^\\b$", &[("", false), ("a", false)]),
+    ("^\\B$", &[("", true)]),
+    ("a\\b", &[("a", true), ("ab", false), ("a!", true), ("a\u{e9}", true)]),
+    ("\u{e9}\\b", &[("\u{e9}", false), ("\u{e9}a", true), ("\u{e9}!", false)]),
+    ("\\b\u{e9}", &[("\u{e9}", false), ("a\u{e9}", true)]),
+    (
+        "^(?=.*\\bfoo\\b).*$",
+        &[("x foo y", true), ("xfoo y", false), ("foo", true)],
+    ),
+    ("^.(?=\\b)", &[("a ", true), ("ab", false), ("  ", false)]),
+    ("(?!\\B)a", &[("a", true), ("ba", false), (" a", true)]),
+    ("(?:\\b|x)y", &[("y", true), ("xy", true), ("ay", false)]),
+    ("^\\cJ$", &[("\u{a}", true)]),
+    ("^[\\cA-\\cZ]+$", &[("\u{1}\u{1a}", true), ("a", false)]),
+    ("^[\\b]$", &[("\u{8}", true), ("b", false)]),
+    ("^\\0$", &[("\u{0}", true), ("0", false)]),
+    ("^[\\0]$", &[("\u{0}", true)]),
+    ("^\\x41$", &[("A", true)]),
+    ("^\\/$", &[("/", true)]),
+    ("^[\\/\\-\\]]+$", &[("/-]", true)]),
+    ("^\\u{0000000041}$", &[("A", true)]),
+    ("^\\p{Lu}+$", &[("\u{c0}B", true), ("a", false), ("AB", true)]),
+    ("^\\P{L}$", &[("1", true), ("a", false), ("\u{1f432}", true)]),
+    ("^[^\\p{L}\\d]$", &[("1", false), ("a", false), ("-", true)]),
+    ("^[\\P{L}]$", &[("1", true), ("a", false)]),
+    ("^[^\\P{L}]$", &[("1", false), ("a", true), ("\u{e9}", true)]),
+    (
+        "^\\p{Script=Greek}+$",
+        &[("\u{3b1}\u{3b2}\u{3b3}", true), ("abc", false)],
+    ),
+    ("^\\p{sc=Grek}+$", &[("\u{3b1}\u{3b2}\u{3b3}", true), ("abc", false)]),
+    (
+        "^\\p{scx=Grek}+$",
+        &[("\u{3b1}\u{3b2}\u{3b3}", true), ("\u{342}", true), ("abc", false)],
+    ),
+    ("^\\p{sc=Grek}+$", &[("\u{342}", false)]),
+    ("^\\p{Script_Extensions=Latin}+$", &[("abc", true), ("\u{363}", true)]),
+    ("^\\p{ASCII}+$", &[("abc~\u{7f}", true), ("\u{e9}", false)]),
+    ("^\\p{Any}$", &[("\u{1f432}", true), ("\u{a}", true)]),
+    ("^\\p{Assigned}$", &[("a", true), ("\u{378}", false)]),
+    ("^\\p{White_Space}$", &[("\u{85}", true), (" ", true)]),
+    ("^\\s$", &[("\u{85}", false), ("\u{feff}", true)]),
+    ("^\\p{space}$", &[("\u{feff}", false)]),
+    ("^\\p{Emoji}$", &[("\u{1f432}", true), ("#", true), ("a", false)]),
+    ("^\\p{digit}+$", &[("\u{9ea}\u{9e8}", true), ("12", true)]),
+    ("^\\p{gc=digit}+$", &[("\u{9ea}\u{9e8}", true)]),
+    ("^\\p{General_Category=Decimal_Number}+$", &[("\u{9ea}\u{9e8}", true)]),
+    ("^\\p{punct}$", &[("!", true), ("a", false)]),
+    ("^\\p{cntrl}$", &[("\u{1}", true), ("a", false)]),
+    ("^\\p{Combining_Mark}$", &[("\u{301}", true), ("a", false)]),
+    ("^\\p{LC}$", &[("a", true), ("\u{aa}", false)]),
+    ("^\\p{Cs}$", &[("a", false)]),
+    ("^\\P{Cs}$", &[("a", true), ("\u{1f432}", true)]),
+    ("^\\p{Cn}$", &[("\u{378}", true), ("a", false)]),
+    (
+        "^\\p{C}$",
+        &[("\u{378}", true), ("\u{1}", true), ("\u{e000}", true), ("a", false)],
+    ),
+    ("^\\p{Alpha}$", &[("a", true), ("1", false)]),
+    ("^\\p{Lower}$", &[("a", true), ("A", false), ("\u{aa}", true)]),
+    ("^\\p{RI}$", &[("\u{1f1e6}", true), ("a", false)]),
+    ("^\\p{ID_Start}\\p{ID_Continue}*$", &[("a1", true), ("1a", false)]),
+    ("^\\p{Hex}+$", &[("fF0", true), ("g", false)]),
+    ("^\\p{sc=Zyyy}$", &[("1", true), ("a", false)]),
+    ("^\\p{sc=Qaai}$", &[("\u{301}", true)]),
+    ("^\\p{Script=Inherited}$", &[("\u{301}", true)]),
+    ("abc$", &[("abc\u{a}", false), ("abc", true)]),
+    ("^$", &[("", true), ("\u{a}", false)]),
+    ("^a{2}$", &[("aa", true), ("a", false)]),
+    ("^a{2,}?$", &[("aaaa", true), ("a", false)]),
+    ("^(?<year>\\d{4})-(?<m>\\d\\d)$", &[("2020-01", true), ("20-01", false)]),
+    ("^(?<$\u{e9}_1>a)$", &[("a", true)]),
+    ("^[]$", &[("", false), ("a", false)]),
+    ("^[^]$", &[("a", true), ("\u{a}", true)]),
+    ("^[[]$", &[("[", true)]),
+    ("^[a-b-c]+$", &[("a-c", true), ("ab", true), ("d", false)]),
+    ("^[\\w-]+$", &[("a-", true), ("!", false)]),
+    ("^[--a]+$", &[("-0a", true), ("b", false)]),
+    ("^[\\s\\S]$", &[("\u{a}", true)]),
+    ("^(?:a|b)*?c$", &[("ababc", true), ("abd", false)]),
+    ("(a*)*b", &[("aaab", true), ("aaa", false)]),
+    ("^(?!a)\\w+$", &[("ba", true), ("ab", false)]),
+    ("^(?=(a+))a*b$", &[("aaab", true)]),
+    ("^(a|ab)(c|bcd)(d*)$", &[("abcd", true)]),
+    ("\\u0041\\u{42}", &[("xABx", true)]),
+];
+
+#[test]
+fn patterns_get_ecma_262s_verdicts() {
+    let mut mismatches = Vec::new();
+    for (source, texts) in ECMA_CASES {
+        match runtime(source) {
+            Ok(pattern) => {
+                for (text, expected) in *texts {
+                    if pattern.is_match(text) != *expected {
+                        mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
+                    }
+                }
+            }
+            Err(e) => mismatches.push(format!("{source:?}: {e}")),
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+/// Patterns that are syntax errors under the `u` flag (Node.js 20 agrees), or that ECMA-262
+/// takes but the runtime cannot honour (back-references, look-behind, modifiers,
+/// `Changes_When_NFKC_Casefolded`, a count above `u32::MAX`).
+const REFUSED: &[&str] = &[
+    "\\a",
+    "\\-",
+    "\\ ",
+    "\\e",
+    "\\_",
+    "\\\u{e9}",
+    "{",
+    "}",
+    "]",
+    "a{",
+    "a{,5}",
+    "a{1,2",
+    "x{2, 3}",
+    "[\\w-z]",
+    "[a-\\d]",
+    "[\\p{L}-z]",
+    "\\p{letter}",
+    "\\p{Latin}",
+    "\\p{Script=latin}",
+    "\\p{sc=Latn1}",
+    "\\p{Lu=Y}",
+    "\\p{ASCII=Y}",
+    "\\p{gc=ASCII}",
+    "\\p{gc=Any}",
+    "\\p{CWKCF}",
+    "\\p{Changes_When_NFKC_Casefolded}",
+    "\\p{Basic_Emoji}",
+    "\\p",
+    "\\p{L",
+    "\\p{}",
+    "\\P{",
+    "\\p{ L}",
+    "\\c1",
+    "\\c",
+    "[\\c_]",
+    "\\01",
+    "\\00",
+    "[\\01]",
+    "\\1",
+    "(a)\\1",
+    "[\\1]",
+    "(?<=a)b",
+    "(?<!a)b",
+    "(?i:a)",
+    "(?i)a",
+    "\\k<a>",
+    "(?<a>x)\\k<a>",
+    "(?<a>x)(?<a>y)",
+    "(?<>x)",
+    "(?<1a>x)",
+    "(?<a",
+    "\\b*",
+    "\\B+",
+    "^*",
+    "$?",
+    "(?=a)*",
+    "(?!a){2}",
+    "a**",
+    "a{2}{3}",
+    "a???",
+    "x{3,1}",
+    "[z-a]",
+    "\\u{110000}",
+    "\\u{}",
+    "\\u{12",
+    "\\u12",
+    "\\x1",
+    "\\xg0",
+    "[\\B]",
+    "(",
+    ")",
+    "(a",
+    "a)",
+    "[a",
+    "*a",
+    "+",
+    "?",
+    "{2}",
+    "a{99999999999}",
+    "\\",
+];
+
+#[test]
+fn patterns_the_runtime_cannot_honour_or_that_are_no_regex_are_errors() {
+    let accepted: Vec<_> = REFUSED.iter().filter(|source| regex::compile(source).is_ok()).collect();
+    assert!(accepted.is_empty(), "accepted: {accepted:?}");
+    for source in REFUSED {
+        let message = regex::compile(source).map(|_| ()).unwrap_err().0;
+        assert!(message.starts_with("pattern "), "{source}: {message}");
+    }
+    let message = regex::compile(r"\p{CWKCF}").map(|_| ()).unwrap_err().0;
+    assert!(
+        message.contains("CWKCF") && message.contains("not supported"),
+        "{message}"
+    );
+    let message = regex::compile(r"\p{Latin}").map(|_| ()).unwrap_err().0;
+    assert!(message.contains("Latin"), "{message}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The regex crate, where its semantics and ECMA-262's coincide: ASCII texts (its `\b`, `\d`,
+// `\w` and `\s` are Unicode-aware, which on ASCII is the same), no `.` (it matches `\r`).
+
+const AGREEING: &[&str] = &[
+    r"\bfoo",
+    r"foo\b",
+    r"\Bo",
+    r"o\B",
+    r"\b\w+\b",
+    r"\b",
+    r"\B",
+    r"^\b",
+    r"\b$",
+    r"^\B",
+    r"\B$",
+    r"(?:a|\b)b",
+    r"x\B\d",
+    r"^(?:\b\w)+$",
+    r"(?:\b\w+\b\s?)+!",
+    r"^\p{L}+$",
+    r"\p{Nd}",
+    r"^\p{Nd}*$",
+    r"[\p{L}\d]+o",
+    r"[^\p{L}]",
+    r"^[\p{Nd}a-c]*$",
+    r"\P{L}\b",
+    r"[\P{L}a]\B",
+    r"^\p{L}\P{Nd}",
+    r"\p{Lu}|\p{Ll}\b",
+    r"^[^\P{L}\d]+$",
+    r"\p{ASCII}\b",
+    r"\p{Alphabetic}{2}\b",
+    r"\p{White_Space}\B",
+    r"\p{Script=Latin}+\b",
+    r"\p{sc=Latn}{2,3}\B",
+    r"\p{scx=Latin}o",
+    r"^(?:[\p{Lu}\p{Nd}_-]+\b)*$",
+];
+
+fn agreeing() -> &'static [(Pattern, ::regex::Regex)] {
+    static PATTERNS: std::sync::OnceLock<Vec<(Pattern, ::regex::Regex)>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        AGREEING
+            .iter()
+            .map(|source| {
+                let pattern = runtime(source).unwrap_or_else(|e| panic!("{e}"));
+                let regex = ::regex::Regex::new(source).unwrap_or_else(|e| panic!("{source}: {e}"));
+                (pattern, regex)
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn verdicts_agree_with_the_regex_crate_on_ascii_texts(
+        index in 0..AGREEING.len(),
+        text in prop_oneof!["[abfoxAB019 _!\n-]{0,12}", "[\\x00-\\x7f]{0,16}"],
+    ) {
+        let (pattern, regex) = &agreeing()[index];
+        prop_assert_eq!(pattern.is_match(&text), regex.is_match(&text), "{} on {:?}", AGREEING[index], text);
+    }
+}

@@ -1,0 +1,1860 @@
+//! The `format` keyword's assertions: one checker per format JSON Schema defines, for the
+//! validators `cargo xtask regen` generates (they call [`Format::check`] on string instances
+//! when format assertion is on: draft-07 by default, as `jsonschema` does; draft 2020-12 with
+//! the format-assertion vocabulary). This module owns the verdicts; the generator only picks
+//! the [`Format`] by name ([`Format::from_name`]).
+//!
+//! Each checker encodes the grammar of the RFC the specification names, with a comment citing
+//! the rule; the official JSON Schema Test Suite's `optional/format` files of draft 7 and draft
+//! 2020-12 are the acceptance test (`tests/formats.rs`). Every checker is total: any `&str`
+//! gives a verdict, without a panic or recursion, in time about linear in the input (a
+//! U-label's Punycode, quadratic, only runs within the DNS length limits).
+//!
+//! Where a format's standard leaves a choice, the checker takes the newer text and says so:
+//! `relative-json-pointer` accepts draft 2020-12's index manipulation (`0+1#`), and `regex`
+//! checks ECMA-262 syntax with the `u` flag (ES2025, including `(?i:...)` modifiers and
+//! duplicate group names in different alternatives).
+//!
+//! Dependencies (of the `validate` feature; see `Cargo.toml`):
+//! - `idna`: the Punycode codec of A-labels (RFC 3492), for `hostname`, `idn-hostname` and
+//!   `idn-email`.
+//! - `icu_properties` and `icu_normalizer`: the Unicode data `idna` itself runs on (its back
+//!   end, `idna_adapter`, is built on them, so they add no crate to the build). They supply
+//!   what IDNA2008 is defined by and `idna`'s UTS 46 API does not expose: the derived property
+//!   of RFC 5892 (general category, NFKC_Casefold stability, default ignorables, Hangul jamo
+//!   types), the contextual rules' scripts, joining types and combining classes, the Bidi rule's
+//!   classes (RFC 5893), NFC (RFC 5891 section 5.3), and, for `regex`, ECMA-262's `\p{...}`
+//!   property names and the `ID_Start`/`ID_Continue` sets of group names.
+
+use std::collections::HashMap;
+
+use icu_normalizer::ComposingNormalizerBorrowed;
+use icu_properties::props::{
+    BidiClass, CanonicalCombiningClass, ChangesWhenNfkcCasefolded, DefaultIgnorableCodePoint, GeneralCategory,
+    GeneralCategoryGroup, HangulSyllableType, IdContinue, IdStart, JoiningType, NoncharacterCodePoint, Script,
+    WhiteSpace,
+};
+use icu_properties::{CodePointMapData, CodePointSetData, PropertyParser};
+
+/// A format JSON Schema defines (draft 2020-12's list; draft-07's is the same set minus
+/// `duration` and `uuid`, which jsonschema 0.61 asserts from draft 2019-09 on only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// `date`: RFC 3339 `full-date` (`2024-02-29`).
+    Date,
+    /// `date-time`: RFC 3339 `date-time` (`2024-02-29T12:00:00Z`).
+    DateTime,
+    /// `time`: RFC 3339 `full-time` (`12:00:00+01:00`), offset required.
+    Time,
+    /// `duration`: RFC 3339 Appendix A `duration` (`P1DT2H`).
+    Duration,
+    /// `email`: RFC 5321 `Mailbox` (ASCII).
+    Email,
+    /// `idn-email`: RFC 6531 `Mailbox` (UTF-8 local part, IDNA2008 domain).
+    IdnEmail,
+    /// `hostname`: RFC 1123 host name, every A-label (`xn--...`) a valid IDNA2008 label.
+    Hostname,
+    /// `idn-hostname`: IDNA2008 domain name (RFC 5890 to 5893) of U-labels and A-labels.
+    IdnHostname,
+    /// `ipv4`: RFC 2673 dotted quad, no leading zeros.
+    Ipv4,
+    /// `ipv6`: RFC 4291 section 2.2 text form, embedded IPv4 allowed, no zone identifier.
+    Ipv6,
+    /// `uri`: RFC 3986 `URI` (absolute, fragment allowed).
+    Uri,
+    /// `uri-reference`: RFC 3986 `URI-reference`.
+    UriReference,
+    /// `iri`: RFC 3987 `IRI`.
+    Iri,
+    /// `iri-reference`: RFC 3987 `IRI-reference`.
+    IriReference,
+    /// `uri-template`: RFC 6570 `URI-Template` (level 4 syntax).
+    UriTemplate,
+    /// `json-pointer`: RFC 6901 `json-pointer`.
+    JsonPointer,
+    /// `relative-json-pointer`: a Relative JSON Pointer (draft-bhutton-relative-json-pointer-00).
+    RelativeJsonPointer,
+    /// `regex`: an ECMA-262 regular expression (syntax with the `u` flag).
+    Regex,
+    /// `uuid`: RFC 4122 hyphenated form, 8-4-4-4-12 hexadecimal digits, any case.
+    Uuid,
+}
+
+impl Format {
+    /// Every format, in declaration order.
+    pub const ALL: &'static [Format] = &[
+        Format::Date,
+        Format::DateTime,
+        Format::Time,
+        Format::Duration,
+        Format::Email,
+        Format::IdnEmail,
+        Format::Hostname,
+        Format::IdnHostname,
+        Format::Ipv4,
+        Format::Ipv6,
+        Format::Uri,
+        Format::UriReference,
+        Format::Iri,
+        Format::IriReference,
+        Format::UriTemplate,
+        Format::JsonPointer,
+        Format::RelativeJsonPointer,
+        Format::Regex,
+        Format::Uuid,
+    ];
+
+    /// The format of a `format` keyword's value (`"date-time"` gives [`Format::DateTime`]);
+    /// `None` for a name JSON Schema does not define (such formats annotate only).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Self::ALL.iter().copied().find(|format| format.name() == name)
+    }
+
+    /// The format's name as a schema writes it (`"date-time"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Time => "time",
+            Format::Duration => "duration",
+            Format::Email => "email",
+            Format::IdnEmail => "idn-email",
+            Format::Hostname => "hostname",
+            Format::IdnHostname => "idn-hostname",
+            Format::Ipv4 => "ipv4",
+            Format::Ipv6 => "ipv6",
+            Format::Uri => "uri",
+            Format::UriReference => "uri-reference",
+            Format::Iri => "iri",
+            Format::IriReference => "iri-reference",
+            Format::UriTemplate => "uri-template",
+            Format::JsonPointer => "json-pointer",
+            Format::RelativeJsonPointer => "relative-json-pointer",
+            Format::Regex => "regex",
+            Format::Uuid => "uuid",
+        }
+    }
+
+    /// Whether `s` is valid for this format. Total: never panics, whatever `s` holds.
+    pub fn check(self, s: &str) -> bool {
+        match self {
+            Format::Date => is_date(s.as_bytes()),
+            Format::DateTime => is_date_time(s.as_bytes()),
+            Format::Time => is_time(s.as_bytes()),
+            Format::Duration => is_duration(s.as_bytes()),
+            Format::Email => is_email(s, false),
+            Format::IdnEmail => is_email(s, true),
+            Format::Hostname => is_hostname(s),
+            Format::IdnHostname => is_idn_hostname(s),
+            Format::Ipv4 => is_ipv4(s),
+            Format::Ipv6 => is_ipv6(s),
+            Format::Uri => is_uri(s, false, false),
+            Format::UriReference => is_uri(s, false, true),
+            Format::Iri => is_uri(s, true, false),
+            Format::IriReference => is_uri(s, true, true),
+            Format::UriTemplate => is_uri_template(s),
+            Format::JsonPointer => is_json_pointer(s),
+            Format::RelativeJsonPointer => is_relative_json_pointer(s),
+            Format::Regex => is_regex(s),
+            Format::Uuid => is_uuid(s.as_bytes()),
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dates and times: RFC 3339 section 5.6 (ABNF), with the restrictions of section 5.7.
+
+/// The value of `bytes` if it is one or more ASCII digits (at most 9, so no overflow).
+fn digits(bytes: &[u8]) -> Option<u32> {
+    if bytes.is_empty() || bytes.len() > 9 || !bytes.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(bytes.iter().fold(0, |value, &b| value * 10 + u32::from(b - b'0')))
+}
+
+/// RFC 3339 Appendix C: a leap year is divisible by 4, and not by 100 unless by 400.
+fn is_leap_year(year: u32) -> bool {
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
+}
+
+/// `full-date = date-fullyear "-" date-month "-" date-mday`: `4DIGIT "-" 2DIGIT "-" 2DIGIT`,
+/// month 01-12, day 01 to the month's length (section 5.7, leap years by Appendix C).
+fn is_date(b: &[u8]) -> bool {
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10])) else {
+        return false;
+    };
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap_year(year) => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// `full-time = partial-time time-offset`, where
+/// `partial-time = time-hour ":" time-minute ":" time-second [time-secfrac]`,
+/// `time-secfrac = "." 1*DIGIT`, `time-offset = "Z" / time-numoffset`,
+/// `time-numoffset = ("+" / "-") time-hour ":" time-minute`; hour 00-23, minute 00-59,
+/// second 00-60, `T` and `Z` case-insensitive (section 5.6's note). Second 60 (a leap second,
+/// section 5.7) only at 23:59 UTC, the local time less its offset.
+fn is_time(b: &[u8]) -> bool {
+    if b.len() < 9 || b[2] != b':' || b[5] != b':' {
+        return false;
+    }
+    let (Some(hour), Some(minute), Some(second)) = (digits(&b[0..2]), digits(&b[3..5]), digits(&b[6..8])) else {
+        return false;
+    };
+    if hour > 23 || minute > 59 || second > 60 {
+        return false;
+    }
+    let mut i = 8;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    let offset_minutes: i64 = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) => {
+            let offset = &b[i + 1..];
+            if offset.len() != 5 || offset[2] != b':' {
+                return false;
+            }
+            let (Some(oh), Some(om)) = (digits(&offset[0..2]), digits(&offset[3..5])) else {
+                return false;
+            };
+            if oh > 23 || om > 59 {
+                return false;
+            }
+            let minutes = i64::from(oh * 60 + om);
+            if sign == b'+' {
+                minutes
+            } else {
+                -minutes
+            }
+        }
+        _ => return false,
+    };
+    if second == 60 {
+        let utc = (i64::from(hour * 60 + minute) - offset_minutes).rem_euclid(24 * 60);
+        return utc == 23 * 60 + 59;
+    }
+    true
+}
+
+/// `date-time = full-date "T" full-time` (`T` case-insensitive).
+fn is_date_time(b: &[u8]) -> bool {
+    b.len() > 11 && matches!(b[10], b'T' | b't') && is_date(&b[..10]) && is_time(&b[11..])
+}
+
+/// RFC 3339 Appendix A:
+/// ```text
+/// dur-second = 1*DIGIT "S"            dur-day   = 1*DIGIT "D"
+/// dur-minute = 1*DIGIT "M" [dur-second]  dur-week  = 1*DIGIT "W"
+/// dur-hour   = 1*DIGIT "H" [dur-minute]  dur-month = 1*DIGIT "M" [dur-day]
+/// dur-time   = "T" (dur-hour / dur-minute / dur-second)
+/// dur-year   = 1*DIGIT "Y" [dur-month]
+/// dur-date   = (dur-day / dur-month / dur-year) [dur-time]
+/// duration   = "P" (dur-date / dur-time / dur-week)
+/// ```
+/// So the date units are a run of consecutive units of `Y M D`, the time units a non-empty run
+/// of `H M S` after `T`, and a week stands alone.
+fn is_duration(b: &[u8]) -> bool {
+    if b.first() != Some(&b'P') {
+        return false;
+    }
+    let mut date: Vec<u8> = Vec::new();
+    let mut time: Vec<u8> = Vec::new();
+    let mut in_time = false;
+    let mut i = 1;
+    while i < b.len() {
+        if b[i] == b'T' {
+            if in_time {
+                return false;
+            }
+            in_time = true;
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start || i == b.len() {
+            return false;
+        }
+        let units = if in_time { &mut time } else { &mut date };
+        if units.len() == 3 {
+            return false;
+        }
+        units.push(b[i]);
+        i += 1;
+    }
+    if date == b"W" {
+        return !in_time;
+    }
+    /// Whether `units` are consecutive entries of `order`.
+    fn run_of(units: &[u8], order: &[u8; 3]) -> bool {
+        let mut previous: Option<usize> = None;
+        for unit in units {
+            let Some(position) = order.iter().position(|o| o == unit) else {
+                return false;
+            };
+            if previous.is_some_and(|p| p + 1 != position) {
+                return false;
+            }
+            previous = Some(position);
+        }
+        true
+    }
+    if in_time && time.is_empty() {
+        return false;
+    }
+    (!date.is_empty() || !time.is_empty()) && run_of(&date, b"YMD") && run_of(&time, b"HMS")
+}
+
+// ---------------------------------------------------------------------------------------------
+// IP addresses.
+
+/// RFC 2673 section 3.2 `dotted-quad`: four `decbyte`s, each 0-255 in decimal with no leading
+/// zero (as JSON Schema's `ipv4` reads it: no `inet_aton` shorthands, octal or hexadecimal).
+fn is_ipv4(s: &str) -> bool {
+    let mut parts = 0;
+    for part in s.split('.') {
+        parts += 1;
+        let b = part.as_bytes();
+        let Some(value) = digits(b).filter(|_| b.len() <= 3) else {
+            return false;
+        };
+        if parts > 4 || value > 255 || (b.len() > 1 && b[0] == b'0') {
+            return false;
+        }
+    }
+    parts == 4
+}
+
+/// RFC 4291 section 2.2: eight groups of 1 to 4 hexadecimal digits separated by `:`; one `::`
+/// standing for one or more groups of zeros; the last 32 bits may be a dotted quad (form 3).
+/// No zone identifier (RFC 6874 belongs to URIs), prefix length or brackets.
+fn is_ipv6(s: &str) -> bool {
+    /// The 16-bit units of `:`-separated groups, the last one possibly a dotted quad.
+    fn units(groups: &str, v4_last: bool) -> Option<usize> {
+        let mut count = 0usize;
+        let mut parts = groups.split(':').peekable();
+        while let Some(part) = parts.next() {
+            let last = parts.peek().is_none();
+            if last && v4_last && part.contains('.') {
+                if !is_ipv4(part) {
+                    return None;
+                }
+                count += 2;
+            } else if (1..=4).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_hexdigit()) {
+                count += 1;
+            } else {
+                return None;
+            }
+            if count > 8 {
+                return None;
+            }
+        }
+        Some(count)
+    }
+    match s.find("::") {
+        Some(at) => {
+            let (head, tail) = (&s[..at], &s[at + 2..]);
+            let head = if head.is_empty() { Some(0) } else { units(head, false) };
+            let tail = if tail.is_empty() { Some(0) } else { units(tail, true) };
+            matches!((head, tail), (Some(h), Some(t)) if h + t <= 7)
+        }
+        None => units(s, true) == Some(8),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host names: RFC 1123 section 2.1 (RFC 952's labels, a leading digit allowed), and IDNA2008:
+// RFC 5890 (definitions), 5891 (protocol), 5892 (code points), 5893 (Bidi).
+
+/// Longest domain name in octets, without a trailing dot (RFC 1034 section 3.1, 255 octets of
+/// wire format).
+const MAX_NAME: usize = 253;
+/// Longest label in octets (RFC 1034 section 3.1).
+const MAX_LABEL: usize = 63;
+
+/// `hostname`: ASCII only, labels separated by `.`.
+fn is_hostname(s: &str) -> bool {
+    s.is_ascii() && s.len() <= MAX_NAME && is_domain(s, false)
+}
+
+/// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
+/// stops (as the suite tests).
+fn is_idn_hostname(s: &str) -> bool {
+    // Each character takes at least one octet of the A-label form.
+    s.chars().count() <= MAX_NAME && is_domain(s, true)
+}
+
+/// A label separator: `.`, and for IDNs also U+3002 IDEOGRAPHIC FULL STOP, U+FF0E FULLWIDTH
+/// FULL STOP and U+FF61 HALFWIDTH IDEOGRAPHIC FULL STOP (RFC 3490 section 3.1).
+fn is_separator(c: char, idn: bool) -> bool {
+    c == '.' || (idn && matches!(c, '\u{3002}' | '\u{FF0E}' | '\u{FF61}'))
+}
+
+/// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
+/// and RFC 5893's Bidi rule.
+fn is_domain(s: &str, idn: bool) -> bool {
+    let mut total = 0usize;
+    let mut labels: Vec<Vec<char>> = Vec::new();
+    for (index, label) in s.split(|c| is_separator(c, idn)).enumerate() {
+        if index > 0 {
+            total += 1;
+        }
+        let unicode = if label.is_ascii() {
+            // An LDH label (RFC 5890 section 2.3.1): letters, digits and hyphens, neither
+            // first nor last a hyphen (RFC 1123 section 2.1), case-insensitive.
+            let lower = label.to_ascii_lowercase();
+            let b = lower.as_bytes();
+            if b.is_empty()
+                || b.len() > MAX_LABEL
+                || b[0] == b'-'
+                || b[b.len() - 1] == b'-'
+                || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+            {
+                return false;
+            }
+            total += b.len();
+            if b.len() >= 4 && &b[2..4] == b"--" {
+                // Hyphens in the 3rd and 4th positions make a reserved LDH label (RFC 5890
+                // section 2.3.1): only an A-label, `xn--` and the Punycode of a U-label, is
+                // allowed (RFC 5891 section 5.4).
+                let Some(unicode) = lower.strip_prefix("xn--").and_then(a_label_to_u_label) else {
+                    return false;
+                };
+                if !is_u_label(&unicode) {
+                    return false;
+                }
+                unicode
+            } else {
+                lower.chars().collect()
+            }
+        } else {
+            if !idn {
+                return false;
+            }
+            let unicode: Vec<char> = label.chars().collect();
+            // The A-label is `xn--` and at least one octet per character: a longer label
+            // cannot fit (and is not encoded, which is quadratic in its length).
+            if unicode.len() + 4 > MAX_LABEL || !is_u_label(&unicode) {
+                return false;
+            }
+            let Some(encoded) = idna::punycode::encode(&unicode) else {
+                return false;
+            };
+            if encoded.len() + 4 > MAX_LABEL {
+                return false;
+            }
+            total += encoded.len() + 4;
+            unicode
+        };
+        if total > MAX_NAME {
+            return false;
+        }
+        labels.push(unicode);
+    }
+    // RFC 5893 section 2: in a Bidi domain name (one with a right-to-left label, RFC 5893
+    // section 1.4: a label with an R, AL or AN character), every label must satisfy the rule.
+    let bidi_domain = labels.iter().flatten().any(|&c| {
+        let class = bidi_class(c);
+        class == BidiClass::RightToLeft || class == BidiClass::ArabicLetter || class == BidiClass::ArabicNumber
+    });
+    !bidi_domain || labels.iter().all(|label| satisfies_bidi_rule(label))
+}
+
+/// The U-label an A-label's Punycode part (`payload`, lower case) encodes, if it is one: it
+/// decodes (RFC 3492), holds a non-ASCII character (RFC 5890 section 2.3.2.1: otherwise it is
+/// no U-label), and encodes back to itself (RFC 5891 section 5.4: only the canonical form).
+fn a_label_to_u_label(payload: &str) -> Option<Vec<char>> {
+    let decoded = idna::punycode::decode(payload)?;
+    if decoded.iter().all(char::is_ascii) {
+        return None;
+    }
+    (idna::punycode::encode(&decoded)? == payload).then_some(decoded)
+}
+
+/// RFC 5892 section 3's derived property value of a code point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Idna {
+    Pvalid,
+    ContextJ,
+    ContextO,
+    Disallowed,
+}
+
+fn general_category(c: char) -> GeneralCategory {
+    CodePointMapData::<GeneralCategory>::new().get(c)
+}
+
+fn bidi_class(c: char) -> BidiClass {
+    CodePointMapData::<BidiClass>::new().get(c)
+}
+
+fn script(c: char) -> Script {
+    CodePointMapData::<Script>::new().get(c)
+}
+
+fn joining_type(c: char) -> JoiningType {
+    CodePointMapData::<JoiningType>::new().get(c)
+}
+
+fn is_mark(c: char) -> bool {
+    matches!(
+        general_category(c),
+        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark | GeneralCategory::EnclosingMark
+    )
+}
+
+/// RFC 5892 section 3, in its order: Exceptions (2.6), BackwardCompatible (2.7, empty),
+/// Unassigned (2.11), LDH (2.10), JoinControl (2.9), Unstable (2.2), IgnorableProperties (2.3),
+/// IgnorableBlocks (2.4), OldHangulJamo (2.5), LetterDigits (2.1), else DISALLOWED. Computed
+/// from the Unicode version of the ICU4X data (IDNA2008 is defined by this algorithm, not by a
+/// fixed table).
+fn idna_property(c: char) -> Idna {
+    match c {
+        // 2.6 Exceptions: PVALID.
+        '\u{00DF}' | '\u{03C2}' | '\u{06FD}' | '\u{06FE}' | '\u{0F0B}' | '\u{3007}' => return Idna::Pvalid,
+        // 2.6 Exceptions: CONTEXTO.
+        '\u{00B7}'
+        | '\u{0375}'
+        | '\u{05F3}'
+        | '\u{05F4}'
+        | '\u{30FB}'
+        | '\u{0660}'..='\u{0669}'
+        | '\u{06F0}'..='\u{06F9}' => return Idna::ContextO,
+        // 2.6 Exceptions: DISALLOWED.
+        '\u{0640}' | '\u{07FA}' | '\u{302E}' | '\u{302F}' | '\u{3031}'..='\u{3035}' | '\u{303B}' => {
+            return Idna::Disallowed
+        }
+        _ => {}
+    }
+    let category = general_category(c);
+    let noncharacter = CodePointSetData::new::<NoncharacterCodePoint>().contains(c);
+    // 2.11 Unassigned: General_Category Cn, not a noncharacter (which 2.3 disallows).
+    if category == GeneralCategory::Unassigned && !noncharacter {
+        return Idna::Disallowed;
+    }
+    // 2.10 LDH.
+    if matches!(c, 'a'..='z' | '0'..='9' | '-') {
+        return Idna::Pvalid;
+    }
+    // 2.9 JoinControl.
+    if matches!(c, '\u{200C}' | '\u{200D}') {
+        return Idna::ContextJ;
+    }
+    // 2.2 Unstable: NFKC(casefold(NFKC(cp))) != cp, the property Changes_When_NFKC_Casefolded.
+    if CodePointSetData::new::<ChangesWhenNfkcCasefolded>().contains(c) {
+        return Idna::Disallowed;
+    }
+    // 2.3 IgnorableProperties: Default_Ignorable_Code_Point, White_Space, Noncharacter_Code_Point.
+    if noncharacter
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<WhiteSpace>().contains(c)
+    {
+        return Idna::Disallowed;
+    }
+    // 2.4 IgnorableBlocks: Combining Diacritical Marks for Symbols, Musical Symbols, Ancient
+    // Greek Musical Notation.
+    if matches!(c, '\u{20D0}'..='\u{20FF}' | '\u{1D100}'..='\u{1D1FF}' | '\u{1D200}'..='\u{1D24F}') {
+        return Idna::Disallowed;
+    }
+    // 2.5 OldHangulJamo: Hangul_Syllable_Type L, V or T.
+    let jamo = CodePointMapData::<HangulSyllableType>::new().get(c);
+    if jamo == HangulSyllableType::LeadingJamo
+        || jamo == HangulSyllableType::VowelJamo
+        || jamo == HangulSyllableType::TrailingJamo
+    {
+        return Idna::Disallowed;
+    }
+    // 2.1 LetterDigits: Ll, Lu, Lo, Nd, Lm, Mn, Mc.
+    match category {
+        GeneralCategory::LowercaseLetter
+        | GeneralCategory::UppercaseLetter
+        | GeneralCategory::OtherLetter
+        | GeneralCategory::DecimalNumber
+        | GeneralCategory::ModifierLetter
+        | GeneralCategory::NonspacingMark
+        | GeneralCategory::SpacingMark => Idna::Pvalid,
+        _ => Idna::Disallowed,
+    }
+}
+
+/// Whether `label` is a U-label (RFC 5891 section 5.4, the checks of section 4.2.3 and 5.3):
+/// in NFC; no `--` in the 3rd and 4th positions, no leading or trailing hyphen (4.2.3.1); not
+/// starting with a combining mark (4.2.3.2); every code point PVALID, or CONTEXTJ/CONTEXTO
+/// with its rule of RFC 5892 Appendix A satisfied (4.2.3.3, 4.2.2). The Bidi rule (4.2.3.4)
+/// concerns the whole name ([`is_domain`]).
+fn is_u_label(label: &[char]) -> bool {
+    let (Some(&first), Some(&last)) = (label.first(), label.last()) else {
+        return false;
+    };
+    if first == '-' || last == '-' || (label.len() >= 4 && label[2] == '-' && label[3] == '-') || is_mark(first) {
+        return false;
+    }
+    let text: String = label.iter().collect();
+    if !ComposingNormalizerBorrowed::new_nfc().is_normalized(&text) {
+        return false;
+    }
+    label.iter().enumerate().all(|(i, &c)| match idna_property(c) {
+        Idna::Pvalid => true,
+        Idna::ContextJ => context_j(label, i),
+        Idna::ContextO => context_o(label, i),
+        Idna::Disallowed => false,
+    })
+}
+
+/// RFC 5892 Appendix A.1 (ZERO WIDTH NON-JOINER) and A.2 (ZERO WIDTH JOINER).
+fn context_j(label: &[char], i: usize) -> bool {
+    let virama = |c: char| CodePointMapData::<CanonicalCombiningClass>::new().get(c) == CanonicalCombiningClass::Virama;
+    // Both: If Canonical_Combining_Class(Before(cp)) .eq. Virama Then True.
+    if i > 0 && virama(label[i - 1]) {
+        return true;
+    }
+    if label[i] != '\u{200C}' {
+        return false;
+    }
+    // A.1: If RegExpMatch((Joining_Type:{L,D})(Joining_Type:T)*\u200C
+    //      (Joining_Type:T)*(Joining_Type:{R,D})) Then True.
+    let left = label[..i]
+        .iter()
+        .rev()
+        .find(|&&c| joining_type(c) != JoiningType::Transparent);
+    let right = label[i + 1..]
+        .iter()
+        .find(|&&c| joining_type(c) != JoiningType::Transparent);
+    left.is_some_and(|&c| {
+        let t = joining_type(c);
+        t == JoiningType::LeftJoining || t == JoiningType::DualJoining
+    }) && right.is_some_and(|&c| {
+        let t = joining_type(c);
+        t == JoiningType::RightJoining || t == JoiningType::DualJoining
+    })
+}
+
+/// RFC 5892 Appendix A.3 to A.9, the CONTEXTO rules.
+fn context_o(label: &[char], i: usize) -> bool {
+    let before = i.checked_sub(1).and_then(|j| label.get(j)).copied();
+    let after = label.get(i + 1).copied();
+    match label[i] {
+        // A.3 MIDDLE DOT: between two `l`s.
+        '\u{00B7}' => before == Some('l') && after == Some('l'),
+        // A.4 GREEK LOWER NUMERAL SIGN (KERAIA): followed by a Greek character.
+        '\u{0375}' => after.is_some_and(|c| script(c) == Script::Greek),
+        // A.5 HEBREW PUNCTUATION GERESH, A.6 GERSHAYIM: preceded by a Hebrew character.
+        '\u{05F3}' | '\u{05F4}' => before.is_some_and(|c| script(c) == Script::Hebrew),
+        // A.7 KATAKANA MIDDLE DOT: some character of the label is Hiragana, Katakana or Han.
+        '\u{30FB}' => label.iter().any(|&c| {
+            let s = script(c);
+            s == Script::Hiragana || s == Script::Katakana || s == Script::Han
+        }),
+        // A.8 ARABIC-INDIC DIGITS: no Extended Arabic-Indic digit in the label.
+        '\u{0660}'..='\u{0669}' => !label.iter().any(|c| ('\u{06F0}'..='\u{06F9}').contains(c)),
+        // A.9 EXTENDED ARABIC-INDIC DIGITS: no Arabic-Indic digit in the label.
+        '\u{06F0}'..='\u{06F9}' => !label.iter().any(|c| ('\u{0660}'..='\u{0669}').contains(c)),
+        _ => false,
+    }
+}
+
+/// RFC 5893 section 2, the Bidi rule, on one label.
+fn satisfies_bidi_rule(label: &[char]) -> bool {
+    use BidiClass as B;
+    let classes: Vec<BidiClass> = label.iter().map(|&c| bidi_class(c)).collect();
+    let Some(&first) = classes.first() else { return false };
+    // 1. The first character must have the class L, R or AL.
+    let rtl = if first == B::LeftToRight {
+        false
+    } else if first == B::RightToLeft || first == B::ArabicLetter {
+        true
+    } else {
+        return false;
+    };
+    let last = classes.iter().rev().find(|&&c| c != B::NonspacingMark).copied();
+    let neutral = |c: BidiClass| {
+        c == B::EuropeanSeparator
+            || c == B::CommonSeparator
+            || c == B::EuropeanTerminator
+            || c == B::OtherNeutral
+            || c == B::BoundaryNeutral
+            || c == B::NonspacingMark
+    };
+    if rtl {
+        // 2. Only R, AL, AN, EN, ES, CS, ET, ON, BN and NSM.
+        // 3. The end: R, AL, EN or AN, then zero or more NSM.
+        // 4. Not both EN and AN.
+        let allowed = classes.iter().all(|&c| {
+            c == B::RightToLeft || c == B::ArabicLetter || c == B::ArabicNumber || c == B::EuropeanNumber || neutral(c)
+        });
+        let end = last.is_some_and(|c| {
+            c == B::RightToLeft || c == B::ArabicLetter || c == B::EuropeanNumber || c == B::ArabicNumber
+        });
+        let en = classes.contains(&B::EuropeanNumber);
+        let an = classes.contains(&B::ArabicNumber);
+        allowed && end && !(en && an)
+    } else {
+        // 5. Only L, EN, ES, CS, ET, ON, BN and NSM.
+        // 6. The end: L or EN, then zero or more NSM.
+        let allowed = classes
+            .iter()
+            .all(|&c| c == B::LeftToRight || c == B::EuropeanNumber || neutral(c));
+        allowed && last.is_some_and(|c| c == B::LeftToRight || c == B::EuropeanNumber)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// E-mail addresses: RFC 5321 section 4.1.2 `Mailbox` (atoms of RFC 5322 section 3.2.3), and
+// RFC 6531 section 3.3 for the internationalized form.
+
+/// RFC 5322 section 3.2.3 `atext`.
+fn is_atext(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c)
+}
+
+/// `Mailbox = Local-part "@" ( Domain / address-literal )`, with
+/// `Local-part = Dot-string / Quoted-string`, `Dot-string = Atom *("." Atom)`,
+/// `Quoted-string = DQUOTE *QcontentSMTP DQUOTE`, `qtextSMTP = %d32-33 / %d35-91 / %d93-126`,
+/// `quoted-pairSMTP = %d92 %d32-126`; a local part of at most 64 octets and a mailbox of at most
+/// 254 (the 256 of a path less its angle brackets; RFC 5321 section 4.5.3.1). With `idn`, RFC
+/// 6531 section 3.3 adds `UTF8-non-ascii` to `atext` and `qtextSMTP`, and U-labels to `Domain`.
+fn is_email(s: &str, idn: bool) -> bool {
+    let b = s.as_bytes();
+    if b.len() > 254 {
+        return false;
+    }
+    let local_end = if b.first() == Some(&b'"') {
+        let mut i = 1;
+        loop {
+            match b.get(i) {
+                None => return false,
+                Some(b'"') => break i + 1,
+                Some(b'\\') => {
+                    if !b.get(i + 1).is_some_and(|c| (32..=126).contains(c)) {
+                        return false;
+                    }
+                    i += 2;
+                }
+                Some(32..=126) => i += 1,
+                // A byte of a multi-byte character (UTF8-non-ascii).
+                Some(128..) if idn => i += 1,
+                Some(_) => return false,
+            }
+        }
+    } else {
+        let Some(at) = s.find('@') else { return false };
+        let atoms_ok = s[..at]
+            .split('.')
+            .all(|atom| !atom.is_empty() && atom.chars().all(|c| is_atext(c) || (idn && !c.is_ascii())));
+        if !atoms_ok {
+            return false;
+        }
+        at
+    };
+    if local_end > 64 || b.get(local_end) != Some(&b'@') {
+        return false;
+    }
+    let domain = &s[local_end + 1..];
+    // address-literal = "[" ( IPv4-address-literal / IPv6-address-literal /
+    // General-address-literal ) "]", IPv6-address-literal = "IPv6:" IPv6-addr (ABNF strings
+    // are case-insensitive). General-address-literal needs an IANA-registered tag, and none is
+    // registered but IPv6: it is not accepted.
+    if let Some(literal) = domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
+        return match literal.get(..5) {
+            Some(tag) if tag.eq_ignore_ascii_case("IPv6:") => is_ipv6(&literal[5..]),
+            _ => is_ipv4(literal),
+        };
+    }
+    if idn {
+        // RFC 6532 section 3.1 asks for NFC without requiring it (the suite accepts a domain
+        // that is not in NFC): the domain is checked in its NFC form.
+        let normalized = ComposingNormalizerBorrowed::new_nfc().normalize(domain);
+        is_idn_hostname(&normalized)
+    } else {
+        is_hostname(domain)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URIs and IRIs: RFC 3986 (section 3 and Appendix A) and RFC 3987 section 2.2.
+
+/// RFC 3986 `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"`.
+fn is_unreserved(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
+}
+
+/// RFC 3986 `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
+fn is_sub_delim(c: char) -> bool {
+    matches!(c, '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=')
+}
+
+/// RFC 3987 `ucschar`: the non-ASCII characters an IRI may hold unescaped.
+fn is_ucschar(c: char) -> bool {
+    let c = u32::from(c);
+    matches!(c, 0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF)
+        || (0x10000..=0xDFFFF).contains(&c) && (c & 0xFFFF) <= 0xFFFD
+        || (0xE1000..=0xEFFFD).contains(&c)
+}
+
+/// RFC 3987 `iprivate` (allowed in `iquery` only).
+fn is_iprivate(c: char) -> bool {
+    let c = u32::from(c);
+    matches!(c, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
+}
+
+/// Whether every character of `s` is `allowed` or part of a `pct-encoded` triplet
+/// (`"%" HEXDIG HEXDIG`).
+fn chars_ok(s: &str, allowed: impl Fn(char) -> bool) -> bool {
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            let hex = |c: Option<char>| c.is_some_and(|c| c.is_ascii_hexdigit());
+            if !hex(chars.next()) || !hex(chars.next()) {
+                return false;
+            }
+        } else if !allowed(c) {
+            return false;
+        }
+    }
+    true
+}
+
+/// `pchar = unreserved / pct-encoded / sub-delims / ":" / "@"` (RFC 3987: `ipchar`, with
+/// `iunreserved = unreserved / ucschar`).
+fn is_pchar(c: char, iri: bool) -> bool {
+    is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '@') || (iri && is_ucschar(c))
+}
+
+/// `URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ]`, or with `reference`
+/// `URI-reference = URI / relative-ref`, `relative-ref = relative-part [ "?" query ]
+/// [ "#" fragment ]`; `hier-part`/`relative-part` = `"//" authority path-abempty` or a path
+/// (`path-absolute`, `path-rootless`/`path-noscheme`, `path-empty`). With `iri`, RFC 3987's
+/// `IRI`/`IRI-reference`: the same with `ucschar` wherever `unreserved` is allowed, and
+/// `iprivate` in the query.
+fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
+    let (rest, fragment) = match s.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (s, None),
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, Some(query)),
+        None => (rest, None),
+    };
+    // fragment = *( pchar / "/" / "?" ); query = *( pchar / "/" / "?" ) (RFC 3987: iquery
+    // adds iprivate).
+    if fragment.is_some_and(|f| !chars_ok(f, |c| is_pchar(c, iri) || matches!(c, '/' | '?'))) {
+        return false;
+    }
+    if query.is_some_and(|q| {
+        !chars_ok(q, |c| {
+            is_pchar(c, iri) || matches!(c, '/' | '?') || (iri && is_iprivate(c))
+        })
+    }) {
+        return false;
+    }
+    // A `:` before any `/` ends a scheme: a relative reference's first segment cannot hold one
+    // (`path-noscheme`), so such a string is a URI or nothing.
+    let rest = match rest.find([':', '/']) {
+        Some(at) if rest.as_bytes()[at] == b':' => {
+            // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+            let scheme = &rest.as_bytes()[..at];
+            if !scheme.first().is_some_and(u8::is_ascii_alphabetic)
+                || !scheme
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+            {
+                return false;
+            }
+            &rest[at + 1..]
+        }
+        _ if !reference => return false,
+        _ => rest,
+    };
+    let path = match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find('/').unwrap_or(after.len());
+            if !is_authority(&after[..end], iri) {
+                return false;
+            }
+            &after[end..]
+        }
+        None => rest,
+    };
+    // Every path form is segments of pchar separated by `/`; the `//` of an authority was taken
+    // above, so a path starting with `/` has a non-empty first segment or is `/` alone.
+    chars_ok(path, |c| is_pchar(c, iri) || c == '/')
+}
+
+/// `authority = [ userinfo "@" ] host [ ":" port ]`, with
+/// `userinfo = *( unreserved / pct-encoded / sub-delims / ":" )`,
+/// `host = IP-literal / IPv4address / reg-name`, `port = *DIGIT`,
+/// `IP-literal = "[" ( IPv6address / IPvFuture ) "]"`,
+/// `reg-name = *( unreserved / pct-encoded / sub-delims )` (an `IPv4address` is also a
+/// `reg-name`, so a host such as `999.1.1.1` is well formed).
+fn is_authority(authority: &str, iri: bool) -> bool {
+    let (userinfo, host_port) = match authority.split_once('@') {
+        Some((userinfo, host_port)) => (Some(userinfo), host_port),
+        None => (None, authority),
+    };
+    let iunreserved = |c: char| is_unreserved(c) || (iri && is_ucschar(c));
+    if userinfo.is_some_and(|u| !chars_ok(u, |c| iunreserved(c) || is_sub_delim(c) || c == ':')) {
+        return false;
+    }
+    let port = if let Some(literal) = host_port.strip_prefix('[') {
+        let Some((inside, after)) = literal.split_once(']') else {
+            return false;
+        };
+        if !is_ip_literal(inside) {
+            return false;
+        }
+        match after.strip_prefix(':') {
+            Some(port) => port,
+            None if after.is_empty() => "",
+            None => return false,
+        }
+    } else {
+        let (host, port) = host_port.split_once(':').unwrap_or((host_port, ""));
+        if !chars_ok(host, |c| iunreserved(c) || is_sub_delim(c)) {
+            return false;
+        }
+        port
+    };
+    port.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The inside of `IP-literal`: `IPv6address`, or
+/// `IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )` (`v` case-insensitive).
+fn is_ip_literal(inside: &str) -> bool {
+    match inside.strip_prefix(['v', 'V']) {
+        Some(future) => {
+            let Some((version, address)) = future.split_once('.') else {
+                return false;
+            };
+            !version.is_empty()
+                && version.bytes().all(|b| b.is_ascii_hexdigit())
+                && !address.is_empty()
+                && address.chars().all(|c| is_unreserved(c) || is_sub_delim(c) || c == ':')
+        }
+        None => is_ipv6(inside),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URI templates: RFC 6570 section 2.
+
+/// `URI-Template = *( literals / expression )`, where `literals` is any of
+/// `%x21 / %x23-24 / %x26 / %x28-3B / %x3D / %x3F-5B / %x5D / %x5F / %x61-7A / %x7E / ucschar /
+/// iprivate / pct-encoded`, and `%x27` (the apostrophe, which RFC 6570's errata and the suite
+/// admit); so no space, control, `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|` or `}` outside an
+/// expression.
+fn is_uri_template(s: &str) -> bool {
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '{' => {
+                let Some((expression, after)) = rest.split_once('}') else {
+                    return false;
+                };
+                if !is_expression(expression) {
+                    return false;
+                }
+                rest = after;
+            }
+            '%' => {
+                let b = rest.as_bytes();
+                if b.len() < 2 || !b[0].is_ascii_hexdigit() || !b[1].is_ascii_hexdigit() {
+                    return false;
+                }
+                rest = &rest[2..];
+            }
+            c if c.is_ascii() => {
+                if !matches!(c, '\x21' | '\x23'..='\x24' | '\x26'..='\x3B' | '\x3D' | '\x3F'..='\x5B' | '\x5D' | '\x5F' | '\x61'..='\x7A' | '\x7E')
+                {
+                    return false;
+                }
+            }
+            c if is_ucschar(c) || is_iprivate(c) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The inside of `expression = "{" [ operator ] variable-list "}"`:
+/// `operator = op-level2 / op-level3 / op-reserve` (`+ #`, `. / ; ? &`, `= , ! @ |`),
+/// `variable-list = varspec *( "," varspec )`, `varspec = varname [ modifier-level4 ]`,
+/// `varname = varchar *( ["."] varchar )`, `varchar = ALPHA / DIGIT / "_" / pct-encoded`,
+/// `modifier-level4 = prefix / explode`, `prefix = ":" max-length`,
+/// `max-length = %x31-39 0*3DIGIT`, `explode = "*"`.
+fn is_expression(expression: &str) -> bool {
+    let list = expression
+        .strip_prefix(['+', '#', '.', '/', ';', '?', '&', '=', ',', '!', '@', '|'])
+        .unwrap_or(expression);
+    list.split(',').all(|varspec| {
+        let (name, modifier_ok) = if let Some(name) = varspec.strip_suffix('*') {
+            (name, true)
+        } else if let Some((name, length)) = varspec.split_once(':') {
+            let b = length.as_bytes();
+            let ok = (1..=4).contains(&b.len()) && b[0] != b'0' && b.iter().all(u8::is_ascii_digit);
+            (name, ok)
+        } else {
+            (varspec, true)
+        };
+        modifier_ok
+            && name
+                .split('.')
+                .all(|part| !part.is_empty() && chars_ok(part, |c| c.is_ascii_alphanumeric() || c == '_'))
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Pointers.
+
+/// RFC 6901 section 3: `json-pointer = *( "/" reference-token )`,
+/// `reference-token = *( unescaped / escaped )`, `escaped = "~" ( "0" / "1" )`, `unescaped`
+/// any character but `/` and `~`.
+fn is_json_pointer(s: &str) -> bool {
+    if !s.is_empty() && !s.starts_with('/') {
+        return false;
+    }
+    let b = s.as_bytes();
+    b.iter()
+        .enumerate()
+        .all(|(i, &c)| c != b'~' || matches!(b.get(i + 1), Some(b'0' | b'1')))
+}
+
+/// draft-bhutton-relative-json-pointer-00 section 3 (the draft 2020-12 names):
+/// `relative-json-pointer = non-negative-integer [index-manipulation] ( json-pointer / "#" )`,
+/// `index-manipulation = ( "+" / "-" ) positive-integer`, `non-negative-integer = "0" /
+/// %x31-39 *%x30-39`. (Draft-07's draft-handrews-relative-json-pointer-01 has no index
+/// manipulation; this accepts its language and that addition.)
+fn is_relative_json_pointer(s: &str) -> bool {
+    fn integer(b: &[u8]) -> usize {
+        b.iter().take_while(|c| c.is_ascii_digit()).count()
+    }
+    let b = s.as_bytes();
+    let n = integer(b);
+    if n == 0 || (n > 1 && b[0] == b'0') {
+        return false;
+    }
+    let mut rest = &s[n..];
+    if let Some(after) = rest.strip_prefix(['+', '-']) {
+        let m = integer(after.as_bytes());
+        if m == 0 || after.as_bytes()[0] == b'0' {
+            return false;
+        }
+        rest = &after[m..];
+    }
+    rest == "#" || is_json_pointer(rest)
+}
+
+// ---------------------------------------------------------------------------------------------
+// UUIDs.
+
+/// RFC 4122 section 3: `UUID = time-low "-" time-mid "-" time-high-and-version "-"
+/// clock-seq-and-reserved clock-seq-low "-" node`, 8-4-4-4-12 hexadecimal digits, any case,
+/// any version and variant.
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regular expressions: ECMA-262 (ES2025) section 22.2.1 `Pattern[+UnicodeMode, +NamedCaptureGroups]`
+// and its early errors (22.2.1.1). Syntax only; no Annex B leniency (which the `u` flag
+// switches off).
+
+fn is_regex(s: &str) -> bool {
+    RegexSyntax::new(s).pattern().is_some()
+}
+
+/// One `( ... )` being parsed.
+struct Group {
+    /// Whether a quantifier may follow it (`QuantifiableAssertion`s are Annex B only, so a
+    /// look-around is not quantifiable).
+    quantifiable: bool,
+    /// The time of the last `|` directly inside it.
+    last_bar: u64,
+}
+
+/// An iterative recursive-descent checker (an explicit stack of groups, so deep nesting costs
+/// memory, not the call stack).
+struct RegexSyntax {
+    chars: Vec<char>,
+    at: usize,
+    /// Capturing groups so far.
+    captures: u32,
+    /// The largest `\N` back reference.
+    max_backreference: u32,
+    /// The group names referred to by `\k<name>`.
+    named_references: Vec<String>,
+    /// Each group name, with the time of its latest group.
+    names: HashMap<String, u64>,
+    /// The open groups; the outermost entry is the pattern itself.
+    groups: Vec<Group>,
+    /// A counter of events (a group opened or closed, a name defined, a `|`).
+    time: u64,
+    /// `(time, depth)`: the minimum depth of `groups` from each kept time on (a monotonic stack
+    /// answering "the shallowest depth since t" by binary search).
+    depths: Vec<(u64, usize)>,
+}
+
+/// A `ClassAtom`: one character, or a class escape (`\d`, `\p{...}`), which cannot bound a
+/// range under the `u` flag.
+enum ClassAtom {
+    Char(u32),
+    Set,
+}
+
+impl RegexSyntax {
+    fn new(s: &str) -> Self {
+        Self {
+            chars: s.chars().collect(),
+            at: 0,
+            captures: 0,
+            max_backreference: 0,
+            named_references: Vec::new(),
+            names: HashMap::new(),
+            groups: vec![Group {
+                quantifiable: false,
+                last_bar: 0,
+            }],
+            time: 0,
+            depths: vec![(0, 1)],
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<char> {
+        self.chars.get(self.at + offset).copied()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.at += 1;
+        Some(c)
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.time += 1;
+        let depth = self.groups.len();
+        while self.depths.last().is_some_and(|&(_, d)| d >= depth) {
+            self.depths.pop();
+        }
+        self.depths.push((self.time, depth));
+        self.time
+    }
+
+    /// `Pattern :: Disjunction`, then the early errors that need the whole pattern: every
+    /// `\N` at most the number of capturing groups, every `\k<name>` naming a group.
+    fn pattern(mut self) -> Option<()> {
+        // Whether the last term may take a quantifier (an atom, not an assertion or nothing).
+        let mut quantifiable = false;
+        while let Some(c) = self.next() {
+            quantifiable = match c {
+                '|' => {
+                    let time = self.tick();
+                    self.groups.last_mut()?.last_bar = time;
+                    false
+                }
+                '(' => {
+                    let group_quantifiable = self.group_open()?;
+                    self.groups.push(Group {
+                        quantifiable: group_quantifiable,
+                        last_bar: 0,
+                    });
+                    self.tick();
+                    false
+                }
+                ')' => {
+                    if self.groups.len() == 1 {
+                        return None;
+                    }
+                    let group = self.groups.pop()?;
+                    self.tick();
+                    group.quantifiable
+                }
+                '^' | '$' => false,
+                '\\' => self.atom_escape()?,
+                '[' => {
+                    self.class()?;
+                    true
+                }
+                '*' | '+' | '?' => {
+                    if !quantifiable {
+                        return None;
+                    }
+                    self.eat('?');
+                    false
+                }
+                '{' => {
+                    // Under the `u` flag a `{` only starts a quantifier (no Annex B literal).
+                    self.braced_quantifier()?;
+                    if !quantifiable {
+                        return None;
+                    }
+                    self.eat('?');
+                    false
+                }
+                ']' | '}' => return None,
+                _ => true,
+            };
+        }
+        if self.groups.len() != 1 || self.max_backreference > self.captures {
+            return None;
+        }
+        self.named_references
+            .iter()
+            .all(|name| self.names.contains_key(name))
+            .then_some(())
+    }
+
+    /// After `(`: `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`, `(?ims-ims:` (ES2025
+    /// modifiers) or a capturing `(`. Returns whether the group is quantifiable.
+    fn group_open(&mut self) -> Option<bool> {
+        if !self.eat('?') {
+            self.captures = self.captures.saturating_add(1);
+            return Some(true);
+        }
+        match self.next()? {
+            ':' => Some(true),
+            '=' | '!' => Some(false),
+            '<' if self.eat('=') || self.eat('!') => Some(false),
+            '<' => {
+                let name = self.group_name()?;
+                self.define_name(name)?;
+                self.captures = self.captures.saturating_add(1);
+                Some(true)
+            }
+            c @ ('i' | 'm' | 's' | '-') => {
+                // `(?` RegularExpressionModifiers `:` or `(?` Modifiers `-` Modifiers `:`:
+                // early errors for a repeated flag, and for both sides empty.
+                let mut seen = String::new();
+                let mut c = c;
+                while matches!(c, 'i' | 'm' | 's') {
+                    if seen.contains(c) {
+                        return None;
+                    }
+                    seen.push(c);
+                    c = self.next()?;
+                }
+                if c == '-' {
+                    c = self.next()?;
+                    while matches!(c, 'i' | 'm' | 's') {
+                        if seen.contains(c) {
+                            return None;
+                        }
+                        seen.push(c);
+                        c = self.next()?;
+                    }
+                    if seen.is_empty() {
+                        return None;
+                    }
+                }
+                (c == ':').then_some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// Records a group name. ES2025 allows a name twice only in different alternatives:
+    /// the deepest group open at both definitions must have seen a `|` in between. Checking the
+    /// latest earlier definition suffices: alternatives are contiguous, so a definition that
+    /// clashes with an earlier one clashes with every later one that is compatible with it.
+    fn define_name(&mut self, name: String) -> Option<()> {
+        if let Some(&then) = self.names.get(&name) {
+            // The shallowest depth of the group stack since `then` (both ends included): the
+            // groups below it stayed open all along, the deepest of them holds both.
+            let index = self.depths.partition_point(|&(time, _)| time < then);
+            let depth = self.depths.get(index).map_or(self.groups.len(), |&(_, d)| d);
+            let holder = self.groups.get(depth.checked_sub(1)?)?;
+            if holder.last_bar <= then {
+                return None;
+            }
+        }
+        let time = self.tick();
+        self.names.insert(name, time);
+        Some(())
+    }
+
+    /// `GroupName :: < RegExpIdentifierName >` (after the `<`): an identifier start
+    /// (`ID_Start`, `$`, `_`) then identifier parts (`ID_Continue`, `$`, ZWNJ, ZWJ), each
+    /// possibly written as a `\u` escape.
+    fn group_name(&mut self) -> Option<String> {
+        let mut name = String::new();
+        loop {
+            let c = match self.next()? {
+                '>' => break,
+                '\\' => {
+                    if self.next()? != 'u' {
+                        return None;
+                    }
+                    char::from_u32(self.unicode_escape()?)?
+                }
+                c => c,
+            };
+            let ok = if name.is_empty() {
+                c == '$' || c == '_' || CodePointSetData::new::<IdStart>().contains(c)
+            } else {
+                matches!(c, '$' | '\u{200C}' | '\u{200D}') || CodePointSetData::new::<IdContinue>().contains(c)
+            };
+            if !ok {
+                return None;
+            }
+            name.push(c);
+        }
+        (!name.is_empty()).then_some(name)
+    }
+
+    /// `AtomEscape` (after `\`): returns whether it is quantifiable (`\b` and `\B` are
+    /// assertions).
+    fn atom_escape(&mut self) -> Option<bool> {
+        match self.next()? {
+            'b' | 'B' => Some(false),
+            // DecimalEscape: a back reference (checked against the group count at the end).
+            c @ '1'..='9' => {
+                let mut value = c.to_digit(10)?;
+                while let Some(d) = self.peek().and_then(|d| d.to_digit(10)) {
+                    self.at += 1;
+                    value = value.saturating_mul(10).saturating_add(d);
+                }
+                self.max_backreference = self.max_backreference.max(value);
+                Some(true)
+            }
+            'k' => {
+                if !self.eat('<') {
+                    return None;
+                }
+                let name = self.group_name()?;
+                self.named_references.push(name);
+                Some(true)
+            }
+            'd' | 'D' | 's' | 'S' | 'w' | 'W' => Some(true),
+            'p' | 'P' => {
+                self.property()?;
+                Some(true)
+            }
+            c => {
+                self.character_escape(c, false)?;
+                Some(true)
+            }
+        }
+    }
+
+    /// `CharacterEscape[+UnicodeMode]` (after `\`, its first character `c`): its value.
+    fn character_escape(&mut self, c: char, in_class: bool) -> Option<u32> {
+        Some(match c {
+            // ControlEscape
+            'f' => 0x0C,
+            'n' => 0x0A,
+            'r' => 0x0D,
+            't' => 0x09,
+            'v' => 0x0B,
+            // `c` AsciiLetter
+            'c' => {
+                let letter = self.next()?;
+                if !letter.is_ascii_alphabetic() {
+                    return None;
+                }
+                u32::from(letter) % 32
+            }
+            // `0` [lookahead is not a DecimalDigit]
+            '0' => {
+                if self.peek().is_some_and(|d| d.is_ascii_digit()) {
+                    return None;
+                }
+                0
+            }
+            // HexEscapeSequence: `x` HexDigit HexDigit
+            'x' => {
+                let high = self.next()?.to_digit(16)?;
+                let low = self.next()?.to_digit(16)?;
+                high * 16 + low
+            }
+            'u' => self.unicode_escape()?,
+            // IdentityEscape[+UnicodeMode]: SyntaxCharacter or `/`; `\-` in a class
+            // (ClassEscape[+UnicodeMode]).
+            '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '/' => u32::from(c),
+            '-' if in_class => u32::from(c),
+            _ => return None,
+        })
+    }
+
+    /// `RegExpUnicodeEscapeSequence[+UnicodeMode]` (after `\u`): `u{` CodePoint `}` (at most
+    /// 0x10FFFF), or four hex digits, a lead surrogate joined with a following `\u` trail
+    /// surrogate.
+    fn unicode_escape(&mut self) -> Option<u32> {
+        if self.eat('{') {
+            let mut value: u32 = 0;
+            let mut any = false;
+            loop {
+                let c = self.next()?;
+                if c == '}' {
+                    break;
+                }
+                value = value.checked_mul(16)?.checked_add(c.to_digit(16)?)?;
+                if value > 0x10FFFF {
+                    return None;
+                }
+                any = true;
+            }
+            return any.then_some(value);
+        }
+        let value = self.hex4()?;
+        if (0xD800..=0xDBFF).contains(&value) && self.peek() == Some('\\') && self.peek_at(1) == Some('u') {
+            let saved = self.at;
+            self.at += 2;
+            match self.hex4() {
+                Some(trail) if (0xDC00..=0xDFFF).contains(&trail) => {
+                    return Some(0x10000 + ((value - 0xD800) << 10) + (trail - 0xDC00));
+                }
+                _ => self.at = saved,
+            }
+        }
+        Some(value)
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let mut value = 0;
+        for _ in 0..4 {
+            value = value * 16 + self.next()?.to_digit(16)?;
+        }
+        Some(value)
+    }
+
+    /// `\p{...}` or `\P{...}` (after the `p`): `UnicodePropertyValueExpression`, a
+    /// `General_Category`, `Script` or `Script_Extensions` value (`name=value`), or a lone
+    /// General_Category value or binary property of ECMA-262's tables, names matched exactly.
+    fn property(&mut self) -> Option<()> {
+        if !self.eat('{') {
+            return None;
+        }
+        let mut expression = String::new();
+        loop {
+            match self.next()? {
+                '}' => break,
+                c => expression.push(c),
+            }
+        }
+        let general_category = |value: &str| {
+            PropertyParser::<GeneralCategoryGroup>::new()
+                .get_strict(value)
+                .is_some()
+        };
+        let ok = match expression.split_once('=') {
+            Some(("General_Category" | "gc", value)) => general_category(value),
+            Some(("Script" | "sc" | "Script_Extensions" | "scx", value)) => {
+                PropertyParser::<Script>::new().get_strict(value).is_some()
+            }
+            Some(_) => false,
+            None => {
+                general_category(&expression)
+                    || matches!(expression.as_str(), "Any" | "ASCII" | "Assigned")
+                    || CodePointSetData::new_for_ecma262(expression.as_bytes()).is_some()
+            }
+        };
+        ok.then_some(())
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` (after the `{`), `n <= m`.
+    fn braced_quantifier(&mut self) -> Option<()> {
+        let read = |this: &mut Self| {
+            let start = this.at;
+            while this.peek().is_some_and(|c| c.is_ascii_digit()) {
+                this.at += 1;
+            }
+            let digits: String = this.chars[start..this.at].iter().collect();
+            digits
+        };
+        let min = read(self);
+        if min.is_empty() {
+            return None;
+        }
+        if self.eat('}') {
+            return Some(());
+        }
+        if !self.eat(',') {
+            return None;
+        }
+        let max = read(self);
+        if !self.eat('}') {
+            return None;
+        }
+        if !max.is_empty() {
+            // Compare the decimal values without overflow.
+            let (min, max) = (min.trim_start_matches('0'), max.trim_start_matches('0'));
+            if (min.len(), min) > (max.len(), max) {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// `CharacterClass` (after `[`): `[` `^`? ClassContents `]`, each range's ends single
+    /// characters in order.
+    fn class(&mut self) -> Option<()> {
+        self.eat('^');
+        loop {
+            let first = match self.next()? {
+                ']' => return Some(()),
+                c => self.class_atom(c)?,
+            };
+            if self.peek() == Some('-') && self.peek_at(1).is_some_and(|c| c != ']') {
+                self.at += 1;
+                let c = self.next()?;
+                let last = self.class_atom(c)?;
+                match (first, last) {
+                    (ClassAtom::Char(low), ClassAtom::Char(high)) if low <= high => {}
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// `ClassAtom` whose first character is `c`.
+    fn class_atom(&mut self, c: char) -> Option<ClassAtom> {
+        if c != '\\' {
+            return Some(ClassAtom::Char(u32::from(c)));
+        }
+        Some(match self.next()? {
+            'd' | 'D' | 's' | 'S' | 'w' | 'W' => ClassAtom::Set,
+            'p' | 'P' => {
+                self.property()?;
+                ClassAtom::Set
+            }
+            'b' => ClassAtom::Char(0x08),
+            e => ClassAtom::Char(self.character_escape(e, true)?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(format: Format, s: &str) -> bool {
+        format.check(s)
+    }
+
+    #[test]
+    fn names_round_trip() {
+        assert_eq!(Format::ALL.len(), 19);
+        for &format in Format::ALL {
+            assert_eq!(Format::from_name(format.name()), Some(format), "{format:?}");
+            assert_eq!(format.to_string(), format.name());
+        }
+        let mut names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Format::ALL.len(), "names are distinct");
+        for unknown in [
+            "",
+            "unknown",
+            "Date",
+            "date-time ",
+            "datetime",
+            "int32",
+            "uri_reference",
+        ] {
+            assert_eq!(Format::from_name(unknown), None, "{unknown:?}");
+        }
+        assert_eq!(Format::from_name("date-time"), Some(Format::DateTime));
+    }
+
+    #[test]
+    fn empty_strings() {
+        let valid_empty = [
+            Format::UriReference,
+            Format::IriReference,
+            Format::UriTemplate,
+            Format::JsonPointer,
+            Format::Regex,
+        ];
+        for &format in Format::ALL {
+            assert_eq!(check(format, ""), valid_empty.contains(&format), "{format:?}");
+        }
+    }
+
+    #[test]
+    fn very_long_inputs_are_decided_without_panic() {
+        let a = "a".repeat(1 << 20);
+        let u = "ü".repeat(1 << 19);
+        let nested = format!("{}{}", "(".repeat(100_000), ")".repeat(100_000));
+        for &format in Format::ALL {
+            for input in [&a, &u, &nested] {
+                let _ = format.check(input);
+            }
+        }
+        assert!(!check(Format::Hostname, &a));
+        assert!(!check(Format::IdnHostname, &u));
+        assert!(!check(Format::Email, &format!("{a}@example.com")));
+        assert!(!check(Format::IdnEmail, &format!("x@{u}.com")));
+        assert!(check(Format::JsonPointer, &format!("/{a}")));
+        assert!(check(Format::UriReference, &a));
+        assert!(check(Format::Iri, &format!("x:{u}")));
+        assert!(check(Format::UriTemplate, &format!("{{{a}}}")));
+        assert!(check(Format::Regex, &a));
+        assert!(check(Format::Regex, &nested));
+        assert!(!check(Format::Regex, &"(".repeat(100_000)));
+        assert!(check(Format::Duration, &format!("P{}D", "9".repeat(1 << 20))));
+        assert!(check(Format::Time, &format!("12:00:00.{}Z", "1".repeat(1 << 20))));
+        assert!(!check(Format::Ipv6, &"1:".repeat(1 << 19)));
+        // Many same-named groups in alternatives: not quadratic.
+        let alternatives = vec!["(?<n>x)"; 50_000].join("|");
+        assert!(check(Format::Regex, &format!("({alternatives})")));
+    }
+
+    #[test]
+    fn non_ascii() {
+        // Digits of other scripts are not digits.
+        assert!(!check(Format::Date, "２０２０-01-01"));
+        assert!(!check(Format::Ipv4, "١.١.١.١"));
+        assert!(!check(Format::Uuid, "２eb8aa08-aa98-11ea-b4aa-73b441d16380"));
+        // Multi-byte characters at byte offsets the ASCII grammars look at.
+        assert!(!check(Format::DateTime, "2020-01-01é12:00:00Z"));
+        assert!(!check(Format::Time, "12:00:00.é"));
+        assert!(!check(Format::Duration, "PTé"));
+        assert!(!check(Format::RelativeJsonPointer, "0é"));
+        assert!(!check(Format::RelativeJsonPointer, "0+é"));
+        assert!(check(Format::JsonPointer, "/é~0"));
+        // e-mail: UTF-8 only in idn-email.
+        assert!(!check(Format::Email, "jösé@example.com"));
+        assert!(check(Format::IdnEmail, "jösé@example.com"));
+        assert!(check(Format::IdnEmail, "\"jösé\"@bücher.de"));
+        assert!(!check(Format::Email, "\"jösé\"@example.com"));
+        assert!(!check(Format::Email, "joe@bücher.de"));
+        assert!(check(Format::IdnEmail, "joe@xn--bcher-kva.de"));
+        // host names: U-labels only in idn-hostname; A-labels in both.
+        assert!(!check(Format::Hostname, "bücher.de"));
+        assert!(check(Format::IdnHostname, "bücher.de"));
+        assert!(check(Format::Hostname, "xn--bcher-kva.de"));
+        assert!(check(Format::IdnHostname, "XN--BCHER-KVA.de"));
+        // A U-label is in lower case and NFC (RFC 5891 5.3, RFC 5892 2.2).
+        assert!(!check(Format::IdnHostname, "Bücher.de"));
+        assert!(!check(Format::IdnHostname, "bu\u{0308}cher.de"));
+        assert!(check(Format::IdnEmail, "joe@bu\u{0308}cher.de"));
+        // Symbols and punctuation are not PVALID.
+        assert!(!check(Format::IdnHostname, "☃.net"));
+        assert!(!check(Format::IdnHostname, "a\u{00A0}b"));
+        // IRIs take ucschar; URIs do not; private use only in the query.
+        assert!(check(Format::Iri, "http://bücher.de/ä?ö#ü"));
+        assert!(!check(Format::Uri, "http://bücher.de/"));
+        assert!(check(Format::Iri, "http://x/?\u{E000}"));
+        assert!(!check(Format::Iri, "http://x/\u{E000}"));
+        assert!(!check(Format::Iri, "http://x/\u{FFFE}"));
+        // uri-template literals take ucschar, not controls.
+        assert!(check(Format::UriTemplate, "/ü/{x}"));
+        assert!(!check(Format::UriTemplate, "/\u{0085}/"));
+        // regex: any character is a pattern character; identifiers are Unicode.
+        assert!(check(Format::Regex, "ü+[ä-ö]"));
+        assert!(check(Format::Regex, "(?<ünïcödé>x)\\k<ünïcödé>"));
+        assert!(check(Format::Regex, "(?<\\u{1d4d1}>x)"));
+        assert!(!check(Format::Regex, "(?<1a>x)"));
+        assert!(!check(Format::Regex, "[ö-ä]"));
+        assert!(check(Format::Regex, "[\\u{1F600}-\\u{1F64F}]"));
+        assert!(check(Format::Regex, "[\\uD83D\\uDE00-\\uD83D\\uDE4F]"));
+    }
+
+    #[test]
+    fn dates_and_times() {
+        assert!(check(Format::Date, "2000-02-29"));
+        assert!(!check(Format::Date, "1900-02-29"));
+        assert!(check(Format::Time, "23:59:60Z"));
+        assert!(check(Format::Time, "00:59:60+01:00"));
+        assert!(!check(Format::Time, "23:59:60+01:00"));
+        assert!(!check(Format::Time, "12:00:00."));
+        assert!(!check(Format::Time, "12:00:00Zz"));
+        assert!(!check(Format::Time, "12:00:00+01:00:00"));
+        assert!(check(Format::DateTime, "2016-12-31T23:59:60Z"));
+        assert!(!check(Format::DateTime, "2016-12-31 23:59:59Z"));
+        assert!(check(Format::Duration, "PT1M"));
+        assert!(check(Format::Duration, "P1W"));
+        assert!(!check(Format::Duration, "P1W1D"));
+        assert!(!check(Format::Duration, "PT1H1H"));
+        assert!(!check(Format::Duration, "P1M1Y"));
+        assert!(!check(Format::Duration, "P1DT"));
+        assert!(!check(Format::Duration, "P1DTT1H"));
+        assert!(!check(Format::Duration, "P1Y1M1D1H"));
+    }
+
+    #[test]
+    fn addresses_and_names() {
+        assert!(check(Format::Ipv6, "::ffff:1.2.3.4"));
+        assert!(check(Format::Ipv6, "1:2:3:4:5:6:1.2.3.4"));
+        assert!(!check(Format::Ipv6, "1:2:3:4:5:6:7:1.2.3.4"));
+        assert!(!check(Format::Ipv6, "1.2.3.4::"));
+        assert!(check(Format::Ipv6, "1::"));
+        assert!(check(Format::Ipv6, "1:2:3:4:5:6:7::"));
+        assert!(!check(Format::Ipv6, "1:2:3:4:5:6:7:8::"));
+        assert!(check(Format::Ipv6, "ABCD:ef01::"));
+        assert!(!check(Format::Hostname, "ab--cd.com"));
+        assert!(!check(Format::Hostname, "xn--"));
+        assert!(check(
+            Format::Hostname,
+            &["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61)].join(".")
+        ));
+        assert!(!check(
+            Format::Hostname,
+            &["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(62)].join(".")
+        ));
+        assert!(check(Format::Email, "\"a\\\"b\"@example.com"));
+        assert!(!check(Format::Email, "\"a\"b\"@example.com"));
+        assert!(check(Format::Email, "a@[IPV6:::1]"));
+        assert!(!check(Format::Email, "a@[tag:content]"));
+        assert!(!check(Format::Email, &format!("{}@example.com", "a".repeat(65))));
+        assert!(check(Format::Email, &format!("{}@example.com", "a".repeat(64))));
+    }
+
+    #[test]
+    fn uris() {
+        assert!(check(Format::Uri, "a:"));
+        assert!(check(Format::Uri, "http://[v7.x:y]:80/"));
+        assert!(!check(Format::Uri, "http://[v7.]/"));
+        assert!(!check(Format::Uri, "http://[::1]x/"));
+        assert!(!check(Format::Uri, "http://[::1/"));
+        assert!(check(Format::UriReference, "//[::1]:8080?#"));
+        assert!(!check(Format::UriReference, "%"));
+        assert!(!check(Format::Uri, "http://a/b#c#d"));
+        assert!(check(Format::Uri, "http://a/b?c?d/e#f?g/h"));
+        assert!(check(Format::RelativeJsonPointer, "0+1#"));
+        assert!(check(Format::RelativeJsonPointer, "3-10/a"));
+        assert!(!check(Format::RelativeJsonPointer, "0+0#"));
+        assert!(!check(Format::RelativeJsonPointer, "0+#"));
+        assert!(check(Format::UriTemplate, "{=x}{|y}"));
+        assert!(!check(Format::UriTemplate, "{x:1*}"));
+        assert!(!check(Format::UriTemplate, "{.x.}"));
+        assert!(!check(Format::UriTemplate, "{x{y}"));
+        assert!(!check(Format::UriTemplate, "%4"));
+    }
+
+    #[test]
+    fn regexes() {
+        for valid in [
+            "",
+            "a|",
+            "|",
+            "(?:)",
+            "a{1}",
+            "a{1,}",
+            "a{1,2}?",
+            "a{007,7}",
+            "\\d+\\p{L}\\P{Lu}\\p{Letter}\\p{gc=Lu}\\p{General_Category=Nd}",
+            "\\p{Script=Greek}\\p{sc=Grek}\\p{scx=Latn}\\p{Emoji}\\p{ASCII}\\p{Any}\\p{Assigned}",
+            "[\\p{L}\\d-]",
+            "[-a]",
+            "[a-]",
+            "[\\--a]",
+            "[\\b]",
+            "\\0",
+            "\\x41\\u0041\\u{41}\\cz",
+            "(a)\\1",
+            "\\1(a)",
+            "(?<a>x)|(?<a>y)",
+            "((?<a>x)|(?<a>y))|(?<a>z)",
+            "(?i:a)(?-i:a)(?im-s:a)",
+            "(?=a)(?!a)(?<=a)(?<!a)",
+            "\\/",
+            "[[]",
+            "a\nb",
+        ] {
+            assert!(check(Format::Regex, valid), "{valid:?} is valid");
+        }
+        for invalid in [
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            "a{",
+            "a{1",
+            "a{,1}",
+            "a{2,1}",
+            "a{99999999999999999999,9999999999999999999}",
+            "*",
+            "a**",
+            "a+*",
+            "^*",
+            "\\b+",
+            "(?=a)*",
+            "(?<=a)+",
+            "\\",
+            "\\a",
+            "\\-",
+            "\\00",
+            "\\01",
+            "\\c",
+            "\\c1",
+            "\\x4",
+            "\\u004",
+            "\\u{110000}",
+            "\\u{}",
+            "\\p",
+            "\\pL",
+            "\\p{}",
+            "\\p{Foo}",
+            "\\p{lu}",
+            "\\p{Script}",
+            "\\p{Script=Foo}",
+            "\\p{Foo=Latn}",
+            "[\\d-z]",
+            "[a-\\d]",
+            "[z-a]",
+            "[\\B]",
+            "[\\1]",
+            "\\1",
+            "(a)\\2",
+            "\\k<a>",
+            "(?<a>x)\\k<b>",
+            "\\k",
+            "(?<a>x)(?<a>y)",
+            "(?<a>x)((?<a>y)|z)",
+            "(?<a>x|(?<a>y))",
+            "(?<>x)",
+            "(?<a",
+            "(?i)",
+            "(?ii:a)",
+            "(?i-i:a)",
+            "(?-:a)",
+            "(?x:a)",
+            "(?P<n>x)",
+        ] {
+            assert!(!check(Format::Regex, invalid), "{invalid:?} is invalid");
+        }
+    }
+}

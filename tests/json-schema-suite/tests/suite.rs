@@ -1,0 +1,182 @@
+//! The official JSON-Schema-Test-Suite through the generated validators: every test of draft
+//! 2020-12 and draft-07, required and `optional/`, must pass (a group the generator refused
+//! counts as failed), in both evaluation modes (stop at the first violation, collect all). The
+//! same tests are run through jsonschema, and the README's table of both is checked against
+//! what this run measured (`PILOTAGE_BLESS=1` rewrites it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pilotage_json_schema_suite::{Group, GROUPS, SUITE};
+use serde_json::Value;
+
+#[derive(Default, Clone, Copy)]
+struct Count {
+    tests: usize,
+    ours: usize,
+    refused: usize,
+    jsonschema: usize,
+}
+
+struct Retriever(BTreeMap<String, Value>);
+
+impl jsonschema::Retrieve for Retriever {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        self.0
+            .get(uri.as_str())
+            .cloned()
+            .ok_or_else(|| format!("no remote {uri}").into())
+    }
+}
+
+fn remotes(suite: &Path) -> BTreeMap<String, Value> {
+    fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<String, Value>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, base, out);
+            } else if let Some(value) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
+                let rel = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                out.insert(format!("http://localhost:1234/{rel}"), value);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&suite.join("remotes"), &suite.join("remotes"), &mut out);
+    out
+}
+
+fn jsonschema_verdicts(group: &Group, schema: &Value, tests: &[Value], remotes: &BTreeMap<String, Value>) -> Vec<Option<bool>> {
+    let draft = if group.draft == "draft7" {
+        jsonschema::Draft::Draft7
+    } else {
+        jsonschema::Draft::Draft202012
+    };
+    let validator = jsonschema::options()
+        .with_draft(draft)
+        .should_validate_formats(group.draft == "draft7" || group.file.starts_with("optional/format/"))
+        .with_retriever(Retriever(remotes.clone()))
+        .build(schema);
+    tests
+        .iter()
+        .map(|test| validator.as_ref().ok().map(|v| v.is_valid(&test["data"])))
+        .collect()
+}
+
+fn readme() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")
+}
+
+const BEGIN: &str = "<!-- json-schema-test-suite: begin (tests/json-schema-suite; PILOTAGE_BLESS=1 rewrites) -->";
+const END: &str = "<!-- json-schema-test-suite: end -->";
+
+#[test]
+fn every_test_of_the_official_suite_passes() {
+    let Some(suite) = SUITE else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the JSON-Schema-Test-Suite is missing (../shared/json-schema-test-suite or $JSON_SCHEMA_TEST_SUITE), and CI=true"
+        );
+        eprintln!("SKIPPED: the official JSON-Schema-Test-Suite was not found (../shared/json-schema-test-suite or $JSON_SCHEMA_TEST_SUITE); nothing was checked");
+        return;
+    };
+    let suite = Path::new(suite);
+    let remotes = remotes(suite);
+    let mut files: BTreeMap<(&str, &str), Vec<Value>> = BTreeMap::new();
+    let mut failures = Vec::new();
+    // (draft, first path component or file) -> counts
+    let mut table: BTreeMap<(String, String), Count> = BTreeMap::new();
+    for group in GROUPS {
+        let groups = files.entry((group.draft, group.file)).or_insert_with(|| {
+            let path = suite.join("tests").join(group.draft).join(group.file);
+            serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        });
+        let data = &groups[group.index];
+        let tests = data["tests"].as_array().expect("a group has tests");
+        let theirs = jsonschema_verdicts(group, &data["schema"], tests, &remotes);
+        let key = (group.draft.to_owned(), group.file.trim_end_matches(".json").to_owned());
+        let count = table.entry(key).or_default();
+        for (test, theirs) in tests.iter().zip(theirs) {
+            let expected = test["valid"].as_bool().expect("a test says whether it is valid");
+            count.tests += 1;
+            count.jsonschema += usize::from(theirs == Some(expected));
+            let what = format!(
+                "{}/{} #{} {:?} / {:?}",
+                group.draft,
+                group.file,
+                group.index,
+                data["description"].as_str().unwrap_or(""),
+                test["description"].as_str().unwrap_or("")
+            );
+            let Some(check) = group.check else {
+                count.refused += 1;
+                failures.push(format!("{what}: refused: {}", group.refused.unwrap_or("?")));
+                continue;
+            };
+            let stop = pilotage_types::validate::verdict(check, &test["data"], false);
+            let collected = pilotage_types::validate::run(".", check, &test["data"], false).is_ok();
+            if stop == expected && collected == expected {
+                count.ours += 1;
+            } else {
+                failures.push(format!(
+                    "{what}: expected {expected}, got {stop} (collecting all: {collected}); data {}",
+                    test["data"]
+                ));
+            }
+        }
+    }
+    let rendered = render(&table);
+    eprintln!("{rendered}");
+    let readme_path = readme();
+    let text = std::fs::read_to_string(&readme_path).expect("the README is readable");
+    let current = text
+        .split_once(BEGIN)
+        .and_then(|(_, rest)| rest.split_once(END))
+        .map(|(table, _)| table.trim().to_owned());
+    if current.as_deref() != Some(rendered.trim()) {
+        if std::env::var("PILOTAGE_BLESS").as_deref() == Ok("1") {
+            let (head, rest) = text.split_once(BEGIN).expect("the README has the table's markers");
+            let (_, tail) = rest.split_once(END).expect("the README has the table's end marker");
+            std::fs::write(&readme_path, format!("{head}{BEGIN}\n{}\n{END}{tail}", rendered.trim())).unwrap();
+        } else {
+            failures.push(format!(
+                "the README's suite table differs from this run (PILOTAGE_BLESS=1 rewrites it):\n{rendered}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures of the official JSON-Schema-Test-Suite:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The README's table: per draft and per keyword file, the tests, ours and jsonschema's passes.
+fn render(table: &BTreeMap<(String, String), Count>) -> String {
+    let mut out = String::new();
+    let mut totals: BTreeMap<(&str, bool), Count> = BTreeMap::new();
+    for ((draft, file), count) in table {
+        let optional = file.starts_with("optional/");
+        let total = totals.entry((draft.as_str(), optional)).or_default();
+        total.tests += count.tests;
+        total.ours += count.ours;
+        total.refused += count.refused;
+        total.jsonschema += count.jsonschema;
+    }
+    out.push_str("| draft | tests | pilotage (generated) | refused | jsonschema 0.61 |\n|---|---:|---:|---:|---:|\n");
+    for ((draft, optional), c) in &totals {
+        let part = if *optional { "optional" } else { "required" };
+        out.push_str(&format!("| {draft} {part} | {} | {} | {} | {} |\n", c.tests, c.ours, c.refused, c.jsonschema));
+    }
+    out.push_str("\n<details><summary>Per keyword file</summary>\n\n| draft | file | tests | pilotage | jsonschema |\n|---|---|---:|---:|---:|\n");
+    for ((draft, file), c) in table {
+        out.push_str(&format!("| {draft} | {file} | {} | {} | {} |\n", c.tests, c.ours, c.jsonschema));
+    }
+    out.push_str("\n</details>");
+    out
+}
