@@ -87,3 +87,56 @@ fn codegen_writes_a_module_checks_drift_and_names_a_bad_schema() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--out FILE.rs` puts every module in one file; the schemas of one command are a set, and
+/// `--map` adds a document by URI: nothing is left "any value", so no warning; an unmapped
+/// document is warned about; a bad `--map` or `--draft` is a usage error.
+#[test]
+fn codegen_writes_one_file_for_a_schema_set() {
+    let dir = std::env::temp_dir().join(format!("pilotage-cli-codegen-set-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = dir.join("a.schema.json");
+    let b = dir.join("b.schema.json");
+    let c = dir.join("c.json");
+    std::fs::write(
+        &a,
+        r#"{"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "b.schema.json#/$defs/B"}, "c": {"$ref": "urn:example:c"}}}}}"#,
+    )
+    .unwrap();
+    std::fs::write(&b, r#"{"$defs": {"B": {"type": "integer", "maximum": 2.0}}}"#).unwrap();
+    std::fs::write(
+        &c,
+        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "string", "format": "uuid"}"#,
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pilotage"))
+            .arg("codegen")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let file = dir.join("types.rs");
+    let (a_arg, b_arg, file_arg) = (a.display().to_string(), b.display().to_string(), file.display().to_string());
+    let map = format!("urn:example:c={}", c.display());
+    let written = run(&["--out", &file_arg, "--map", &map, &a_arg, &b_arg]);
+    let stderr = String::from_utf8_lossy(&written.stderr);
+    assert!(written.status.success(), "{stderr}");
+    assert!(!stderr.contains("unresolved"), "every reference resolved: {stderr}");
+    let code = std::fs::read_to_string(&file).unwrap();
+    assert!(code.contains("pub mod a {") && code.contains("pub mod b {"), "{code}");
+    assert!(code.contains("format::uuid"), "the mapped draft-07 document asserts its format: {code}");
+    assert!(dir.join("a.schema.json").exists() && dir.join("b.schema.json").exists());
+    let check = run(&["--check", "--out", &file_arg, "--map", &map, &a_arg, &b_arg]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    let unmapped = run(&["--out", &file_arg, &a_arg, &b_arg]);
+    assert!(unmapped.status.success());
+    assert!(
+        String::from_utf8_lossy(&unmapped.stderr).contains("urn:example:c"),
+        "an unresolved document is warned about"
+    );
+    assert_eq!(run(&["--map", "nothing", &a_arg]).status.code(), Some(2));
+    assert_eq!(run(&["--draft", "5", &a_arg]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

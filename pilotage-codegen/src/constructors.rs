@@ -719,7 +719,12 @@ mod tests {
 
     #[test]
     fn a_variant_spelled_as_a_keyword_gets_a_method_name() {
-        for (variant, method) in [("Enum", "enum_"), ("SelfValue", "self_value"), ("Self_", "self_"), ("Type", "type_")] {
+        for (variant, method) in [
+            ("Enum", "enum_"),
+            ("SelfValue", "self_value"),
+            ("Self_", "self_"),
+            ("Type", "type_"),
+        ] {
             let ident = syn::Ident::new(variant, proc_macro2::Span::call_site());
             assert_eq!(snake_case(&ident), method);
         }

@@ -49,6 +49,9 @@ pub struct GeneratedTypes {
     /// The validators' own file, when they are not embedded in `code`
     /// ([`TypesSettings::embed_schema`]).
     pub validators: Option<String>,
+    /// The pilotage-types features the generated code needs beyond `validate` (`idn` when
+    /// the validators assert an IDN format).
+    pub features: Vec<&'static str>,
 }
 
 /// Parses `bytes` as a JSON Schema document, naming `file` in the error.
@@ -66,18 +69,22 @@ pub fn parse_schema(bytes: &[u8], file: &str) -> Result<Value, CodegenError> {
 pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<GeneratedTypes, CodegenError> {
     let file = settings.source_name.as_str();
     let original = parse_schema(bytes, file)?;
-    refs::collect_refs(&original, file)?;
-    let mut defs = original
+    // typify's copy of the whole document, with its same-document references spelled as
+    // JSON Pointers; the validators, the enums and the header read the original.
+    let mut typed = original.clone();
+    let located = normalise::local_references_as_pointers(&mut typed);
+    refs::collect_refs(&typed, file)?;
+    let mut defs = typed
         .get("$defs")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    if let Some(Value::Object(draft07)) = original.get("definitions") {
+    if let Some(Value::Object(draft07)) = typed.get("definitions") {
         for (name, schema) in draft07 {
             defs.entry(name.clone()).or_insert_with(|| schema.clone());
         }
     }
-    if let Some((name, root)) = render::root_type(&original) {
+    if let Some((name, root)) = render::root_type(&typed) {
         if defs.contains_key(&name) {
             return Err(CodegenError::new(
                 file,
@@ -95,7 +102,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         ));
     }
     refs::check_unguarded_cycles(&defs, file)?;
-    let root_name = render::root_type(&original).map(|(name, _)| name);
+    let root_name = render::root_type(&typed).map(|(name, _)| name);
     let def_type_names: Vec<String> = defs.keys().map(|d| render::rust_type_name(d)).collect();
     let named = match &settings.names {
         Some(table) => names::apply(table, &original, &mut defs, &def_type_names)?,
@@ -106,6 +113,9 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     let mut report = normalise::apply_all(&mut wrapped);
     if !rebased.is_empty() {
         report.insert(0, ("rebase_references", rebased));
+    }
+    if !located.is_empty() {
+        report.insert(0, ("local_references_as_pointers", located));
     }
     normalise::check_size(&wrapped).map_err(|message| CodegenError::new(file, "/$defs", message))?;
     let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
@@ -157,11 +167,32 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         },
         settings,
     )?;
+    // A reference to another document is typed `serde_json::Value` either way; it is worth a
+    // warning only when the validators could not resolve it in the schema set either.
+    let mut warnings: Vec<String> = warnings
+        .into_iter()
+        .filter(|warning| {
+            let Some(reference) = warning
+                .strip_suffix(": typed as serde_json::Value, validated as any value")
+                .and_then(|w| w.rsplit_once(" ("))
+                .and_then(|(_, r)| r.strip_suffix(')'))
+            else {
+                return true;
+            };
+            rendered.unresolved.iter().any(|u| u == reference)
+        })
+        .collect();
+    if rendered.features.contains(&"idn") {
+        warnings.push(format!(
+            "{file}: the validators assert `idn-hostname` / `idn-email`: the generated code needs pilotage-types' feature `idn`"
+        ));
+    }
     Ok(GeneratedTypes {
         code: rendered.code,
         warnings,
         api: rendered.api,
         validators: rendered.validators,
+        features: rendered.features,
     })
 }
 
@@ -190,7 +221,10 @@ mod tests {
             "note": {"type": "string", "description": "first\rsecond\r\nthird"}}}))
         .unwrap()
         .code;
-        assert!(code.contains("pub line_length_2:") && code.contains("Unknown_(::std::string::String)"), "{code}");
+        assert!(
+            code.contains("pub line_length_2:") && code.contains("Unknown_(::std::string::String)"),
+            "{code}"
+        );
         assert!(!code.contains('\r'));
         // Windows' resjson: a merge through a recursive reference (typify overflows its stack).
         generate(serde_json::json!({"type": "object", "title": "Res",
@@ -214,9 +248,46 @@ mod tests {
                 "properties": {"n": {"type": ["string", "null"]}}}}}}))
         .unwrap();
         assert!(
-            generated.warnings.iter().any(|w| w.contains("nullable optional member")),
+            generated
+                .warnings
+                .iter()
+                .any(|w| w.contains("nullable optional member")),
             "{:?}",
             generated.warnings
         );
+    }
+
+    #[test]
+    fn references_typify_cannot_follow_do_not_refuse_the_schema() {
+        // An `$anchor`, a draft-07 plain-name `$id`, a nested `$id` (and a reference relative
+        // to it), and another document.
+        let generated = generate(serde_json::json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$id": "https://example.com/conf.json", "title": "Conf", "type": "object",
+            "definitions": {
+                "count": {"$id": "#count", "type": "integer"},
+                "name": {"$anchor": "name", "type": "string"},
+                "part": {"$id": "https://example.com/parts/part.json", "type": "object",
+                    "definitions": {"flag": {"type": "boolean"}},
+                    "properties": {"flag": {"$ref": "#/definitions/flag"}}}},
+            "properties": {
+                "count": {"$ref": "#count"},
+                "name": {"$ref": "#name"},
+                "part": {"$ref": "parts/part.json"},
+                "flag": {"$ref": "parts/part.json#/definitions/flag"},
+                "other": {"$ref": "https://example.org/other.json#/definitions/x"}}}))
+        .unwrap();
+        let code = &generated.code;
+        for member in [
+            "pub count: ::std::option::Option<Count>",
+            "pub name: ::std::option::Option<Name>",
+            "pub part: ::std::option::Option<Part>",
+            "pub flag: ::std::option::Option<bool>",
+            "pub other: ::std::option::Option<::serde_json::Value>",
+        ] {
+            assert!(code.contains(member), "{member}\n{code}");
+        }
+        assert!(code.contains("local_references_as_pointers"), "{code}");
+        assert!(generated.warnings.iter().any(|w| w.contains("other.json")), "{:?}", generated.warnings);
     }
 }

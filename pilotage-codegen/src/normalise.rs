@@ -11,11 +11,13 @@
 //!
 //! | name | construct rewritten | typify's problem |
 //! |---|---|---|
+//! | [`local_references_as_pointers`] | `$ref` to an anchor, to a nested `$id`, or relative to one | resolves by last segment only |
 //! | [`rebase_references`] | `#`, `#/properties/..`, `#/definitions/a/..` | panics on a target it has not got |
 //! | [`inline_deep_references`] | `$ref` deeper than a definition | resolves by last segment |
 //! | [`external_references_as_any`] | `$ref` to another document | panics; becomes `Value` |
 //! | [`permissive_alternatives_as_any`] | `anyOf`/`oneOf` with an accept-all branch | unfaithful struct |
 //! | [`drop_conditionals`] | `if`/`then`/`else` | `todo!()` |
+//! | [`pattern_members_as_maps`] | `patternProperties` | key newtypes need `regress`; merges assert |
 //! | [`drop_presence_only_alternatives`] | `anyOf`/`oneOf` of `required` only | one struct per branch |
 //! | [`collapse_string_alternatives`] | `anyOf` of string schemas | no bare string |
 //! | [`drop_defaults`] | `default` | fills defaults in (not lossless) |
@@ -30,12 +32,15 @@
 //! | [`mixed_enums_as_any`] | untyped `enum` of several JSON types | panics |
 //! | [`indistinct_enums_as_strings`] | string `enum` with values of one Rust name | panics |
 //! | [`drop_types_beside_references`] | `type` beside `$ref` | asserts the target's `type` is the same |
+//! | [`plain_merge_members`] | annotations of `allOf` members; `propertyNames` | merge assertions |
 //! | [`large_merges_as_any`] | a merge with more than [`MAX_MERGED_ALTERNATIVES`] alternatives | exponential merge |
 //! | [`recursive_merges_as_any`] | a merge that inlines its own definition | stack overflow (abort) |
+//! | [`drop_colliding_titles`] | a nested `title` naming another type's name | defines a type twice |
 //!
-//! Together, [`patterns_left_to_validator`] and [`formats_left_to_validator`] keep generated
-//! code's dependencies to `pilotage-types`, `serde` and `serde_json`: typify would otherwise
-//! use `regress` for patterns and `chrono`/`uuid` for formats.
+//! Together, [`patterns_left_to_validator`], [`pattern_members_as_maps`] and
+//! [`formats_left_to_validator`] keep generated code's dependencies to `pilotage-types`,
+//! `serde` and `serde_json`: typify would otherwise use `regress` for patterns (of values and
+//! of member names) and `chrono`/`uuid` for formats.
 
 use serde_json::{json, Map, Value};
 
@@ -67,6 +72,7 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "external_references_as_any", apply: external_references_as_any },
     Normalisation { name: "permissive_alternatives_as_any", apply: permissive_alternatives_as_any },
     Normalisation { name: "drop_conditionals", apply: drop_conditionals },
+    Normalisation { name: "pattern_members_as_maps", apply: pattern_members_as_maps },
     Normalisation { name: "drop_presence_only_alternatives", apply: drop_presence_only_alternatives },
     Normalisation { name: "collapse_string_alternatives", apply: collapse_string_alternatives },
     Normalisation { name: "drop_defaults", apply: drop_defaults },
@@ -81,14 +87,20 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "mixed_enums_as_any", apply: mixed_enums_as_any },
     Normalisation { name: "indistinct_enums_as_strings", apply: indistinct_enums_as_strings },
     Normalisation { name: "drop_types_beside_references", apply: drop_types_beside_references },
+    Normalisation { name: "plain_merge_members", apply: plain_merge_members },
     Normalisation { name: "large_merges_as_any", apply: large_merges_as_any },
     Normalisation { name: "recursive_merges_as_any", apply: recursive_merges_as_any },
+    Normalisation { name: "drop_colliding_titles", apply: drop_colliding_titles },
 ];
 
-/// Every normalisation's name, in the order applied: [`rebase_references`] (run first, by
-/// [`crate::generate_types`], since it needs the root type's name), then [`ALL`].
+/// Every normalisation's name, in the order applied: [`local_references_as_pointers`] (run
+/// first, by [`crate::generate_types`], on the whole document, since it needs every `$id`),
+/// [`rebase_references`] (run next, since it needs the root type's name), then [`ALL`].
 pub fn names() -> Vec<&'static str> {
-    std::iter::once("rebase_references").chain(ALL.iter().map(|n| n.name)).collect()
+    ["local_references_as_pointers", "rebase_references"]
+        .into_iter()
+        .chain(ALL.iter().map(|n| n.name))
+        .collect()
 }
 
 /// What [`apply_all`] did: for each normalisation that changed anything, its name and the
@@ -103,6 +115,190 @@ pub fn apply_all(schema: &mut Value) -> Report {
             (!changed.is_empty()).then_some((n.name, changed))
         })
         .collect()
+}
+
+/// True when the ECMA-262 regular expression `pattern` matches every string (as a search,
+/// which is how `patternProperties` applies it): `""`, `".*"`, `"^.*"`, `".*$"`, `"^"`, `"$"`.
+/// `"^.*$"` is not among them: `.` does not match a line terminator, so a member name with a
+/// newline escapes it.
+fn matches_every_name(pattern: &str) -> bool {
+    matches!(pattern, "" | "^" | "$" | ".*" | "^.*" | ".*$" | "(.*)" | "^(.*)" | "[\\s\\S]*" | "^[\\s\\S]*$")
+}
+
+/// **`patternProperties` is folded into `additionalProperties`**: the members not named in
+/// `properties` become one map, whose value schema is the one schema every such member can
+/// have, or `{}` (any JSON value) when they can have several. The candidates are the
+/// `patternProperties` schemas plus, unless one pattern matches every name
+/// ([`matches_every_name`]), the `additionalProperties` schema (`{}` when absent, none when
+/// `false`). So `{"patternProperties": {"^x-": S}, "additionalProperties": false}` is a map of
+/// `S`, and `{"patternProperties": {"^x-": S}}` a map of any value.
+///
+/// Why: typify 0.8 types a pattern-keyed map's keys as a newtype checked with the `regress`
+/// crate (a dependency generated code must not have), ignores `patternProperties` beside
+/// `properties` (a closed struct then rejects the pattern members the schema allows), and
+/// asserts in merges that objects have no `patternProperties`.
+/// Enforced instead by: the validator, which reads the original `patternProperties` (names
+/// and values); the map's keys are `String`s and its values at least as permissive.
+pub fn pattern_members_as_maps(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let Some(Value::Object(patterns)) = object.get("patternProperties") else {
+            return;
+        };
+        if patterns.is_empty() {
+            object.remove("patternProperties");
+            changed.push(format!("{at}/patternProperties"));
+            return;
+        }
+        let every_name = patterns.keys().any(|p| matches_every_name(p));
+        let mut candidates: Vec<Value> = Vec::new();
+        for value in patterns.values() {
+            if !candidates.contains(value) {
+                candidates.push(value.clone());
+            }
+        }
+        if !every_name {
+            match object.get("additionalProperties") {
+                None | Some(Value::Bool(true)) => {
+                    if !candidates.iter().any(accepts_anything) {
+                        candidates.push(json!({}));
+                    }
+                }
+                Some(Value::Bool(false)) => {}
+                Some(other) => {
+                    if !candidates.contains(other) {
+                        candidates.push(other.clone());
+                    }
+                }
+            }
+        }
+        let value = match candidates.as_slice() {
+            [one] => one.clone(),
+            [] => Value::Bool(false),
+            _ => json!({}),
+        };
+        object.remove("patternProperties");
+        object.insert("additionalProperties".into(), value);
+        changed.push(format!("{at}/patternProperties"));
+    });
+    changed
+}
+
+/// **A `title` below a definition is removed when its type name is the name of a definition
+/// (the root's included) or the title of another subschema**: typify names the type of a
+/// titled subschema after its title, so a nested `{"title": "Alias"}` in a schema whose root is
+/// `Alias` (or two different nested schemas both titled `Rule`) would define one Rust name
+/// twice. The subschema then gets the name typify makes from where it is (`AliasValue`,
+/// `ConfigRulesItem`). Titles of definitions themselves are not used for names and are kept;
+/// the title text is kept in the description.
+///
+/// Why: typify 0.8 does not make the names it takes from titles unique, and generated code
+/// with a type defined twice does not compile.
+/// Enforced instead by: nothing is constrained by a title; only a Rust name changes.
+pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return Vec::new();
+    };
+    let def_names: BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
+    // How many nested subschemas take each name from their title.
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    for (key, def) in defs.iter_mut() {
+        let root = format!("/$defs/{}", crate::error::escape_pointer_token(key));
+        walk_mut(def, &root, &mut |object, at| {
+            if at == root {
+                return;
+            }
+            if let Some(Value::String(title)) = object.get("title") {
+                *uses.entry(crate::render::rust_type_name(title)).or_default() += 1;
+            }
+        });
+    }
+    let mut changed = Vec::new();
+    for (key, def) in defs.iter_mut() {
+        let root = format!("/$defs/{}", crate::error::escape_pointer_token(key));
+        walk_mut(def, &root, &mut |object, at| {
+            if at == root {
+                return;
+            }
+            let Some(Value::String(title)) = object.get("title") else {
+                return;
+            };
+            let name = crate::render::rust_type_name(title);
+            if def_names.contains(&name) || uses.get(&name).is_some_and(|n| *n > 1) {
+                let title = title.clone();
+                object.remove("title");
+                if object.get("description").and_then(Value::as_str) != Some(title.as_str()) {
+                    let description = match object.get("description").and_then(Value::as_str) {
+                        Some(text) => format!("{title}: {text}"),
+                        None => title,
+                    };
+                    object.insert("description".into(), Value::String(description));
+                }
+                changed.push(format!("{at}/title"));
+            }
+        });
+    }
+    changed
+}
+
+/// **A `$ref` that names a location of the same document other than by a plain JSON Pointer
+/// fragment is rewritten as one** (`"#/definitions/b"`): a plain-name fragment naming an
+/// `$anchor` (or a draft-07 `$id: "#foo"`), a reference to a subschema with its own `$id`
+/// (`"other.json"` where a subschema has `"$id": "https://example.com/other.json"`), a
+/// reference relative to such a nested `$id` (`"#/definitions/x"` inside it, which names the
+/// nested resource's member, not the document's), and an absolute URI of the document's own
+/// `$id`. References resolve as the validators resolve them
+/// ([`crate::validators::resources`]); one to another document is left as it is (and becomes
+/// `serde_json::Value` by [`external_references_as_any`]), one that resolves to nothing is
+/// left for the `$ref` check to report. Applied to typify's copy of the whole document
+/// before the definitions are taken from it; returns the pointers of the rewritten `$ref`s.
+///
+/// Why: typify 0.8 (and this crate's `$ref` check) reads a `$ref` as a JSON Pointer into the
+/// document root, by its last segment; any other spelling it cannot follow.
+/// Enforced instead by: nothing is lost; the reference names the same schema.
+pub fn local_references_as_pointers(schema: &mut Value) -> Vec<String> {
+    use crate::validators::resources::{join, Document, Draft, Index, Location};
+    /// The URI the document is known by when its root has no `$id`.
+    const RETRIEVAL: &str = "https://pilotage.invalid/schema.json";
+    let docs = [Document {
+        uri: RETRIEVAL.to_owned(),
+        file: String::new(),
+        value: schema.clone(),
+    }];
+    // A document the index cannot read (an `$id` that is no URI) keeps its references: the
+    // `$ref` check and the validators report what is wrong with it.
+    let Ok(index) = Index::build(&docs, Draft::default()) else {
+        return Vec::new();
+    };
+    let mut rewrites: Vec<(String, String, String)> = Vec::new();
+    crate::walk::walk(schema, "", &mut |object, at| {
+        let Some(Value::String(reference)) = object.get("$ref") else {
+            return;
+        };
+        let here = Location { doc: 0, pointer: at.to_owned() };
+        let (_, base) = index.scope(&here);
+        let base = if base.is_empty() { RETRIEVAL.to_owned() } else { base };
+        let Some(uri) = join(&base, reference) else {
+            return;
+        };
+        let Ok(Some(location)) = index.locate(&docs, &uri) else {
+            return;
+        };
+        let rewritten = format!("#{}", location.pointer);
+        if rewritten != *reference {
+            rewrites.push((at.to_owned(), reference.clone(), rewritten));
+        }
+    });
+    let mut changed = Vec::new();
+    for (at, reference, rewritten) in rewrites {
+        let target = if at.is_empty() { Some(&mut *schema) } else { schema.pointer_mut(&at) };
+        if let Some(Value::Object(object)) = target {
+            object.insert("$ref".into(), Value::String(rewritten));
+            changed.push(format!("{at} ({reference})"));
+        }
+    }
+    changed
 }
 
 /// **`if`/`then`/`else` are removed** (and an `allOf` left empty by that is removed too).
@@ -780,8 +976,7 @@ pub fn mixed_enums_as_any(schema: &mut Value) -> Vec<String> {
         let Some(Value::Array(values)) = object.get("enum") else {
             return;
         };
-        let types: std::collections::BTreeSet<&str> =
-            values.iter().map(json_type).filter(|t| *t != "null").collect();
+        let types: std::collections::BTreeSet<&str> = values.iter().map(json_type).filter(|t| *t != "null").collect();
         if types.len() > 1 {
             let shown = Value::Array(values.clone()).to_string();
             object.remove("enum");
@@ -825,7 +1020,14 @@ pub fn indistinct_enums_as_strings(schema: &mut Value) -> Vec<String> {
             object.remove("enum");
             if !object.contains_key("type") {
                 let nullable = values.iter().any(Value::is_null);
-                object.insert("type".into(), if nullable { json!(["string", "null"]) } else { json!("string") });
+                object.insert(
+                    "type".into(),
+                    if nullable {
+                        json!(["string", "null"])
+                    } else {
+                        json!("string")
+                    },
+                );
             }
             append_to_description(object, &format!("One of (checked by the validator): `{shown}`."));
             changed.push(format!("{at}/enum"));
@@ -838,7 +1040,10 @@ pub fn indistinct_enums_as_strings(schema: &mut Value) -> Vec<String> {
 /// `$ref`s name): it has `allOf`, or several of `allOf`/`anyOf`/`oneOf`, or one of them
 /// beside a keyword other than `type` and annotations.
 fn is_merge_site(object: &Map<String, Value>) -> bool {
-    let combinators = ["allOf", "anyOf", "oneOf"].iter().filter(|k| object.contains_key(**k)).count();
+    let combinators = ["allOf", "anyOf", "oneOf"]
+        .iter()
+        .filter(|k| object.contains_key(**k))
+        .count();
     if combinators == 0 {
         return false;
     }
@@ -887,6 +1092,36 @@ pub fn drop_types_beside_references(schema: &mut Value) -> Vec<String> {
     walk_mut(schema, "", &mut |object, at| {
         if object.contains_key("$ref") && object.remove("type").is_some() {
             changed.push(format!("{at}/type"));
+        }
+    });
+    changed
+}
+
+/// **The members of an `allOf` lose their annotations (`title`, `description`, ...), and
+/// `propertyNames` is removed everywhere.**
+///
+/// Why: typify 0.8 asserts that a merged `allOf` carries no metadata of its own
+/// (`merged_schema.metadata.is_none()`), which a member's `title` or `description` breaks,
+/// and that objects it merges have no `propertyNames` (`filter_prop`); it types map keys as
+/// `String` whatever `propertyNames` says. The annotations of the `allOf` itself are kept, so
+/// the type's doc comment stays.
+/// Enforced instead by: nothing is lost but member docs; the validator checks `propertyNames`.
+pub fn plain_merge_members(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if object.remove("propertyNames").is_some() {
+            changed.push(format!("{at}/propertyNames"));
+        }
+        let Some(Value::Array(members)) = object.get_mut("allOf") else {
+            return;
+        };
+        for (index, member) in members.iter_mut().enumerate() {
+            let Value::Object(member) = member else { continue };
+            let before = member.len();
+            member.retain(|key, _| !ANNOTATIONS.contains(&key.as_str()));
+            if member.len() != before {
+                changed.push(format!("{at}/allOf/{index}"));
+            }
         }
     });
     changed
@@ -1049,6 +1284,88 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pattern_members_become_one_map() {
+        let mut schema = json!({"$defs": {
+            "closed": {"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false},
+            "all": {"patternProperties": {".*": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+            "open": {"properties": {"a": {}}, "patternProperties": {"^x-": {"type": "string"}}},
+            "two": {"patternProperties": {"^a": {"type": "string"}, "^b": {"type": "integer"}}, "additionalProperties": false},
+            "same": {"patternProperties": {"^a": {"type": "string"}, "^b": {"type": "string"}}, "additionalProperties": {"type": "string"}},
+            "newline": {"patternProperties": {"^.*$": {"type": "string"}}, "additionalProperties": false},
+            "empty": {"patternProperties": {}}}});
+        let changed = pattern_members_as_maps(&mut schema);
+        assert_eq!(changed.len(), 7);
+        let d = &schema["$defs"];
+        assert_eq!(d["closed"], json!({"additionalProperties": {"type": "string"}}));
+        assert_eq!(d["all"], json!({"additionalProperties": {"type": "integer"}}));
+        assert_eq!(d["open"], json!({"properties": {"a": {}}, "additionalProperties": {}}));
+        assert_eq!(d["two"], json!({"additionalProperties": {}}));
+        assert_eq!(d["same"], json!({"additionalProperties": {"type": "string"}}));
+        assert_eq!(d["newline"], json!({"additionalProperties": {"type": "string"}}));
+        assert_eq!(d["empty"], json!({}));
+        assert!(!schema.to_string().contains("patternProperties"));
+    }
+
+    #[test]
+    fn nested_titles_that_repeat_a_name_are_dropped() {
+        let mut schema = json!({"$defs": {
+            "Alias": {"title": "alias", "additionalProperties": {"title": "Alias", "type": "object"}},
+            "Other": {"properties": {
+                "a": {"title": "Rule", "type": "string"},
+                "b": {"title": "rule", "type": "integer", "description": "B."},
+                "c": {"title": "Unique", "type": "integer"}}}}});
+        let changed = drop_colliding_titles(&mut schema);
+        assert_eq!(
+            changed,
+            ["/$defs/Alias/additionalProperties/title", "/$defs/Other/properties/a/title", "/$defs/Other/properties/b/title"]
+        );
+        let d = &schema["$defs"];
+        assert_eq!(d["Alias"]["title"], "alias");
+        assert_eq!(d["Alias"]["additionalProperties"], json!({"type": "object", "description": "Alias"}));
+        assert_eq!(d["Other"]["properties"]["b"]["description"], "rule: B.");
+        assert_eq!(d["Other"]["properties"]["c"]["title"], "Unique");
+    }
+
+    #[test]
+    fn same_document_references_become_pointers() {
+        let mut schema = json!({
+            "$id": "https://example.com/root.json",
+            "definitions": {
+                "anchored": {"$anchor": "anch", "type": "integer"},
+                "draft7": {"$id": "#old", "type": "string"},
+                "nested": {"$id": "https://example.com/nested/other.json", "type": "object",
+                    "definitions": {"inner": {"type": "boolean"}},
+                    "properties": {
+                        "relative": {"$ref": "#/definitions/inner"},
+                        "whole": {"$ref": "#"},
+                        "up": {"$ref": "../root.json#/definitions/anchored"}}}},
+            "properties": {
+                "a": {"$ref": "#anch"},
+                "b": {"$ref": "#old"},
+                "c": {"$ref": "nested/other.json"},
+                "d": {"$ref": "https://example.com/root.json#/definitions/anchored"},
+                "e": {"$ref": "#/definitions/anchored"},
+                "f": {"$ref": "elsewhere.json#/x"},
+                "g": {"$ref": "#missing"}}});
+        let changed = local_references_as_pointers(&mut schema);
+        let p = &schema["properties"];
+        assert_eq!(p["a"]["$ref"], "#/definitions/anchored");
+        assert_eq!(p["b"]["$ref"], "#/definitions/draft7");
+        assert_eq!(p["c"]["$ref"], "#/definitions/nested");
+        assert_eq!(p["d"]["$ref"], "#/definitions/anchored");
+        assert_eq!(p["e"]["$ref"], "#/definitions/anchored");
+        assert_eq!(p["f"]["$ref"], "elsewhere.json#/x", "another document is left");
+        assert_eq!(p["g"]["$ref"], "#missing", "left for the $ref check to report");
+        let n = &schema["definitions"]["nested"]["properties"];
+        assert_eq!(n["relative"]["$ref"], "#/definitions/nested/definitions/inner");
+        assert_eq!(n["whole"]["$ref"], "#/definitions/nested");
+        assert_eq!(n["up"]["$ref"], "#/definitions/anchored");
+        assert_eq!(changed.len(), 7, "{changed:?}");
+        let mut bad_id = json!({"$id": 7, "properties": {"a": {"$ref": "#x"}}});
+        assert!(local_references_as_pointers(&mut bad_id).is_empty());
+    }
+
+    #[test]
     fn references_are_rebased_onto_the_copy() {
         let mut schema = json!({"$defs": {"Root": {"properties": {
             "self": {"$ref": "#"}, "sibling": {"$ref": "#/properties/x"},
@@ -1102,7 +1419,8 @@ mod tests {
 
     #[test]
     fn loose_tuples_become_lists_and_fixed_ones_stay() {
-        let loose = json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false});
+        let loose =
+            json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false});
         let (out, changed) = run(loose_tuples_as_lists, loose);
         assert_eq!(out, json!({"type": "array"}));
         assert_eq!(changed, ["/items"]);
@@ -1115,9 +1433,15 @@ mod tests {
     #[test]
     fn mixed_enums_become_any_and_typed_ones_stay() {
         let (out, changed) = run(mixed_enums_as_any, json!({"enum": [true, "auto", null]}));
-        assert_eq!(out, json!({"description": "One of (checked by the validator): `[true,\"auto\",null]`."}));
+        assert_eq!(
+            out,
+            json!({"description": "One of (checked by the validator): `[true,\"auto\",null]`."})
+        );
         assert_eq!(changed, ["/enum"]);
-        for kept in [json!({"enum": ["a", null]}), json!({"type": "string", "enum": ["a", 1]})] {
+        for kept in [
+            json!({"enum": ["a", null]}),
+            json!({"type": "string", "enum": ["a", 1]}),
+        ] {
             assert_eq!(run(mixed_enums_as_any, kept.clone()).0, kept);
         }
     }
@@ -1128,7 +1452,10 @@ mod tests {
         assert_eq!(out["type"], "string");
         assert!(out.get("enum").is_none());
         assert_eq!(changed, ["/enum"]);
-        let (out, _) = run(indistinct_enums_as_strings, json!({"type": "string", "enum": ["==", "!="]}));
+        let (out, _) = run(
+            indistinct_enums_as_strings,
+            json!({"type": "string", "enum": ["==", "!="]}),
+        );
         assert!(out.get("enum").is_none());
         let distinct = json!({"type": "string", "enum": ["not_found", "internal", "a-b"]});
         assert_eq!(run(indistinct_enums_as_strings, distinct.clone()).0, distinct);
@@ -1140,8 +1467,22 @@ mod tests {
             drop_types_beside_references,
             json!({"properties": {"p": {"$ref": "#/$defs/Port", "type": "integer"}, "q": {"type": "integer"}}}),
         );
-        assert_eq!(out, json!({"properties": {"p": {"$ref": "#/$defs/Port"}, "q": {"type": "integer"}}}));
+        assert_eq!(
+            out,
+            json!({"properties": {"p": {"$ref": "#/$defs/Port"}, "q": {"type": "integer"}}})
+        );
         assert_eq!(changed, ["/properties/p/type"]);
+    }
+
+    #[test]
+    fn merge_members_are_plain() {
+        let (out, changed) = run(
+            plain_merge_members,
+            json!({"description": "kept", "allOf": [{"title": "T", "description": "d", "$ref": "#/$defs/A"}, {"required": ["a"]}],
+                "propertyNames": {"maxLength": 3}}),
+        );
+        assert_eq!(out, json!({"description": "kept", "allOf": [{"$ref": "#/$defs/A"}, {"required": ["a"]}]}));
+        assert_eq!(changed, ["/propertyNames", "/allOf/0"]);
     }
 
     #[test]
@@ -1175,7 +1516,10 @@ mod tests {
         assert_eq!(changed, ["/$defs/resource/additionalProperties"]);
         assert_eq!(out["$defs"]["Root"]["additionalProperties"], merge);
         assert!(out["$defs"]["resource"]["additionalProperties"].get("anyOf").is_none());
-        assert!(out["$defs"]["Plain"].get("allOf").is_some(), "a reference back through a member is no merge");
+        assert!(
+            out["$defs"]["Plain"].get("allOf").is_some(),
+            "a reference back through a member is no merge"
+        );
     }
 
     fn run(f: fn(&mut Value) -> Vec<String>, mut schema: Value) -> (Value, Vec<String>) {

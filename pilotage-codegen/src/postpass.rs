@@ -130,7 +130,9 @@ pub fn unique_member_names(file: &mut syn::File) -> Vec<(String, String, String)
     let mut plans: BTreeMap<String, BTreeMap<String, Vec<syn::Ident>>> = BTreeMap::new();
     for item in &mut file.items {
         let syn::Item::Struct(item) = item else { continue };
-        let Fields::Named(fields) = &mut item.fields else { continue };
+        let Fields::Named(fields) = &mut item.fields else {
+            continue;
+        };
         let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (index, field) in fields.named.iter().enumerate() {
             if let Some(ident) = &field.ident {
@@ -188,7 +190,9 @@ pub fn unique_member_names(file: &mut syn::File) -> Vec<(String, String, String)
             if target.as_deref() == Some("Self") || target.as_deref() == Some(self.own.as_str()) {
                 let mut seen: BTreeMap<String, usize> = BTreeMap::new();
                 for field in literal.fields.iter_mut() {
-                    let syn::Member::Named(ident) = &mut field.member else { continue };
+                    let syn::Member::Named(ident) = &mut field.member else {
+                        continue;
+                    };
                     let name = ident.to_string();
                     if let Some(news) = self.plan.get(&name) {
                         let k = seen.entry(name).or_default();
@@ -204,8 +208,12 @@ pub fn unique_member_names(file: &mut syn::File) -> Vec<(String, String, String)
     }
     for item in &mut file.items {
         let syn::Item::Impl(imp) = item else { continue };
-        let Type::Path(self_ty) = imp.self_ty.as_ref() else { continue };
-        let Some(own) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else { continue };
+        let Type::Path(self_ty) = imp.self_ty.as_ref() else {
+            continue;
+        };
+        let Some(own) = self_ty.path.segments.last().map(|s| s.ident.to_string()) else {
+            continue;
+        };
         if let Some(plan) = plans.get(&own) {
             Literals { plan, own }.visit_item_impl_mut(imp);
         }
@@ -661,12 +669,21 @@ mod tests {
         )
         .unwrap();
         let renamed = unique_member_names(&mut file);
-        assert_eq!(renamed, [("S".to_owned(), "line_length".to_owned(), "line_length_3".to_owned())]);
+        assert_eq!(
+            renamed,
+            [("S".to_owned(), "line_length".to_owned(), "line_length_3".to_owned())]
+        );
         let out = quote!(#file).to_string();
-        assert!(out.contains("rename = \"line-length\"")
-            && out.contains("pub line_length_3 : Option < u8 >")
-            && out.contains("pub line_length : Option < String >"), "{out}");
-        assert!(out.contains("line_length_3 : None , line_length : None , line_length_2 : 0"), "{out}");
+        assert!(
+            out.contains("rename = \"line-length\"")
+                && out.contains("pub line_length_3 : Option < u8 >")
+                && out.contains("pub line_length : Option < String >"),
+            "{out}"
+        );
+        assert!(
+            out.contains("line_length_3 : None , line_length : None , line_length_2 : 0"),
+            "{out}"
+        );
     }
 
     #[test]

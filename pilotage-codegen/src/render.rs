@@ -79,6 +79,11 @@ pub struct Rendered {
     pub validators: Option<String>,
     /// [`crate::api::snapshot`] of it.
     pub api: String,
+    /// The references the validators could not resolve in the schema set (each accepts any
+    /// value).
+    pub unresolved: Vec<String>,
+    /// The pilotage-types features the generated validators need beyond `validate`.
+    pub features: Vec<&'static str>,
 }
 
 /// Root keywords that make the document's root a type of its own.
@@ -421,6 +426,8 @@ pub fn render(
         code: header + &prettyplease::unparse(&syntax),
         validators: validators_file,
         api,
+        unresolved: generated.unresolved.clone(),
+        features: generated.features.clone(),
     })
 }
 

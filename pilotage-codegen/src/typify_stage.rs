@@ -106,7 +106,11 @@ fn resident_bytes() -> Option<u64> {
 /// the name of each definition's type, within [`TIME_BUDGET`] and [`MEMORY_BUDGET`].
 /// The settings are made by `settings` on typify's thread (they hold proc-macro tokens, which
 /// cannot cross threads).
-pub fn run(defs: &Map<String, Value>, settings: fn() -> TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
+pub fn run(
+    defs: &Map<String, Value>,
+    settings: fn() -> TypeSpaceSettings,
+    file: &str,
+) -> Result<Typified, CodegenError> {
     run_within(defs, settings, file, TIME_BUDGET, MEMORY_BUDGET)
 }
 
@@ -265,9 +269,21 @@ mod tests {
     fn the_time_budget_is_a_named_error() {
         // Many definitions: converting them takes longer than no time at all.
         let defs: Map<String, Value> = (0..200)
-            .map(|i| (format!("D{i}"), json!({"type": "object", "properties": {"a": {"type": "string"}}})))
+            .map(|i| {
+                (
+                    format!("D{i}"),
+                    json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+                )
+            })
             .collect();
-        let error = run_within(&defs, TypeSpaceSettings::default, "s.json", Duration::ZERO, MEMORY_BUDGET).unwrap_err();
+        let error = run_within(
+            &defs,
+            TypeSpaceSettings::default,
+            "s.json",
+            Duration::ZERO,
+            MEMORY_BUDGET,
+        )
+        .unwrap_err();
         assert!(error.message.contains("time budget"), "{error}");
         let error = run_within(&defs, TypeSpaceSettings::default, "s.json", TIME_BUDGET, 0);
         if resident_bytes().is_some() {

@@ -2,9 +2,15 @@
 //! Test Suite: every test of `tests/draft7/optional/format/*.json` and
 //! `tests/draft2020-12/optional/format/*.json` whose group schema is exactly
 //! `{"$schema"?: ..., "format": NAME}` with a format JSON Schema defines, and whose data is a
-//! string, must get the suite's verdict from `Format::check`. Data of other types is not
-//! checked (generated validators call `check` on strings only); groups of another form, or of
-//! an unknown format, are listed in the summary, so nothing is skipped silently.
+//! string, must get the suite's verdict from the format's free function (what generated
+//! validators call: `format::date_time`, ..., `format::idn::hostname`) and from `Format::check`.
+//! Data of other types is not checked (generated validators check strings only); groups of
+//! another form, or of an unknown format, are listed in the summary, so nothing is skipped
+//! silently.
+//!
+//! Run it both ways: `cargo test -p pilotage-types --test formats` checks every format but
+//! `idn-hostname` and `idn-email` (whose tests are counted as needing the feature, and whose
+//! `Format::check` must answer `None`), `--features idn` checks them too.
 //!
 //! Every mismatch is collected, and the test fails with the whole list. The suite is read in
 //! place from `$JSON_SCHEMA_TEST_SUITE`, by default `<workspace>/../shared/json-schema-test-suite`;
@@ -15,8 +21,58 @@
 
 use std::path::{Path, PathBuf};
 
-use pilotage_types::validate::format::Format;
+use pilotage_types::validate::format::{self, Format};
 use serde_json::Value;
+
+/// The free function a generated validator calls for `format`; `None` for an IDN format
+/// without the `idn` feature (the function does not exist then).
+fn free_function(format: Format) -> Option<fn(&str) -> bool> {
+    Some(match format {
+        Format::Date => format::date,
+        Format::DateTime => format::date_time,
+        Format::Time => format::time,
+        Format::Duration => format::duration,
+        Format::Email => format::email,
+        Format::Hostname => format::hostname,
+        Format::Ipv4 => format::ipv4,
+        Format::Ipv6 => format::ipv6,
+        Format::Uri => format::uri,
+        Format::UriReference => format::uri_reference,
+        Format::Iri => format::iri,
+        Format::IriReference => format::iri_reference,
+        Format::UriTemplate => format::uri_template,
+        Format::JsonPointer => format::json_pointer,
+        Format::RelativeJsonPointer => format::relative_json_pointer,
+        Format::Regex => format::regex,
+        Format::Uuid => format::uuid,
+        #[cfg(feature = "idn")]
+        Format::IdnHostname => format::idn::hostname,
+        #[cfg(feature = "idn")]
+        Format::IdnEmail => format::idn::email,
+        #[cfg(not(feature = "idn"))]
+        Format::IdnHostname | Format::IdnEmail => return None,
+    })
+}
+
+fn is_idn(format: Format) -> bool {
+    matches!(format, Format::IdnHostname | Format::IdnEmail)
+}
+
+/// Every format but the IDN ones has its checker in every build with `validate`; the IDN ones
+/// exactly with `idn`, and `Format::check` says `None` for them otherwise.
+#[test]
+fn every_format_but_the_idn_ones_is_checked_without_the_idn_feature() {
+    for &format in Format::ALL {
+        let checked = !is_idn(format) || cfg!(feature = "idn");
+        assert_eq!(free_function(format).is_some(), checked, "{format}");
+        assert_eq!(format.check("example.com").is_some(), checked, "{format}");
+        if let Some(function) = free_function(format) {
+            for s in ["", "example.com", "2024-02-29", "xn--bcher-kva.de", "a@b.c", "/a~0"] {
+                assert_eq!(format.check(s), Some(function(s)), "{format} {s:?}");
+            }
+        }
+    }
+}
 
 fn suite_root() -> Option<PathBuf> {
     let root = match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
@@ -57,6 +113,8 @@ struct Tally {
     groups: usize,
     checked: usize,
     non_string: usize,
+    /// Tests of an IDN format, not checked without the `idn` feature.
+    needs_idn: usize,
     mismatches: usize,
     jsonschema_differs: usize,
     not_checked: Vec<String>,
@@ -113,14 +171,23 @@ fn official_suite_optional_format_tests() {
                         tally.non_string += 1;
                         continue;
                     };
-                    tally.checked += 1;
                     let expected = test["valid"].as_bool().expect("a test has a boolean `valid`");
                     let test_description = test["description"].as_str().unwrap_or("?");
-                    if format.check(data) != expected {
+                    let Some(function) = free_function(format) else {
+                        assert!(is_idn(format) && !cfg!(feature = "idn"), "{format} has a checker");
+                        assert_eq!(format.check(data), None, "{format} without its checker");
+                        tally.needs_idn += 1;
+                        continue;
+                    };
+                    tally.checked += 1;
+                    let verdict = function(data);
+                    if verdict != expected || format.check(data) != Some(verdict) {
                         tally.mismatches += 1;
                         mismatches.push(format!(
-                            "{draft}/{file}: {description:?} / {test_description:?}: data {data:?}, expected {}",
-                            if expected { "valid" } else { "invalid" }
+                            "{draft}/{file}: {description:?} / {test_description:?}: data {data:?}, expected {}, \
+                             the function says {verdict}, Format::check {:?}",
+                            if expected { "valid" } else { "invalid" },
+                            format.check(data),
                         ));
                     }
                     match &oracle {
@@ -142,12 +209,14 @@ fn official_suite_optional_format_tests() {
         }
         summary.push(format!(
             "{draft}: {} files, {} groups, {} string tests checked, {} mismatches; {} non-string tests not checked; \
-             jsonschema differs from the suite on {}; groups not checked: {}",
+             {} IDN tests not checked (they need the feature `idn`); jsonschema differs from the suite on {}; \
+             groups not checked: {}",
             tally.files,
             tally.groups,
             tally.checked,
             tally.mismatches,
             tally.non_string,
+            tally.needs_idn,
             tally.jsonschema_differs,
             if tally.not_checked.is_empty() {
                 "none".to_owned()
@@ -156,6 +225,10 @@ fn official_suite_optional_format_tests() {
             }
         ));
         assert!(tally.checked > 0, "{draft}: no string test checked");
+        assert!(
+            cfg!(feature = "idn") == (tally.needs_idn == 0),
+            "{draft}: the IDN tests are checked exactly with the feature `idn`"
+        );
     }
     if !information.is_empty() {
         eprintln!(

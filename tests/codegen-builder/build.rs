@@ -1,8 +1,11 @@
-//! Generates `OUT_DIR/calc_program.rs` from `schemas/calc-program.schema.json`.
+//! Generates `OUT_DIR/calc_program.rs` and `OUT_DIR/calc_library.rs`: two schemas of one set
+//! (the library refers to the program by relative path), and a document known by a URI.
 
 fn main() {
     if let Err(error) = pilotage_codegen::Builder::new()
         .schema("schemas/calc-program.schema.json")
+        .schema("schemas/calc-library.schema.json")
+        .document("https://example.com/calc/tag.json", "schemas/shared/tag.json")
         .compile()
     {
         // A readable build failure naming the file and the JSON Pointer.

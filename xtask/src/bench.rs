@@ -37,6 +37,10 @@ const GROUPS: &[(&str, Target)] = &[
     ("server/catalog_page", Target::Report),
     ("server/validate_dispatch", Target::Report),
     ("server/execute_dispatch", Target::Report),
+    // The official JSON-Schema-Test-Suite (tests/json-schema-suite/benches/suite.rs): every
+    // test of every group both sides build, generated validators against jsonschema.
+    ("suite/is_valid", Target::Report),
+    ("suite/is_valid_same_work", Target::Report),
 ];
 
 /// Where cargo puts build output, as cargo itself reports it (`cargo metadata`, run with
@@ -144,12 +148,16 @@ pub fn main(args: &[String]) -> ExitCode {
                     "pilotage-types",
                     "-p",
                     "pilotage-codegen",
+                    "-p",
+                    "pilotage-json-schema-suite",
                     "--bench",
                     "toolkit",
                     "--bench",
                     "codegen",
                     "--bench",
                     "server",
+                    "--bench",
+                    "suite",
                     "--features",
                     "pilotage-types/server",
                     "--",

@@ -154,7 +154,11 @@ fn run_limited(program: &Path, args: &[&str], scratch: &Path, options: &Options)
     let first_error = stderr
         .lines()
         .find(|l| l.starts_with("error:"))
-        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty() && !l.starts_with("warning:")))
+        .or_else(|| {
+            stderr
+                .lines()
+                .find(|l| !l.trim().is_empty() && !l.starts_with("warning:"))
+        })
         .unwrap_or("")
         .chars()
         .take(400)
@@ -294,12 +298,8 @@ fn corpus(options: &Options) -> Result<(), String> {
                 let _ = std::fs::create_dir_all(&out);
                 let shown = file.display().to_string();
                 let out_shown = out.display().to_string();
-                let (codegen, codegen_time) = run_limited(
-                    &pilotage,
-                    &["codegen", &shown, "--out", &out_shown],
-                    &scratch,
-                    options,
-                );
+                let (codegen, codegen_time) =
+                    run_limited(&pilotage, &["codegen", &shown, "--out", &out_shown], &scratch, options);
                 let typify = options
                     .typify
                     .then(|| run_limited(&me, &["corpus-typify", &shown], &scratch, options).0);
@@ -385,7 +385,10 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
             break;
         }
         let module = pilotage_codegen::builder::module_name(file);
-        let Some(entry) = entries.iter().find(|e| e.file == file.file_name().unwrap_or_default().to_string_lossy()) else {
+        let Some(entry) = entries
+            .iter()
+            .find(|e| e.file == file.file_name().unwrap_or_default().to_string_lossy())
+        else {
             continue;
         };
         if entry.codegen != Outcome::Generated || modules.contains(&module) {
@@ -419,8 +422,12 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
         let text = String::from_utf8_lossy(&output.stderr);
         let mut new_failures = 0;
         for line in text.lines() {
-            let Some(path) = line.strip_prefix("src/") else { continue };
-            let Some((file, rest)) = path.split_once(".rs:") else { continue };
+            let Some(path) = line.strip_prefix("src/") else {
+                continue;
+            };
+            let Some((file, rest)) = path.split_once(".rs:") else {
+                continue;
+            };
             if !rest.contains("error") || file == "lib" {
                 continue;
             }
@@ -463,8 +470,15 @@ fn summary(entries: &[Entry], compiled: Option<usize>, took: Duration) -> String
     if let Some(compiled) = compiled {
         let tried = count(&|e| e.compile.is_some());
         text.push_str(&format!("compiled: {compiled} of {tried} generated modules checked\n"));
-        for entry in entries.iter().filter(|e| e.compile.as_deref().is_some_and(|c| c != "ok")) {
-            text.push_str(&format!("  compile failure {}: {}\n", entry.module, entry.compile.as_deref().unwrap_or("")));
+        for entry in entries
+            .iter()
+            .filter(|e| e.compile.as_deref().is_some_and(|c| c != "ok"))
+        {
+            text.push_str(&format!(
+                "  compile failure {}: {}\n",
+                entry.module,
+                entry.compile.as_deref().unwrap_or("")
+            ));
         }
     }
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
@@ -483,8 +497,16 @@ fn summary(entries: &[Entry], compiled: Option<usize>, took: Duration) -> String
     for (reason, n) in reasons {
         text.push_str(&format!("{n:>5}  {reason}\n"));
     }
-    for entry in entries.iter().filter(|e| matches!(e.codegen, Outcome::Timeout | Outcome::Oom | Outcome::Crashed(_))) {
-        text.push_str(&format!("  {} {}: {}\n", entry.codegen.class(), entry.file, entry.codegen.detail()));
+    for entry in entries
+        .iter()
+        .filter(|e| matches!(e.codegen, Outcome::Timeout | Outcome::Oom | Outcome::Crashed(_)))
+    {
+        text.push_str(&format!(
+            "  {} {}: {}\n",
+            entry.codegen.class(),
+            entry.file,
+            entry.codegen.detail()
+        ));
     }
     text
 }

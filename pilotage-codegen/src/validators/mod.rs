@@ -43,28 +43,28 @@ use resources::{join, strip_fragment, Index};
 use crate::error::{escape_pointer_token, unescape_pointer_token};
 use crate::CodegenError;
 
-/// The formats JSON Schema defines, and the `pilotage_types::validate::format::Format` variant
-/// checking each.
+/// The formats JSON Schema defines, and the function of `pilotage_types::validate::format`
+/// checking each (`idn::` ones need pilotage-types' feature `idn`).
 const FORMATS: &[(&str, &str)] = &[
-    ("date", "Date"),
-    ("date-time", "DateTime"),
-    ("time", "Time"),
-    ("duration", "Duration"),
-    ("email", "Email"),
-    ("idn-email", "IdnEmail"),
-    ("hostname", "Hostname"),
-    ("idn-hostname", "IdnHostname"),
-    ("ipv4", "Ipv4"),
-    ("ipv6", "Ipv6"),
-    ("uri", "Uri"),
-    ("uri-reference", "UriReference"),
-    ("iri", "Iri"),
-    ("iri-reference", "IriReference"),
-    ("uri-template", "UriTemplate"),
-    ("json-pointer", "JsonPointer"),
-    ("relative-json-pointer", "RelativeJsonPointer"),
-    ("regex", "Regex"),
-    ("uuid", "Uuid"),
+    ("date", "date"),
+    ("date-time", "date_time"),
+    ("time", "time"),
+    ("duration", "duration"),
+    ("email", "email"),
+    ("idn-email", "idn::email"),
+    ("hostname", "hostname"),
+    ("idn-hostname", "idn::hostname"),
+    ("ipv4", "ipv4"),
+    ("ipv6", "ipv6"),
+    ("uri", "uri"),
+    ("uri-reference", "uri_reference"),
+    ("iri", "iri"),
+    ("iri-reference", "iri_reference"),
+    ("uri-template", "uri_template"),
+    ("json-pointer", "json_pointer"),
+    ("relative-json-pointer", "relative_json_pointer"),
+    ("regex", "regex"),
+    ("uuid", "uuid"),
 ];
 
 /// The keywords of 2020-12's validation vocabulary (switched off by a metaschema without it).
@@ -219,6 +219,12 @@ pub struct Validators {
     pub unresolved: Vec<String>,
     /// How many schema locations got a function of their own.
     pub functions: usize,
+    /// How many schema locations the generated code checks (in a function of their own or
+    /// inline in another's).
+    pub locations: usize,
+    /// The pilotage-types features the generated code needs beyond `validate` (`idn` when an
+    /// IDN format asserts).
+    pub features: Vec<&'static str>,
 }
 
 /// A function to generate: a location, and whether it reports annotations.
@@ -256,6 +262,9 @@ struct Gen<'a> {
     same_instance: BTreeSet<(Ident, Ident)>,
     current_fn: Option<Ident>,
     fresh: usize,
+    features: BTreeSet<&'static str>,
+    /// Schema locations compiled (each `body`).
+    compiled: usize,
 }
 
 fn is_string_const_branch(schema: &Value) -> bool {
@@ -287,7 +296,7 @@ fn count(value: &Value) -> Option<u64> {
     value.as_u64().or_else(|| {
         let f = value.as_f64()?;
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_992.0).then(|| f as u64)
+        (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_992.0).then_some(f as u64)
     })
 }
 
@@ -554,6 +563,7 @@ impl<'a> Gen<'a> {
     /// what this location evaluates of `v` is also recorded in that annotation record.
     #[allow(clippy::too_many_lines)]
     fn body(&mut self, schema: &Value, pointer: &str, ann: Option<&Ident>) -> Result<TokenStream, CodegenError> {
+        self.compiled += 1;
         let object = match schema {
             Value::Bool(true) => {
                 // `true` evaluates nothing: it reports no annotation.
@@ -715,12 +725,14 @@ impl<'a> Gen<'a> {
             // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
             // (`byte`, `uint`) is an annotation everywhere.
             let asserts = draft == Draft::Draft7 || vocab.format;
-            if let Some((_, variant)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
-                let variant = format_ident!("{}", variant);
+            if let Some((_, function)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
+                let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
+                    .map_err(|e| self.error(&at("format"), e.to_string()))?;
+                if function.starts_with("idn::") {
+                    self.features.insert("idn");
+                }
                 let fail = fail(&at("format"), quote!(Why::Format(v, #format)));
-                strings.extend(quote! {
-                    if !::pilotage_types::validate::format::Format::#variant.check(s) { #fail }
-                });
+                strings.extend(quote!(if !#path(s) { #fail }));
             }
         }
         if draft == Draft::Draft7 {
@@ -1475,6 +1487,8 @@ fn generate_set(
         same_instance: BTreeSet::new(),
         current_fn: None,
         fresh: 0,
+        features: BTreeSet::new(),
+        compiled: 0,
     };
     let mut checks = BTreeMap::new();
     for container in ["$defs", "definitions"] {
@@ -1527,6 +1541,8 @@ fn generate_set(
             checks,
             unresolved: gen.unresolved.into_iter().collect(),
             functions: count,
+            features: gen.features.into_iter().collect(),
+            locations: gen.compiled,
         },
         gen.saw_dynamic,
     ))

@@ -27,13 +27,17 @@
 //! What the `u` flag makes a syntax error is an error here too: an unknown escape (`\a`, `\-`
 //! outside a class), a lone `{`, `}` or `]`, a class range with a class escape at one end
 //! (`[\w-z]`), a quantified assertion. Texts are Rust strings, so they never hold a lone
-//! surrogate: a pattern's lone surrogate (`\uD800`) matches no character.
+//! surrogate: a pattern's lone surrogate (`\uD800`) matches no character, nor does `\p{Cs}`.
+//!
+//! A class of many ranges (a property's) is written once per pattern, as a `const` the
+//! instructions taking it share. `compile_owned` is the program [`compile`] writes, as data
+//! (for tests that run the runtime matcher on it).
 //!
 //! A construct the runtime cannot honour exactly is an error, never an approximation:
 //! back-references (`\1`, `\k<name>`), look-behind (`(?<=...)`, `(?<!...)`), modifiers
-//! (`(?i:...)`), a property `regex-syntax` does not know (`Changes_When_NFKC_Casefolded`), and a
-//! program of more than `MAX_INSTRUCTIONS` (20 000) instructions once counted repetitions are
-//! expanded.
+//! (`(?i:...)`), a property `regex-syntax` has no table for (`Changes_When_NFKC_Casefolded`, the
+//! scripts `Katakana_Or_Hiragana` and `Unknown`), and a program of more than `MAX_INSTRUCTIONS`
+//! (20 000) instructions once counted repetitions are expanded.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -642,6 +646,10 @@ impl Parser<'_> {
             'k' => return self.error("named back-references (\\k<name>) are not supported"),
             '1'..='9' => return self.error("back-references (\\1, ...) are not supported"),
             c if SYNTAX_CHARACTERS.contains(c) || c == '/' => Atom::Char(u32::from(c)),
+            // An identity escape of other ASCII punctuation (`\-`, `\"`, `\@`): a syntax error
+            // under the `u` flag, but real schemas write them, every engine (ECMA-262 Annex B,
+            // jsonschema's) reads them as the character itself, and that is their only meaning.
+            c if c.is_ascii_punctuation() => Atom::Char(u32::from(c)),
             c => return self.error(&format!("an unknown escape \\{c} (a syntax error under the u flag)")),
         })
     }
@@ -964,10 +972,13 @@ fn sequence(node: &Node) -> Option<Vec<SeqStep>> {
 #[doc(hidden)]
 #[derive(Debug, Clone)]
 pub enum Compiled {
+    /// `Pattern::Sequence`'s steps.
     Sequence(Vec<SeqStep>),
+    /// `Pattern::Program`'s instructions, and whether it is anchored at the start.
     Program { insts: Vec<Inst>, anchored: bool },
 }
 
+/// Parses and compiles `source`: the data [`compile`] writes as tokens.
 #[doc(hidden)]
 pub fn compile_owned(source: &str) -> Result<Compiled> {
     let mut parser = Parser {

@@ -77,6 +77,8 @@
 //     /$defs/review_list_output/properties/items/items
 //     /$defs/review_resolve_input
 //     /$defs/review_resolve_output
+// - plain_merge_members:
+//     /$defs/frontmatter_input/allOf/0
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ContextBriefOutputKind, ContextBriefOutputMemoryItemLifecycle, ContextBriefOutputMemoryItemReviewState, ContextBriefOutputMemoryItemSensitivity, ContextBriefOutputMemoryItemType, ContextBriefOutputPartitionsItemAccessItem, ContextBriefOutputProfileType, ErrorErrorCode, ExportCreateOutputCoverage, ExportCreateOutputStatus, MemoryListInputIncludeReviewItem, MemoryListInputType, MemorySearchInputIncludeReviewItem, MemorySearchInputType, MemorySearchOutputResultsItemLifecycle, MemorySearchOutputResultsItemReviewState, MemorySearchOutputResultsItemSensitivity, MemorySearchOutputResultsItemType, MemoryWriteOutputReviewState, PageSummaryLifecycle, PageSummaryReviewState, PageSummarySensitivity, PageSummaryType, PartitionListOutputPartitionsItemAccessItem, ProfileGetOutputProfileType, ReviewListInputState, ReviewListOutputItemsItemState, ReviewResolveOutputState

@@ -1,8 +1,9 @@
 //! The `format` keyword's assertions: one checker per format JSON Schema defines, for the
-//! validators `cargo xtask regen` generates (they call [`Format::check`] on string instances
-//! when format assertion is on: draft-07 by default, as `jsonschema` does; draft 2020-12 with
-//! the format-assertion vocabulary). This module owns the verdicts; the generator only picks
-//! the [`Format`] by name ([`Format::from_name`]).
+//! validators `cargo xtask regen` generates. A generated validator calls the format's free
+//! function on a string instance when format assertion is on (draft-07 by default, as
+//! `jsonschema` does; draft 2020-12 with the format-assertion vocabulary): [`date_time`],
+//! [`hostname`], ..., and `idn::hostname` and `idn::email` for the internationalized formats.
+//! [`Format`] names the formats ([`Format::from_name`]) and checks by name ([`Format::check`]).
 //!
 //! Each checker encodes the grammar of the RFC the specification names, with a comment citing
 //! the rule; the official JSON Schema Test Suite's `optional/format` files of draft 7 and draft
@@ -15,26 +16,27 @@
 //! checks ECMA-262 syntax with the `u` flag (ES2025, including `(?i:...)` modifiers and
 //! duplicate group names in different alternatives).
 //!
-//! Dependencies (of the `validate` feature; see `Cargo.toml`):
-//! - `idna`: the Punycode codec of A-labels (RFC 3492), for `hostname`, `idn-hostname` and
-//!   `idn-email`.
-//! - `icu_properties` and `icu_normalizer`: the Unicode data `idna` itself runs on (its back
-//!   end, `idna_adapter`, is built on them, so they add no crate to the build). They supply
-//!   what IDNA2008 is defined by and `idna`'s UTS 46 API does not expose: the derived property
-//!   of RFC 5892 (general category, NFKC_Casefold stability, default ignorables, Hangul jamo
-//!   types), the contextual rules' scripts, joining types and combining classes, the Bidi rule's
-//!   classes (RFC 5893), NFC (RFC 5891 section 5.3), and, for `regex`, ECMA-262's `\p{...}`
-//!   property names and the `ID_Start`/`ID_Continue` sets of group names.
+//! # Features
+//!
+//! - `validate` (a default feature): every format but `idn-hostname` and `idn-email`, with no
+//!   dependency beyond the crate's own. The Unicode data they need (IDNA2008's derived property,
+//!   Bidi classes, scripts, joining types and NFC for the A-labels of `hostname`; the `\p{..}`
+//!   names and the `ID_Start`/`ID_Continue` sets of `regex`) is a checked-in table generated
+//!   from ICU4X (`format/tables.rs`), which a test compares with ICU4X for every code point.
+//! - `idn`: adds the `idn` module, `idn-hostname` (IDNA2008 U-labels, RFC 5890 to 5893) and
+//!   `idn-email` (RFC 6531), on the same tables. Without it [`Format::check`] answers `None`
+//!   for [`Format::IdnHostname`] and [`Format::IdnEmail`], and a generated validator asserting
+//!   either format does not compile (rustc: "could not find `idn` in `format`", with a note
+//!   that the item is gated behind the `idn` feature) rather than decide without the checker.
+
+mod idna;
+#[rustfmt::skip]
+mod tables;
+#[cfg(test)]
+mod generate;
+mod unicode;
 
 use std::collections::HashMap;
-
-use icu_normalizer::ComposingNormalizerBorrowed;
-use icu_properties::props::{
-    BidiClass, CanonicalCombiningClass, ChangesWhenNfkcCasefolded, DefaultIgnorableCodePoint, GeneralCategory,
-    GeneralCategoryGroup, HangulSyllableType, IdContinue, IdStart, JoiningType, NoncharacterCodePoint, Script,
-    WhiteSpace,
-};
-use icu_properties::{CodePointMapData, CodePointSetData, PropertyParser};
 
 /// A format JSON Schema defines (draft 2020-12's list; draft-07's is the same set minus
 /// `duration` and `uuid`, which jsonschema 0.61 asserts from draft 2019-09 on only).
@@ -50,11 +52,13 @@ pub enum Format {
     Duration,
     /// `email`: RFC 5321 `Mailbox` (ASCII).
     Email,
-    /// `idn-email`: RFC 6531 `Mailbox` (UTF-8 local part, IDNA2008 domain).
+    /// `idn-email`: RFC 6531 `Mailbox` (UTF-8 local part, IDNA2008 domain). Checked with the
+    /// `idn` feature only.
     IdnEmail,
     /// `hostname`: RFC 1123 host name, every A-label (`xn--...`) a valid IDNA2008 label.
     Hostname,
     /// `idn-hostname`: IDNA2008 domain name (RFC 5890 to 5893) of U-labels and A-labels.
+    /// Checked with the `idn` feature only.
     IdnHostname,
     /// `ipv4`: RFC 2673 dotted quad, no leading zeros.
     Ipv4,
@@ -135,29 +139,36 @@ impl Format {
         }
     }
 
-    /// Whether `s` is valid for this format. Total: never panics, whatever `s` holds.
-    pub fn check(self, s: &str) -> bool {
-        match self {
-            Format::Date => is_date(s.as_bytes()),
-            Format::DateTime => is_date_time(s.as_bytes()),
-            Format::Time => is_time(s.as_bytes()),
-            Format::Duration => is_duration(s.as_bytes()),
-            Format::Email => is_email(s, false),
-            Format::IdnEmail => is_email(s, true),
-            Format::Hostname => is_hostname(s),
-            Format::IdnHostname => is_idn_hostname(s),
-            Format::Ipv4 => is_ipv4(s),
-            Format::Ipv6 => is_ipv6(s),
-            Format::Uri => is_uri(s, false, false),
-            Format::UriReference => is_uri(s, false, true),
-            Format::Iri => is_uri(s, true, false),
-            Format::IriReference => is_uri(s, true, true),
-            Format::UriTemplate => is_uri_template(s),
-            Format::JsonPointer => is_json_pointer(s),
-            Format::RelativeJsonPointer => is_relative_json_pointer(s),
-            Format::Regex => is_regex(s),
-            Format::Uuid => is_uuid(s.as_bytes()),
-        }
+    /// Whether `s` is valid for this format, by the format's free function ([`date_time`], ...).
+    /// `None` when this build has no checker for it: [`Format::IdnHostname`] and
+    /// [`Format::IdnEmail`] without the `idn` feature (every other format always answers).
+    /// Total: never panics, whatever `s` holds.
+    pub fn check(self, s: &str) -> Option<bool> {
+        Some(match self {
+            Format::Date => date(s),
+            Format::DateTime => date_time(s),
+            Format::Time => time(s),
+            Format::Duration => duration(s),
+            Format::Email => email(s),
+            #[cfg(feature = "idn")]
+            Format::IdnEmail => idn::email(s),
+            #[cfg(feature = "idn")]
+            Format::IdnHostname => idn::hostname(s),
+            #[cfg(not(feature = "idn"))]
+            Format::IdnEmail | Format::IdnHostname => return None,
+            Format::Hostname => hostname(s),
+            Format::Ipv4 => ipv4(s),
+            Format::Ipv6 => ipv6(s),
+            Format::Uri => uri(s),
+            Format::UriReference => uri_reference(s),
+            Format::Iri => iri(s),
+            Format::IriReference => iri_reference(s),
+            Format::UriTemplate => uri_template(s),
+            Format::JsonPointer => json_pointer(s),
+            Format::RelativeJsonPointer => relative_json_pointer(s),
+            Format::Regex => regex(s),
+            Format::Uuid => uuid(s),
+        })
     }
 }
 
@@ -167,6 +178,111 @@ impl std::fmt::Display for Format {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The checkers generated validators call, one per format.
+
+/// `date`: RFC 3339 `full-date` ([`Format::Date`]).
+pub fn date(s: &str) -> bool {
+    is_date(s.as_bytes())
+}
+
+/// `date-time`: RFC 3339 `date-time` ([`Format::DateTime`]).
+pub fn date_time(s: &str) -> bool {
+    is_date_time(s.as_bytes())
+}
+
+/// `time`: RFC 3339 `full-time` ([`Format::Time`]).
+pub fn time(s: &str) -> bool {
+    is_time(s.as_bytes())
+}
+
+/// `duration`: RFC 3339 Appendix A `duration` ([`Format::Duration`]).
+pub fn duration(s: &str) -> bool {
+    is_duration(s.as_bytes())
+}
+
+/// `email`: RFC 5321 `Mailbox`, ASCII ([`Format::Email`]).
+pub fn email(s: &str) -> bool {
+    is_email(s, false)
+}
+
+/// `hostname`: RFC 1123 host name, every A-label a valid IDNA2008 label ([`Format::Hostname`]).
+pub fn hostname(s: &str) -> bool {
+    idna::is_hostname(s)
+}
+
+/// `ipv4`: RFC 2673 dotted quad ([`Format::Ipv4`]).
+pub fn ipv4(s: &str) -> bool {
+    is_ipv4(s)
+}
+
+/// `ipv6`: RFC 4291 section 2.2 text form ([`Format::Ipv6`]).
+pub fn ipv6(s: &str) -> bool {
+    is_ipv6(s)
+}
+
+/// `uri`: RFC 3986 `URI` ([`Format::Uri`]).
+pub fn uri(s: &str) -> bool {
+    is_uri(s, false, false)
+}
+
+/// `uri-reference`: RFC 3986 `URI-reference` ([`Format::UriReference`]).
+pub fn uri_reference(s: &str) -> bool {
+    is_uri(s, false, true)
+}
+
+/// `iri`: RFC 3987 `IRI` ([`Format::Iri`]).
+pub fn iri(s: &str) -> bool {
+    is_uri(s, true, false)
+}
+
+/// `iri-reference`: RFC 3987 `IRI-reference` ([`Format::IriReference`]).
+pub fn iri_reference(s: &str) -> bool {
+    is_uri(s, true, true)
+}
+
+/// `uri-template`: RFC 6570 `URI-Template` ([`Format::UriTemplate`]).
+pub fn uri_template(s: &str) -> bool {
+    is_uri_template(s)
+}
+
+/// `json-pointer`: RFC 6901 `json-pointer` ([`Format::JsonPointer`]).
+pub fn json_pointer(s: &str) -> bool {
+    is_json_pointer(s)
+}
+
+/// `relative-json-pointer`: a Relative JSON Pointer ([`Format::RelativeJsonPointer`]).
+pub fn relative_json_pointer(s: &str) -> bool {
+    is_relative_json_pointer(s)
+}
+
+/// `regex`: an ECMA-262 regular expression, `u` flag syntax ([`Format::Regex`]).
+pub fn regex(s: &str) -> bool {
+    is_regex(s)
+}
+
+/// `uuid`: RFC 4122 hyphenated form ([`Format::Uuid`]).
+pub fn uuid(s: &str) -> bool {
+    is_uuid(s.as_bytes())
+}
+
+/// The internationalized formats (feature `idn`): IDNA2008 host names and RFC 6531 e-mail
+/// addresses.
+#[cfg(feature = "idn")]
+pub mod idn {
+    /// `idn-hostname`: an IDNA2008 domain name (RFC 5890 to 5893) of U-labels and A-labels,
+    /// separated by `.` or another full stop of RFC 3490 section 3.1
+    /// ([`Format::IdnHostname`](super::Format::IdnHostname)).
+    pub fn hostname(s: &str) -> bool {
+        super::idna::is_idn_hostname(s)
+    }
+
+    /// `idn-email`: RFC 6531 `Mailbox`, a UTF-8 local part and an IDNA2008 domain
+    /// ([`Format::IdnEmail`](super::Format::IdnEmail)).
+    pub fn email(s: &str) -> bool {
+        super::is_email(s, true)
+    }
+}
 // ---------------------------------------------------------------------------------------------
 // Dates and times: RFC 3339 section 5.6 (ABNF), with the restrictions of section 5.7.
 
@@ -387,342 +503,6 @@ fn is_ipv6(s: &str) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host names: RFC 1123 section 2.1 (RFC 952's labels, a leading digit allowed), and IDNA2008:
-// RFC 5890 (definitions), 5891 (protocol), 5892 (code points), 5893 (Bidi).
-
-/// Longest domain name in octets, without a trailing dot (RFC 1034 section 3.1, 255 octets of
-/// wire format).
-const MAX_NAME: usize = 253;
-/// Longest label in octets (RFC 1034 section 3.1).
-const MAX_LABEL: usize = 63;
-
-/// `hostname`: ASCII only, labels separated by `.`.
-fn is_hostname(s: &str) -> bool {
-    s.is_ascii() && s.len() <= MAX_NAME && is_domain(s, false)
-}
-
-/// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
-/// stops (as the suite tests).
-fn is_idn_hostname(s: &str) -> bool {
-    // Each character takes at least one octet of the A-label form.
-    s.chars().count() <= MAX_NAME && is_domain(s, true)
-}
-
-/// A label separator: `.`, and for IDNs also U+3002 IDEOGRAPHIC FULL STOP, U+FF0E FULLWIDTH
-/// FULL STOP and U+FF61 HALFWIDTH IDEOGRAPHIC FULL STOP (RFC 3490 section 3.1).
-fn is_separator(c: char, idn: bool) -> bool {
-    c == '.' || (idn && matches!(c, '\u{3002}' | '\u{FF0E}' | '\u{FF61}'))
-}
-
-/// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
-/// and RFC 5893's Bidi rule.
-fn is_domain(s: &str, idn: bool) -> bool {
-    let mut total = 0usize;
-    let mut labels: Vec<Vec<char>> = Vec::new();
-    for (index, label) in s.split(|c| is_separator(c, idn)).enumerate() {
-        if index > 0 {
-            total += 1;
-        }
-        let unicode = if label.is_ascii() {
-            // An LDH label (RFC 5890 section 2.3.1): letters, digits and hyphens, neither
-            // first nor last a hyphen (RFC 1123 section 2.1), case-insensitive.
-            let lower = label.to_ascii_lowercase();
-            let b = lower.as_bytes();
-            if b.is_empty()
-                || b.len() > MAX_LABEL
-                || b[0] == b'-'
-                || b[b.len() - 1] == b'-'
-                || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
-            {
-                return false;
-            }
-            total += b.len();
-            if b.len() >= 4 && &b[2..4] == b"--" {
-                // Hyphens in the 3rd and 4th positions make a reserved LDH label (RFC 5890
-                // section 2.3.1): only an A-label, `xn--` and the Punycode of a U-label, is
-                // allowed (RFC 5891 section 5.4).
-                let Some(unicode) = lower.strip_prefix("xn--").and_then(a_label_to_u_label) else {
-                    return false;
-                };
-                if !is_u_label(&unicode) {
-                    return false;
-                }
-                unicode
-            } else {
-                lower.chars().collect()
-            }
-        } else {
-            if !idn {
-                return false;
-            }
-            let unicode: Vec<char> = label.chars().collect();
-            // The A-label is `xn--` and at least one octet per character: a longer label
-            // cannot fit (and is not encoded, which is quadratic in its length).
-            if unicode.len() + 4 > MAX_LABEL || !is_u_label(&unicode) {
-                return false;
-            }
-            let Some(encoded) = idna::punycode::encode(&unicode) else {
-                return false;
-            };
-            if encoded.len() + 4 > MAX_LABEL {
-                return false;
-            }
-            total += encoded.len() + 4;
-            unicode
-        };
-        if total > MAX_NAME {
-            return false;
-        }
-        labels.push(unicode);
-    }
-    // RFC 5893 section 2: in a Bidi domain name (one with a right-to-left label, RFC 5893
-    // section 1.4: a label with an R, AL or AN character), every label must satisfy the rule.
-    let bidi_domain = labels.iter().flatten().any(|&c| {
-        let class = bidi_class(c);
-        class == BidiClass::RightToLeft || class == BidiClass::ArabicLetter || class == BidiClass::ArabicNumber
-    });
-    !bidi_domain || labels.iter().all(|label| satisfies_bidi_rule(label))
-}
-
-/// The U-label an A-label's Punycode part (`payload`, lower case) encodes, if it is one: it
-/// decodes (RFC 3492), holds a non-ASCII character (RFC 5890 section 2.3.2.1: otherwise it is
-/// no U-label), and encodes back to itself (RFC 5891 section 5.4: only the canonical form).
-fn a_label_to_u_label(payload: &str) -> Option<Vec<char>> {
-    let decoded = idna::punycode::decode(payload)?;
-    if decoded.iter().all(char::is_ascii) {
-        return None;
-    }
-    (idna::punycode::encode(&decoded)? == payload).then_some(decoded)
-}
-
-/// RFC 5892 section 3's derived property value of a code point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Idna {
-    Pvalid,
-    ContextJ,
-    ContextO,
-    Disallowed,
-}
-
-fn general_category(c: char) -> GeneralCategory {
-    CodePointMapData::<GeneralCategory>::new().get(c)
-}
-
-fn bidi_class(c: char) -> BidiClass {
-    CodePointMapData::<BidiClass>::new().get(c)
-}
-
-fn script(c: char) -> Script {
-    CodePointMapData::<Script>::new().get(c)
-}
-
-fn joining_type(c: char) -> JoiningType {
-    CodePointMapData::<JoiningType>::new().get(c)
-}
-
-fn is_mark(c: char) -> bool {
-    matches!(
-        general_category(c),
-        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark | GeneralCategory::EnclosingMark
-    )
-}
-
-/// RFC 5892 section 3, in its order: Exceptions (2.6), BackwardCompatible (2.7, empty),
-/// Unassigned (2.11), LDH (2.10), JoinControl (2.9), Unstable (2.2), IgnorableProperties (2.3),
-/// IgnorableBlocks (2.4), OldHangulJamo (2.5), LetterDigits (2.1), else DISALLOWED. Computed
-/// from the Unicode version of the ICU4X data (IDNA2008 is defined by this algorithm, not by a
-/// fixed table).
-fn idna_property(c: char) -> Idna {
-    match c {
-        // 2.6 Exceptions: PVALID.
-        '\u{00DF}' | '\u{03C2}' | '\u{06FD}' | '\u{06FE}' | '\u{0F0B}' | '\u{3007}' => return Idna::Pvalid,
-        // 2.6 Exceptions: CONTEXTO.
-        '\u{00B7}'
-        | '\u{0375}'
-        | '\u{05F3}'
-        | '\u{05F4}'
-        | '\u{30FB}'
-        | '\u{0660}'..='\u{0669}'
-        | '\u{06F0}'..='\u{06F9}' => return Idna::ContextO,
-        // 2.6 Exceptions: DISALLOWED.
-        '\u{0640}' | '\u{07FA}' | '\u{302E}' | '\u{302F}' | '\u{3031}'..='\u{3035}' | '\u{303B}' => {
-            return Idna::Disallowed
-        }
-        _ => {}
-    }
-    let category = general_category(c);
-    let noncharacter = CodePointSetData::new::<NoncharacterCodePoint>().contains(c);
-    // 2.11 Unassigned: General_Category Cn, not a noncharacter (which 2.3 disallows).
-    if category == GeneralCategory::Unassigned && !noncharacter {
-        return Idna::Disallowed;
-    }
-    // 2.10 LDH.
-    if matches!(c, 'a'..='z' | '0'..='9' | '-') {
-        return Idna::Pvalid;
-    }
-    // 2.9 JoinControl.
-    if matches!(c, '\u{200C}' | '\u{200D}') {
-        return Idna::ContextJ;
-    }
-    // 2.2 Unstable: NFKC(casefold(NFKC(cp))) != cp, the property Changes_When_NFKC_Casefolded.
-    if CodePointSetData::new::<ChangesWhenNfkcCasefolded>().contains(c) {
-        return Idna::Disallowed;
-    }
-    // 2.3 IgnorableProperties: Default_Ignorable_Code_Point, White_Space, Noncharacter_Code_Point.
-    if noncharacter
-        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
-        || CodePointSetData::new::<WhiteSpace>().contains(c)
-    {
-        return Idna::Disallowed;
-    }
-    // 2.4 IgnorableBlocks: Combining Diacritical Marks for Symbols, Musical Symbols, Ancient
-    // Greek Musical Notation.
-    if matches!(c, '\u{20D0}'..='\u{20FF}' | '\u{1D100}'..='\u{1D1FF}' | '\u{1D200}'..='\u{1D24F}') {
-        return Idna::Disallowed;
-    }
-    // 2.5 OldHangulJamo: Hangul_Syllable_Type L, V or T.
-    let jamo = CodePointMapData::<HangulSyllableType>::new().get(c);
-    if jamo == HangulSyllableType::LeadingJamo
-        || jamo == HangulSyllableType::VowelJamo
-        || jamo == HangulSyllableType::TrailingJamo
-    {
-        return Idna::Disallowed;
-    }
-    // 2.1 LetterDigits: Ll, Lu, Lo, Nd, Lm, Mn, Mc.
-    match category {
-        GeneralCategory::LowercaseLetter
-        | GeneralCategory::UppercaseLetter
-        | GeneralCategory::OtherLetter
-        | GeneralCategory::DecimalNumber
-        | GeneralCategory::ModifierLetter
-        | GeneralCategory::NonspacingMark
-        | GeneralCategory::SpacingMark => Idna::Pvalid,
-        _ => Idna::Disallowed,
-    }
-}
-
-/// Whether `label` is a U-label (RFC 5891 section 5.4, the checks of section 4.2.3 and 5.3):
-/// in NFC; no `--` in the 3rd and 4th positions, no leading or trailing hyphen (4.2.3.1); not
-/// starting with a combining mark (4.2.3.2); every code point PVALID, or CONTEXTJ/CONTEXTO
-/// with its rule of RFC 5892 Appendix A satisfied (4.2.3.3, 4.2.2). The Bidi rule (4.2.3.4)
-/// concerns the whole name ([`is_domain`]).
-fn is_u_label(label: &[char]) -> bool {
-    let (Some(&first), Some(&last)) = (label.first(), label.last()) else {
-        return false;
-    };
-    if first == '-' || last == '-' || (label.len() >= 4 && label[2] == '-' && label[3] == '-') || is_mark(first) {
-        return false;
-    }
-    let text: String = label.iter().collect();
-    if !ComposingNormalizerBorrowed::new_nfc().is_normalized(&text) {
-        return false;
-    }
-    label.iter().enumerate().all(|(i, &c)| match idna_property(c) {
-        Idna::Pvalid => true,
-        Idna::ContextJ => context_j(label, i),
-        Idna::ContextO => context_o(label, i),
-        Idna::Disallowed => false,
-    })
-}
-
-/// RFC 5892 Appendix A.1 (ZERO WIDTH NON-JOINER) and A.2 (ZERO WIDTH JOINER).
-fn context_j(label: &[char], i: usize) -> bool {
-    let virama = |c: char| CodePointMapData::<CanonicalCombiningClass>::new().get(c) == CanonicalCombiningClass::Virama;
-    // Both: If Canonical_Combining_Class(Before(cp)) .eq. Virama Then True.
-    if i > 0 && virama(label[i - 1]) {
-        return true;
-    }
-    if label[i] != '\u{200C}' {
-        return false;
-    }
-    // A.1: If RegExpMatch((Joining_Type:{L,D})(Joining_Type:T)*\u200C
-    //      (Joining_Type:T)*(Joining_Type:{R,D})) Then True.
-    let left = label[..i]
-        .iter()
-        .rev()
-        .find(|&&c| joining_type(c) != JoiningType::Transparent);
-    let right = label[i + 1..]
-        .iter()
-        .find(|&&c| joining_type(c) != JoiningType::Transparent);
-    left.is_some_and(|&c| {
-        let t = joining_type(c);
-        t == JoiningType::LeftJoining || t == JoiningType::DualJoining
-    }) && right.is_some_and(|&c| {
-        let t = joining_type(c);
-        t == JoiningType::RightJoining || t == JoiningType::DualJoining
-    })
-}
-
-/// RFC 5892 Appendix A.3 to A.9, the CONTEXTO rules.
-fn context_o(label: &[char], i: usize) -> bool {
-    let before = i.checked_sub(1).and_then(|j| label.get(j)).copied();
-    let after = label.get(i + 1).copied();
-    match label[i] {
-        // A.3 MIDDLE DOT: between two `l`s.
-        '\u{00B7}' => before == Some('l') && after == Some('l'),
-        // A.4 GREEK LOWER NUMERAL SIGN (KERAIA): followed by a Greek character.
-        '\u{0375}' => after.is_some_and(|c| script(c) == Script::Greek),
-        // A.5 HEBREW PUNCTUATION GERESH, A.6 GERSHAYIM: preceded by a Hebrew character.
-        '\u{05F3}' | '\u{05F4}' => before.is_some_and(|c| script(c) == Script::Hebrew),
-        // A.7 KATAKANA MIDDLE DOT: some character of the label is Hiragana, Katakana or Han.
-        '\u{30FB}' => label.iter().any(|&c| {
-            let s = script(c);
-            s == Script::Hiragana || s == Script::Katakana || s == Script::Han
-        }),
-        // A.8 ARABIC-INDIC DIGITS: no Extended Arabic-Indic digit in the label.
-        '\u{0660}'..='\u{0669}' => !label.iter().any(|c| ('\u{06F0}'..='\u{06F9}').contains(c)),
-        // A.9 EXTENDED ARABIC-INDIC DIGITS: no Arabic-Indic digit in the label.
-        '\u{06F0}'..='\u{06F9}' => !label.iter().any(|c| ('\u{0660}'..='\u{0669}').contains(c)),
-        _ => false,
-    }
-}
-
-/// RFC 5893 section 2, the Bidi rule, on one label.
-fn satisfies_bidi_rule(label: &[char]) -> bool {
-    use BidiClass as B;
-    let classes: Vec<BidiClass> = label.iter().map(|&c| bidi_class(c)).collect();
-    let Some(&first) = classes.first() else { return false };
-    // 1. The first character must have the class L, R or AL.
-    let rtl = if first == B::LeftToRight {
-        false
-    } else if first == B::RightToLeft || first == B::ArabicLetter {
-        true
-    } else {
-        return false;
-    };
-    let last = classes.iter().rev().find(|&&c| c != B::NonspacingMark).copied();
-    let neutral = |c: BidiClass| {
-        c == B::EuropeanSeparator
-            || c == B::CommonSeparator
-            || c == B::EuropeanTerminator
-            || c == B::OtherNeutral
-            || c == B::BoundaryNeutral
-            || c == B::NonspacingMark
-    };
-    if rtl {
-        // 2. Only R, AL, AN, EN, ES, CS, ET, ON, BN and NSM.
-        // 3. The end: R, AL, EN or AN, then zero or more NSM.
-        // 4. Not both EN and AN.
-        let allowed = classes.iter().all(|&c| {
-            c == B::RightToLeft || c == B::ArabicLetter || c == B::ArabicNumber || c == B::EuropeanNumber || neutral(c)
-        });
-        let end = last.is_some_and(|c| {
-            c == B::RightToLeft || c == B::ArabicLetter || c == B::EuropeanNumber || c == B::ArabicNumber
-        });
-        let en = classes.contains(&B::EuropeanNumber);
-        let an = classes.contains(&B::ArabicNumber);
-        allowed && end && !(en && an)
-    } else {
-        // 5. Only L, EN, ES, CS, ET, ON, BN and NSM.
-        // 6. The end: L or EN, then zero or more NSM.
-        let allowed = classes
-            .iter()
-            .all(|&c| c == B::LeftToRight || c == B::EuropeanNumber || neutral(c));
-        allowed && last.is_some_and(|c| c == B::LeftToRight || c == B::EuropeanNumber)
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // E-mail addresses: RFC 5321 section 4.1.2 `Mailbox` (atoms of RFC 5322 section 3.2.3), and
 // RFC 6531 section 3.3 for the internationalized form.
 
@@ -787,10 +567,10 @@ fn is_email(s: &str, idn: bool) -> bool {
     if idn {
         // RFC 6532 section 3.1 asks for NFC without requiring it (the suite accepts a domain
         // that is not in NFC): the domain is checked in its NFC form.
-        let normalized = ComposingNormalizerBorrowed::new_nfc().normalize(domain);
-        is_idn_hostname(&normalized)
+        let normalized: String = unicode::nfc(domain.chars()).into_iter().collect();
+        idna::is_idn_hostname(&normalized)
     } else {
-        is_hostname(domain)
+        idna::is_hostname(domain)
     }
 }
 
@@ -1329,9 +1109,9 @@ impl RegexSyntax {
                 c => c,
             };
             let ok = if name.is_empty() {
-                c == '$' || c == '_' || CodePointSetData::new::<IdStart>().contains(c)
+                c == '$' || c == '_' || unicode::is_id_start(c)
             } else {
-                matches!(c, '$' | '\u{200C}' | '\u{200D}') || CodePointSetData::new::<IdContinue>().contains(c)
+                matches!(c, '$' | '\u{200C}' | '\u{200D}') || unicode::is_id_continue(c)
             };
             if !ok {
                 return None;
@@ -1471,22 +1251,11 @@ impl RegexSyntax {
                 c => expression.push(c),
             }
         }
-        let general_category = |value: &str| {
-            PropertyParser::<GeneralCategoryGroup>::new()
-                .get_strict(value)
-                .is_some()
-        };
         let ok = match expression.split_once('=') {
-            Some(("General_Category" | "gc", value)) => general_category(value),
-            Some(("Script" | "sc" | "Script_Extensions" | "scx", value)) => {
-                PropertyParser::<Script>::new().get_strict(value).is_some()
-            }
+            Some(("General_Category" | "gc", value)) => unicode::is_general_category_name(value),
+            Some(("Script" | "sc" | "Script_Extensions" | "scx", value)) => unicode::is_script_name(value),
             Some(_) => false,
-            None => {
-                general_category(&expression)
-                    || matches!(expression.as_str(), "Any" | "ASCII" | "Assigned")
-                    || CodePointSetData::new_for_ecma262(expression.as_bytes()).is_some()
-            }
+            None => unicode::is_general_category_name(&expression) || unicode::is_binary_property_name(&expression),
         };
         ok.then_some(())
     }
@@ -1568,7 +1337,25 @@ mod tests {
     use super::*;
 
     fn check(format: Format, s: &str) -> bool {
-        format.check(s)
+        format
+            .check(s)
+            .unwrap_or_else(|| panic!("{format:?} is not checked in this build"))
+    }
+
+    /// The formats this build checks (all but the IDN ones without the `idn` feature).
+    fn checked() -> impl Iterator<Item = Format> {
+        Format::ALL
+            .iter()
+            .copied()
+            .filter(|&f| cfg!(feature = "idn") || !matches!(f, Format::IdnHostname | Format::IdnEmail))
+    }
+
+    #[test]
+    fn check_answers_exactly_for_the_formats_of_this_build() {
+        for &format in Format::ALL {
+            let expected = checked().any(|f| f == format);
+            assert_eq!(format.check("x").is_some(), expected, "{format:?}");
+        }
     }
 
     #[test]
@@ -1605,7 +1392,7 @@ mod tests {
             Format::JsonPointer,
             Format::Regex,
         ];
-        for &format in Format::ALL {
+        for format in checked() {
             assert_eq!(check(format, ""), valid_empty.contains(&format), "{format:?}");
         }
     }
@@ -1621,9 +1408,12 @@ mod tests {
             }
         }
         assert!(!check(Format::Hostname, &a));
-        assert!(!check(Format::IdnHostname, &u));
+        #[cfg(feature = "idn")]
+        {
+            assert!(!check(Format::IdnHostname, &u));
+            assert!(!check(Format::IdnEmail, &format!("x@{u}.com")));
+        }
         assert!(!check(Format::Email, &format!("{a}@example.com")));
-        assert!(!check(Format::IdnEmail, &format!("x@{u}.com")));
         assert!(check(Format::JsonPointer, &format!("/{a}")));
         assert!(check(Format::UriReference, &a));
         assert!(check(Format::Iri, &format!("x:{u}")));
@@ -1654,23 +1444,29 @@ mod tests {
         assert!(check(Format::JsonPointer, "/é~0"));
         // e-mail: UTF-8 only in idn-email.
         assert!(!check(Format::Email, "jösé@example.com"));
-        assert!(check(Format::IdnEmail, "jösé@example.com"));
-        assert!(check(Format::IdnEmail, "\"jösé\"@bücher.de"));
         assert!(!check(Format::Email, "\"jösé\"@example.com"));
         assert!(!check(Format::Email, "joe@bücher.de"));
-        assert!(check(Format::IdnEmail, "joe@xn--bcher-kva.de"));
-        // host names: U-labels only in idn-hostname; A-labels in both.
+        assert!(check(Format::Email, "joe@xn--bcher-kva.de"));
+        // host names: U-labels only in idn-hostname; A-labels in both, validated as IDNA2008
+        // labels without the `idn` feature too.
         assert!(!check(Format::Hostname, "bücher.de"));
-        assert!(check(Format::IdnHostname, "bücher.de"));
         assert!(check(Format::Hostname, "xn--bcher-kva.de"));
-        assert!(check(Format::IdnHostname, "XN--BCHER-KVA.de"));
-        // A U-label is in lower case and NFC (RFC 5891 5.3, RFC 5892 2.2).
-        assert!(!check(Format::IdnHostname, "Bücher.de"));
-        assert!(!check(Format::IdnHostname, "bu\u{0308}cher.de"));
-        assert!(check(Format::IdnEmail, "joe@bu\u{0308}cher.de"));
-        // Symbols and punctuation are not PVALID.
-        assert!(!check(Format::IdnHostname, "☃.net"));
-        assert!(!check(Format::IdnHostname, "a\u{00A0}b"));
+        assert!(check(Format::Hostname, "XN--BCHER-KVA.de"));
+        let a_label = |u: &str| format!("xn--{}", idna::punycode_encode(&u.chars().collect::<Vec<_>>()).unwrap());
+        // Not in NFC; upper case (non-ASCII: ASCII is lowered first); a symbol; a leading mark; Bidi rule broken; CONTEXTJ unmet.
+        for invalid in [
+            "bu\u{0308}cher",
+            "\u{00DC}cher",
+            "☃",
+            "\u{0301}a",
+            "a\u{05D0}",
+            "a\u{200D}b",
+        ] {
+            assert!(!check(Format::Hostname, &a_label(invalid)), "{invalid:?}");
+        }
+        for valid in ["bücher", "ß", "\u{05D0}\u{05D1}", "\u{0915}\u{094D}\u{200D}", "日本"] {
+            assert!(check(Format::Hostname, &a_label(valid)), "{valid:?}");
+        }
         // IRIs take ucschar; URIs do not; private use only in the query.
         assert!(check(Format::Iri, "http://bücher.de/ä?ö#ü"));
         assert!(!check(Format::Uri, "http://bücher.de/"));
@@ -1688,6 +1484,28 @@ mod tests {
         assert!(!check(Format::Regex, "[ö-ä]"));
         assert!(check(Format::Regex, "[\\u{1F600}-\\u{1F64F}]"));
         assert!(check(Format::Regex, "[\\uD83D\\uDE00-\\uD83D\\uDE4F]"));
+    }
+
+    #[cfg(feature = "idn")]
+    #[test]
+    fn internationalized() {
+        assert_eq!(Format::IdnHostname.check("bücher.de"), Some(idn::hostname("bücher.de")));
+        assert!(check(Format::IdnEmail, "jösé@example.com"));
+        assert!(check(Format::IdnEmail, "\"jösé\"@bücher.de"));
+        assert!(check(Format::IdnEmail, "joe@xn--bcher-kva.de"));
+        assert!(check(Format::IdnHostname, "bücher.de"));
+        assert!(check(Format::IdnHostname, "XN--BCHER-KVA.de"));
+        assert!(check(Format::IdnHostname, "日本。例"));
+        // A U-label is in lower case and NFC (RFC 5891 5.3, RFC 5892 2.2).
+        assert!(!check(Format::IdnHostname, "Bücher.de"));
+        assert!(!check(Format::IdnHostname, "bu\u{0308}cher.de"));
+        assert!(check(Format::IdnEmail, "joe@bu\u{0308}cher.de"));
+        // Symbols and punctuation are not PVALID.
+        assert!(!check(Format::IdnHostname, "☃.net"));
+        assert!(!check(Format::IdnHostname, "a\u{00A0}b"));
+        // The A-label form's length: 63 octets a label.
+        assert!(check(Format::IdnHostname, &"ü".repeat(20)));
+        assert!(!check(Format::IdnHostname, &"ü".repeat(58)));
     }
 
     #[test]

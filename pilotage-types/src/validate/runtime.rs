@@ -584,7 +584,7 @@ pub fn content(s: &str, base64: bool, json: bool) -> bool {
 fn decode_base64(s: &str) -> Option<Vec<u8>> {
     let text = s.as_bytes();
     let body = text.strip_suffix(b"==").or_else(|| text.strip_suffix(b"=")).unwrap_or(text);
-    if text.len() % 4 == 1 || (body.len() != text.len() && text.len() % 4 != 0) {
+    if text.len() % 4 == 1 || (body.len() != text.len() && !text.len().is_multiple_of(4)) {
         return None;
     }
     let mut out = Vec::with_capacity(body.len() * 3 / 4);

@@ -2,6 +2,7 @@
 //! programs, with `pilotage_codegen::Builder` in `build.rs`.
 
 include!(concat!(env!("OUT_DIR"), "/calc_program.rs"));
+include!(concat!(env!("OUT_DIR"), "/calc_library.rs"));
 
 #[cfg(test)]
 mod tests {
@@ -30,5 +31,37 @@ mod tests {
         assert!(!Step::is_valid(&json!({"op": "pow", "by": 1})));
         assert!(!Step::is_valid(&json!({"op": "add", "by": 1, "note": "y".repeat(81)})));
         assert!(super::calc_program::SCHEMA_JSON.contains("\"Calc program\""));
+    }
+
+    /// The library's validators follow its `$ref`s into the sibling schema and the mapped
+    /// document (nothing is "any value"), and keep `unevaluatedProperties`, a draft 2020-12
+    /// `format` annotation, and a `\p{..}` / `\b` pattern.
+    #[test]
+    fn a_schema_set_is_validated_across_its_documents() {
+        use super::calc_library::CalcLibrary;
+        assert!(super::calc_library::validators().unresolved_references().is_empty());
+        let valid = json!({
+            "programs": {"double": {"steps": [{"op": "mul", "by": 2}]}},
+            "first_step": {"op": "add", "by": 1},
+            "tags": ["math", "ops-2"],
+            "contact": "not an email: 2020-12 formats are annotations",
+            "strict": {"a": 1, "x-note": "ok"}
+        });
+        CalcLibrary::validate(&valid).unwrap();
+        let typed: CalcLibrary = serde_json::from_value(valid.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap()["tags"], valid["tags"]);
+        for (pointer, broken) in [
+            ("/programs/double/steps", json!({"programs": {"double": {"steps": []}}})),
+            ("/first_step/op", json!({"programs": {}, "first_step": {"op": "pow", "by": 1}})),
+            ("/tags/0", json!({"programs": {}, "tags": ["Math"]})),
+            ("/tags/0", json!({"programs": {}, "tags": ["math-"]})),
+            ("/strict/b", json!({"programs": {}, "strict": {"b": 1}})),
+        ] {
+            let errors = CalcLibrary::validate(&broken).unwrap_err();
+            assert!(
+                errors.violations.iter().any(|v| v.instance_pointer == pointer),
+                "{pointer}: {errors}"
+            );
+        }
     }
 }

@@ -14,8 +14,11 @@ use pilotage_types::validate::runtime::Check;
 pub struct Group {
     /// `draft2020-12` or `draft7`.
     pub draft: &'static str,
-    /// The file, relative to the draft's directory (`optional/format/date.json`).
+    /// The file, relative to the draft's directory (`optional/format/date.json`), or to this
+    /// crate for its own cases (`cases/draft2019-09.json`).
     pub file: &'static str,
+    /// The file's path.
+    pub path: &'static str,
     /// The group's index in the file.
     pub index: usize,
     /// The root check of the group's schema, when it generated.

@@ -1,0 +1,402 @@
+//! Host names: RFC 1123 section 2.1 (RFC 952's labels, a leading digit allowed), and IDNA2008:
+//! RFC 5890 (definitions), 5891 (protocol), 5892 (code points), 5893 (Bidi), with the Punycode
+//! of RFC 3492. The Unicode data comes from the checked-in tables (`unicode.rs`), so an A-label
+//! of `hostname` is validated exactly without the `idn` feature.
+
+use super::unicode::{self, Bidi, Idna, IdnaData, Joining, Script};
+
+/// Longest domain name in octets, without a trailing dot (RFC 1034 section 3.1, 255 octets of
+/// wire format).
+const MAX_NAME: usize = 253;
+/// Longest label in octets (RFC 1034 section 3.1).
+const MAX_LABEL: usize = 63;
+
+/// `hostname`: ASCII only, labels separated by `.`.
+pub(super) fn is_hostname(s: &str) -> bool {
+    s.is_ascii() && s.len() <= MAX_NAME && is_domain(s, false)
+}
+
+/// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
+/// stops (as the suite tests).
+#[cfg_attr(not(feature = "idn"), allow(dead_code))]
+pub(super) fn is_idn_hostname(s: &str) -> bool {
+    // Each character takes at least one octet of the A-label form.
+    s.chars().count() <= MAX_NAME && is_domain(s, true)
+}
+
+/// A label separator: `.`, and for IDNs also U+3002 IDEOGRAPHIC FULL STOP, U+FF0E FULLWIDTH
+/// FULL STOP and U+FF61 HALFWIDTH IDEOGRAPHIC FULL STOP (RFC 3490 section 3.1).
+fn is_separator(c: char, idn: bool) -> bool {
+    c == '.' || (idn && matches!(c, '\u{3002}' | '\u{FF0E}' | '\u{FF61}'))
+}
+
+/// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
+/// and RFC 5893's Bidi rule.
+fn is_domain(s: &str, idn: bool) -> bool {
+    let mut total = 0usize;
+    let mut labels: Vec<Vec<char>> = Vec::new();
+    for (index, label) in s.split(|c| is_separator(c, idn)).enumerate() {
+        if index > 0 {
+            total += 1;
+        }
+        let unicode = if label.is_ascii() {
+            // An LDH label (RFC 5890 section 2.3.1): letters, digits and hyphens, neither
+            // first nor last a hyphen (RFC 1123 section 2.1), case-insensitive.
+            let lower = label.to_ascii_lowercase();
+            let b = lower.as_bytes();
+            if b.is_empty()
+                || b.len() > MAX_LABEL
+                || b[0] == b'-'
+                || b[b.len() - 1] == b'-'
+                || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+            {
+                return false;
+            }
+            total += b.len();
+            if b.len() >= 4 && &b[2..4] == b"--" {
+                // Hyphens in the 3rd and 4th positions make a reserved LDH label (RFC 5890
+                // section 2.3.1): only an A-label, `xn--` and the Punycode of a U-label, is
+                // allowed (RFC 5891 section 5.4).
+                let Some(unicode) = lower.strip_prefix("xn--").and_then(a_label_to_u_label) else {
+                    return false;
+                };
+                if !is_u_label(&unicode) {
+                    return false;
+                }
+                unicode
+            } else {
+                lower.chars().collect()
+            }
+        } else {
+            if !idn {
+                return false;
+            }
+            let unicode: Vec<char> = label.chars().collect();
+            // The A-label is `xn--` and at least one octet per character: a longer label
+            // cannot fit (and is not encoded, which is quadratic in its length).
+            if unicode.len() + 4 > MAX_LABEL || !is_u_label(&unicode) {
+                return false;
+            }
+            let Some(encoded) = punycode_encode(&unicode) else {
+                return false;
+            };
+            if encoded.len() + 4 > MAX_LABEL {
+                return false;
+            }
+            total += encoded.len() + 4;
+            unicode
+        };
+        if total > MAX_NAME {
+            return false;
+        }
+        labels.push(unicode);
+    }
+    // RFC 5893 section 2: in a Bidi domain name (one with a right-to-left label, RFC 5893
+    // section 1.4: a label with an R, AL or AN character), every label must satisfy the rule.
+    let bidi_domain = labels.iter().flatten().any(|&c| {
+        matches!(
+            IdnaData::of(c).bidi(),
+            Bidi::RightToLeft | Bidi::ArabicLetter | Bidi::ArabicNumber
+        )
+    });
+    !bidi_domain || labels.iter().all(|label| satisfies_bidi_rule(label))
+}
+
+/// The U-label an A-label's Punycode part (`payload`, lower case) encodes, if it is one: it
+/// decodes (RFC 3492), holds a non-ASCII character (RFC 5890 section 2.3.2.1: otherwise it is
+/// no U-label), and encodes back to itself (RFC 5891 section 5.4: only the canonical form).
+fn a_label_to_u_label(payload: &str) -> Option<Vec<char>> {
+    // The payload of a label of at most 63 octets: at most 59 characters decode.
+    let decoded = punycode_decode(payload)?;
+    if decoded.iter().all(char::is_ascii) {
+        return None;
+    }
+    (punycode_encode(&decoded)? == payload).then_some(decoded)
+}
+
+/// Whether `label` is a U-label (RFC 5891 section 5.4, the checks of section 4.2.3 and 5.3):
+/// no `--` in the 3rd and 4th positions, no leading or trailing hyphen (4.2.3.1); not starting
+/// with a combining mark (4.2.3.2); every code point PVALID, or CONTEXTJ/CONTEXTO with its rule
+/// of RFC 5892 Appendix A satisfied (4.2.3.3, 4.2.2); in NFC (5.3). The Bidi rule (4.2.3.4)
+/// concerns the whole name ([`is_domain`]).
+fn is_u_label(label: &[char]) -> bool {
+    let (Some(&first), Some(&last)) = (label.first(), label.last()) else {
+        return false;
+    };
+    if first == '-' || last == '-' || (label.len() >= 4 && label[2] == '-' && label[3] == '-') {
+        return false;
+    }
+    // A mark is PVALID (Mn, Mc) or DISALLOWED (Me), so the table records it for the first.
+    if IdnaData::of(first).is_mark() {
+        return false;
+    }
+    let valid = label
+        .iter()
+        .enumerate()
+        .all(|(i, &c)| match IdnaData::of(c).property() {
+            Idna::Pvalid => true,
+            Idna::ContextJ => context_j(label, i),
+            Idna::ContextO => context_o(label, i),
+            Idna::Disallowed => false,
+        });
+    valid && unicode::nfc(label.iter().copied()) == label
+}
+
+/// RFC 5892 Appendix A.1 (ZERO WIDTH NON-JOINER) and A.2 (ZERO WIDTH JOINER). The neighbours'
+/// data is read as of valid code points: were one DISALLOWED, the label fails anyway.
+fn context_j(label: &[char], i: usize) -> bool {
+    let virama = |c: char| unicode::combining_class(c) == 9;
+    // Both: If Canonical_Combining_Class(Before(cp)) .eq. Virama Then True.
+    if i > 0 && virama(label[i - 1]) {
+        return true;
+    }
+    if label[i] != '\u{200C}' {
+        return false;
+    }
+    // A.1: If RegExpMatch((Joining_Type:{L,D})(Joining_Type:T)*\u200C
+    //      (Joining_Type:T)*(Joining_Type:{R,D})) Then True.
+    let joining = |c: &&char| IdnaData::of(**c).joining();
+    let left = label[..i].iter().rev().find(|c| joining(c) != Joining::Transparent);
+    let right = label[i + 1..].iter().find(|c| joining(c) != Joining::Transparent);
+    left.is_some_and(|c| matches!(joining(&c), Joining::Left | Joining::Dual))
+        && right.is_some_and(|c| matches!(joining(&c), Joining::Right | Joining::Dual))
+}
+
+/// RFC 5892 Appendix A.3 to A.9, the CONTEXTO rules.
+fn context_o(label: &[char], i: usize) -> bool {
+    let before = i.checked_sub(1).and_then(|j| label.get(j)).copied();
+    let after = label.get(i + 1).copied();
+    let script = |c: char| IdnaData::of(c).script();
+    match label[i] {
+        // A.3 MIDDLE DOT: between two `l`s.
+        '\u{00B7}' => before == Some('l') && after == Some('l'),
+        // A.4 GREEK LOWER NUMERAL SIGN (KERAIA): followed by a Greek character.
+        '\u{0375}' => after.is_some_and(|c| script(c) == Script::Greek),
+        // A.5 HEBREW PUNCTUATION GERESH, A.6 GERSHAYIM: preceded by a Hebrew character.
+        '\u{05F3}' | '\u{05F4}' => before.is_some_and(|c| script(c) == Script::Hebrew),
+        // A.7 KATAKANA MIDDLE DOT: some character of the label is Hiragana, Katakana or Han.
+        '\u{30FB}' => label
+            .iter()
+            .any(|&c| matches!(script(c), Script::Hiragana | Script::Katakana | Script::Han)),
+        // A.8 ARABIC-INDIC DIGITS: no Extended Arabic-Indic digit in the label.
+        '\u{0660}'..='\u{0669}' => !label.iter().any(|c| ('\u{06F0}'..='\u{06F9}').contains(c)),
+        // A.9 EXTENDED ARABIC-INDIC DIGITS: no Arabic-Indic digit in the label.
+        '\u{06F0}'..='\u{06F9}' => !label.iter().any(|c| ('\u{0660}'..='\u{0669}').contains(c)),
+        _ => false,
+    }
+}
+
+/// RFC 5893 section 2, the Bidi rule, on one label (of valid code points).
+fn satisfies_bidi_rule(label: &[char]) -> bool {
+    use Bidi as B;
+    let classes: Vec<Bidi> = label.iter().map(|&c| IdnaData::of(c).bidi()).collect();
+    let Some(&first) = classes.first() else { return false };
+    // 1. The first character must have the class L, R or AL.
+    let rtl = match first {
+        B::LeftToRight => false,
+        B::RightToLeft | B::ArabicLetter => true,
+        _ => return false,
+    };
+    let last = classes.iter().rev().find(|&&c| c != B::NonspacingMark).copied();
+    let neutral = |c: Bidi| {
+        matches!(
+            c,
+            B::EuropeanSeparator
+                | B::CommonSeparator
+                | B::EuropeanTerminator
+                | B::OtherNeutral
+                | B::BoundaryNeutral
+                | B::NonspacingMark
+        )
+    };
+    if rtl {
+        // 2. Only R, AL, AN, EN, ES, CS, ET, ON, BN and NSM.
+        // 3. The end: R, AL, EN or AN, then zero or more NSM.
+        // 4. Not both EN and AN.
+        let allowed = classes.iter().all(|&c| {
+            matches!(
+                c,
+                B::RightToLeft | B::ArabicLetter | B::ArabicNumber | B::EuropeanNumber
+            ) || neutral(c)
+        });
+        let end = last.is_some_and(|c| {
+            matches!(
+                c,
+                B::RightToLeft | B::ArabicLetter | B::EuropeanNumber | B::ArabicNumber
+            )
+        });
+        let en = classes.contains(&B::EuropeanNumber);
+        let an = classes.contains(&B::ArabicNumber);
+        allowed && end && !(en && an)
+    } else {
+        // 5. Only L, EN, ES, CS, ET, ON, BN and NSM.
+        // 6. The end: L or EN, then zero or more NSM.
+        let allowed = classes
+            .iter()
+            .all(|&c| matches!(c, B::LeftToRight | B::EuropeanNumber) || neutral(c));
+        allowed && last.is_some_and(|c| matches!(c, B::LeftToRight | B::EuropeanNumber))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Punycode: RFC 3492 section 6 with the parameters of section 5, in u32 arithmetic whose
+// overflow fails (section 6.4).
+
+const BASE: u32 = 36;
+const T_MIN: u32 = 1;
+const T_MAX: u32 = 26;
+const SKEW: u32 = 38;
+const DAMP: u32 = 700;
+const INITIAL_BIAS: u32 = 72;
+const INITIAL_N: u32 = 0x80;
+
+/// Section 6.1, bias adaptation.
+fn adapt(delta: u32, points: u32, first: bool) -> u32 {
+    let mut delta = if first { delta / DAMP } else { delta / 2 };
+    delta += delta / points;
+    let mut k = 0;
+    while delta > ((BASE - T_MIN) * T_MAX) / 2 {
+        delta /= BASE - T_MIN;
+        k += BASE;
+    }
+    k + (BASE - T_MIN + 1) * delta / (delta + SKEW)
+}
+
+/// The threshold `t` of position `k` (section 6.2: clamped to `[tmin, tmax]`).
+fn threshold(k: u32, bias: u32) -> u32 {
+    k.saturating_sub(bias).clamp(T_MIN, T_MAX)
+}
+
+/// Section 5's digit values: `a`-`z` 0 to 25, `0`-`9` 26 to 35 (upper case letters too, as
+/// RFC 3492 allows; an A-label reaches here in lower case).
+fn digit_value(b: u8) -> Option<u32> {
+    match b {
+        b'a'..=b'z' => Some(u32::from(b - b'a')),
+        b'A'..=b'Z' => Some(u32::from(b - b'A')),
+        b'0'..=b'9' => Some(u32::from(b - b'0') + 26),
+        _ => None,
+    }
+}
+
+fn digit_char(d: u32) -> char {
+    // d < 36 by construction.
+    char::from(if d < 26 { b'a' + d as u8 } else { b'0' + (d - 26) as u8 })
+}
+
+/// Section 6.2, decoding: `None` for an invalid input (a non-basic code point, a bad digit, an
+/// overflow, a basic code point encoded as a delta, or a value that is no scalar value).
+pub(super) fn punycode_decode(input: &str) -> Option<Vec<char>> {
+    let bytes = input.as_bytes();
+    if !input.is_ascii() {
+        return None;
+    }
+    // The basic code points: everything before the last delimiter, which is consumed only
+    // after at least one of them (a leading `-` is a digit, and an invalid one).
+    let (mut output, rest): (Vec<char>, &[u8]) = match input.rfind('-') {
+        Some(at) if at > 0 => (input[..at].chars().collect(), &bytes[at + 1..]),
+        _ => (Vec::new(), bytes),
+    };
+    let (mut n, mut i, mut bias) = (INITIAL_N, 0u32, INITIAL_BIAS);
+    let mut position = 0;
+    while position < rest.len() {
+        let old_i = i;
+        let mut w: u32 = 1;
+        let mut k = BASE;
+        loop {
+            let digit = digit_value(*rest.get(position)?)?;
+            position += 1;
+            i = i.checked_add(digit.checked_mul(w)?)?;
+            let t = threshold(k, bias);
+            if digit < t {
+                break;
+            }
+            w = w.checked_mul(BASE - t)?;
+            k += BASE;
+        }
+        let length = u32::try_from(output.len() + 1).ok()?;
+        bias = adapt(i - old_i, length, old_i == 0);
+        n = n.checked_add(i / length)?;
+        i %= length;
+        if n < INITIAL_N {
+            return None;
+        }
+        output.insert(usize::try_from(i).ok()?, char::from_u32(n)?);
+        i += 1;
+    }
+    Some(output)
+}
+
+/// Section 6.3, encoding: `None` on overflow (not reached by a label of DNS length).
+pub(super) fn punycode_encode(input: &[char]) -> Option<String> {
+    let mut output: String = input.iter().filter(|c| c.is_ascii()).collect();
+    let basic = u32::try_from(output.len()).ok()?;
+    if basic > 0 {
+        output.push('-');
+    }
+    let (mut n, mut delta, mut bias) = (INITIAL_N, 0u32, INITIAL_BIAS);
+    let mut handled = basic;
+    let total = u32::try_from(input.len()).ok()?;
+    while handled < total {
+        let m = input.iter().map(|&c| u32::from(c)).filter(|&c| c >= n).min()?;
+        delta = delta.checked_add((m - n).checked_mul(handled + 1)?)?;
+        n = m;
+        for &c in input {
+            let c = u32::from(c);
+            if c < n {
+                delta = delta.checked_add(1)?;
+            }
+            if c == n {
+                let mut q = delta;
+                let mut k = BASE;
+                loop {
+                    let t = threshold(k, bias);
+                    if q < t {
+                        break;
+                    }
+                    output.push(digit_char(t + (q - t) % (BASE - t)));
+                    q = (q - t) / (BASE - t);
+                    k += BASE;
+                }
+                output.push(digit_char(q));
+                bias = adapt(delta, handled + 1, handled == basic);
+                delta = 0;
+                handled += 1;
+            }
+        }
+        delta = delta.checked_add(1)?;
+        n = n.checked_add(1)?;
+    }
+    Some(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn punycode_round_trips_rfc_3492_samples() {
+        // RFC 3492 section 7.1 (lower-cased), and the suite's A-labels.
+        for (unicode, encoded) in [
+            ("\u{0644}\u{064A}\u{0647}\u{0645}\u{0627}\u{0628}\u{062A}\u{0643}\u{0644}\u{0645}\u{0648}\u{0634}\u{0639}\u{0631}\u{0628}\u{064A}\u{061F}", "egbpdaj6bu4bxfgehfvwxn"),
+            ("\u{4ED6}\u{4EEC}\u{4E3A}\u{4EC0}\u{4E48}\u{4E0D}\u{8BF4}\u{4E2D}\u{6587}", "ihqwcrb4cv8a8dqg056pqjye"),
+            ("Pročprostěnemluvíčesky", "Proprostnemluvesky-uyb24dma41a"),
+            ("\u{30D1}\u{30D5}\u{30A3}\u{30FC}de\u{30EB}\u{30F3}\u{30D0}", "de-jg4avhby1noc0d"),
+            ("bücher", "bcher-kva"),
+            ("-> $1.00 <-", "-> $1.00 <--"),
+        ] {
+            let chars: Vec<char> = unicode.chars().collect();
+            assert_eq!(punycode_encode(&chars).as_deref(), Some(encoded), "{unicode}");
+            assert_eq!(punycode_decode(encoded), Some(chars), "{encoded}");
+        }
+        for invalid in ["x", "99999999999", "a-é", "zzzzzzzzzzzzzzzzzzzzzz"] {
+            let decoded = punycode_decode(invalid);
+            assert!(
+                decoded.is_none() || decoded.as_ref().is_some_and(|d| d.iter().any(|c| !c.is_ascii())),
+                "{invalid}: {decoded:?}"
+            );
+        }
+        assert_eq!(punycode_decode("99999999999"), None);
+        assert_eq!(punycode_decode("a-é"), None);
+        assert_eq!(punycode_decode("-a"), None);
+    }
+}

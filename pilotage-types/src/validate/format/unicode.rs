@@ -1,0 +1,307 @@
+//! The Unicode data of the format checkers, read from the checked-in tables of `tables.rs`
+//! (generated from ICU4X, and compared with it for every code point by the tests of
+//! `generate.rs`), and Normalization Form C (UAX #15) on them. No dependency: this is what lets
+//! `hostname` (A-labels) and `regex` (`\p{..}`, group names) run with the `validate` feature
+//! alone.
+
+use super::tables;
+
+/// The value of a range map at `c`: `map` lists `(start, value)` by increasing start, the first
+/// start 0, each value holding up to the next start (the generator's invariant).
+fn lookup<T: Copy>(map: &[(u32, T)], c: u32) -> T {
+    let after = map.partition_point(|&(start, _)| start <= c);
+    map[after.saturating_sub(1)].1
+}
+
+/// Whether `c` is in the set of an inversion list (the starts of its ranges and the ends, one
+/// past, alternating).
+fn in_set(list: &[u32], c: char) -> bool {
+    list.partition_point(|&boundary| boundary <= u32::from(c)) % 2 == 1
+}
+
+/// Whether `c` has the property `ID_Start` (UAX #31).
+pub(super) fn is_id_start(c: char) -> bool {
+    in_set(tables::ID_START, c)
+}
+
+/// Whether `c` has the property `ID_Continue` (UAX #31).
+pub(super) fn is_id_continue(c: char) -> bool {
+    in_set(tables::ID_CONTINUE, c)
+}
+
+/// Whether `name` is a `General_Category` value or value group, by a name or alias of
+/// `PropertyValueAliases.txt` (`Lu`, `Uppercase_Letter`, `L`, `LC`, `punct`, ...), exactly.
+pub(super) fn is_general_category_name(name: &str) -> bool {
+    tables::GENERAL_CATEGORY_NAMES.binary_search(&name).is_ok()
+}
+
+/// Whether `name` is a `Script` (and `Script_Extensions`) value by a name or alias of
+/// `PropertyValueAliases.txt` (`Latn`, `Latin`, `Qaac`, ...), exactly.
+pub(super) fn is_script_name(name: &str) -> bool {
+    tables::SCRIPT_NAMES.binary_search(&name).is_ok()
+}
+
+/// Whether `name` is a binary property of ECMA-262's table of them (its name or short alias,
+/// `Any`, `ASCII` and `Assigned` included), exactly.
+pub(super) fn is_binary_property_name(name: &str) -> bool {
+    tables::BINARY_PROPERTY_NAMES.binary_search(&name).is_ok()
+}
+
+// ---------------------------------------------------------------------------------------------
+// IDNA2008 (RFC 5892) and what its rules read of a code point.
+
+/// RFC 5892 section 3's derived property value of a code point (section 2.11's UNASSIGNED
+/// counts as DISALLOWED: both are invalid in a label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Idna {
+    Disallowed,
+    Pvalid,
+    ContextJ,
+    ContextO,
+}
+
+/// The Bidi_Class values RFC 5893's rule names, the others as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bidi {
+    LeftToRight,
+    RightToLeft,
+    ArabicLetter,
+    ArabicNumber,
+    EuropeanNumber,
+    EuropeanSeparator,
+    CommonSeparator,
+    EuropeanTerminator,
+    OtherNeutral,
+    BoundaryNeutral,
+    NonspacingMark,
+    Other,
+}
+
+/// The scripts RFC 5892 Appendix A's CONTEXTO rules name, the others as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Script {
+    Other,
+    Greek,
+    Hebrew,
+    Hiragana,
+    Katakana,
+    Han,
+}
+
+/// The Joining_Type values of RFC 5892 Appendix A.1, the others (`U`, `C`) as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Joining {
+    Other,
+    Dual,
+    Left,
+    Right,
+    Transparent,
+}
+
+const BIDI: [Bidi; 12] = [
+    Bidi::LeftToRight,
+    Bidi::RightToLeft,
+    Bidi::ArabicLetter,
+    Bidi::ArabicNumber,
+    Bidi::EuropeanNumber,
+    Bidi::EuropeanSeparator,
+    Bidi::CommonSeparator,
+    Bidi::EuropeanTerminator,
+    Bidi::OtherNeutral,
+    Bidi::BoundaryNeutral,
+    Bidi::NonspacingMark,
+    Bidi::Other,
+];
+const SCRIPT: [Script; 6] = [
+    Script::Other,
+    Script::Greek,
+    Script::Hebrew,
+    Script::Hiragana,
+    Script::Katakana,
+    Script::Han,
+];
+const JOINING: [Joining; 5] = [
+    Joining::Other,
+    Joining::Dual,
+    Joining::Left,
+    Joining::Right,
+    Joining::Transparent,
+];
+
+/// What the IDNA2008 rules read of one code point: the value of the `IDNA` table, bits 0-1 the
+/// derived property ([`Idna`] in order), bit 2 whether it is a mark (General_Category M), bits
+/// 3-6 the [`Bidi`] class, 7-9 the [`Script`], 10-12 the [`Joining`] type (each an index into
+/// the enum's order). The last four are only recorded for a code point that is not DISALLOWED
+/// (0 otherwise): the rules read them of valid code points only, since a label holding a
+/// DISALLOWED one is invalid whatever its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct IdnaData(u16);
+
+impl IdnaData {
+    pub(super) fn of(c: char) -> Self {
+        IdnaData(lookup(tables::IDNA, u32::from(c)))
+    }
+
+    /// The table value of these fields (what `generate.rs` writes).
+    #[cfg(test)]
+    pub(super) fn pack(property: Idna, mark: bool, bidi: Bidi, script: Script, joining: Joining) -> u16 {
+        if property == Idna::Disallowed {
+            return 0;
+        }
+        property as u16
+            | (u16::from(mark) << 2)
+            | ((bidi as u16) << 3)
+            | ((script as u16) << 7)
+            | ((joining as u16) << 10)
+    }
+
+    pub(super) fn property(self) -> Idna {
+        [Idna::Disallowed, Idna::Pvalid, Idna::ContextJ, Idna::ContextO][usize::from(self.0 & 3)]
+    }
+
+    pub(super) fn is_mark(self) -> bool {
+        self.0 & 4 != 0
+    }
+
+    pub(super) fn bidi(self) -> Bidi {
+        BIDI.get(usize::from((self.0 >> 3) & 15))
+            .copied()
+            .unwrap_or(Bidi::Other)
+    }
+
+    pub(super) fn script(self) -> Script {
+        SCRIPT
+            .get(usize::from((self.0 >> 7) & 7))
+            .copied()
+            .unwrap_or(Script::Other)
+    }
+
+    pub(super) fn joining(self) -> Joining {
+        JOINING
+            .get(usize::from((self.0 >> 10) & 7))
+            .copied()
+            .unwrap_or(Joining::Other)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalization Form C: UAX #15 section 3 (canonical decomposition, canonical ordering, then
+// canonical composition), with the Hangul syllables computed (Unicode section 3.12).
+
+const HANGUL_S_BASE: u32 = 0xAC00;
+const HANGUL_L_BASE: u32 = 0x1100;
+const HANGUL_V_BASE: u32 = 0x1161;
+const HANGUL_T_BASE: u32 = 0x11A7;
+const HANGUL_L_COUNT: u32 = 19;
+const HANGUL_V_COUNT: u32 = 21;
+const HANGUL_T_COUNT: u32 = 28;
+const HANGUL_N_COUNT: u32 = HANGUL_V_COUNT * HANGUL_T_COUNT;
+const HANGUL_S_COUNT: u32 = HANGUL_L_COUNT * HANGUL_N_COUNT;
+
+/// `Canonical_Combining_Class` of `c`.
+pub(super) fn combining_class(c: char) -> u8 {
+    lookup(tables::CANONICAL_COMBINING_CLASS, u32::from(c))
+}
+
+/// The one-level canonical decomposition of `c` (`Decomposition_Mapping` without a tag): none,
+/// one character (a singleton) or two.
+pub(super) fn decomposition(c: char) -> Option<(char, Option<char>)> {
+    let s = u32::from(c).wrapping_sub(HANGUL_S_BASE);
+    if s < HANGUL_S_COUNT {
+        let t = s % HANGUL_T_COUNT;
+        let (first, second) = if t == 0 {
+            (
+                HANGUL_L_BASE + s / HANGUL_N_COUNT,
+                HANGUL_V_BASE + (s % HANGUL_N_COUNT) / HANGUL_T_COUNT,
+            )
+        } else {
+            (HANGUL_S_BASE + s - t, HANGUL_T_BASE + t)
+        };
+        return Some((char::from_u32(first)?, Some(char::from_u32(second)?)));
+    }
+    let at = tables::DECOMPOSITION
+        .binary_search_by_key(&c, |&(from, _, _)| from)
+        .ok()?;
+    let (_, first, second) = tables::DECOMPOSITION[at];
+    Some((first, (second != '\0').then_some(second)))
+}
+
+/// The primary composite of `first` and `second` (UAX #15 D114), if any.
+pub(super) fn composition(first: char, second: char) -> Option<char> {
+    let (a, b) = (u32::from(first), u32::from(second));
+    if a.wrapping_sub(HANGUL_L_BASE) < HANGUL_L_COUNT && b.wrapping_sub(HANGUL_V_BASE) < HANGUL_V_COUNT {
+        let lv = (a - HANGUL_L_BASE) * HANGUL_N_COUNT + (b - HANGUL_V_BASE) * HANGUL_T_COUNT;
+        return char::from_u32(HANGUL_S_BASE + lv);
+    }
+    let s = a.wrapping_sub(HANGUL_S_BASE);
+    let t = b.wrapping_sub(HANGUL_T_BASE);
+    if s < HANGUL_S_COUNT && s % HANGUL_T_COUNT == 0 && (1..HANGUL_T_COUNT).contains(&t) {
+        return char::from_u32(a + t);
+    }
+    let at = tables::COMPOSITION
+        .binary_search_by_key(&(first, second), |&(a, b, _)| (a, b))
+        .ok()?;
+    Some(tables::COMPOSITION[at].2)
+}
+
+/// The NFC form of `chars`.
+pub(super) fn nfc(chars: impl IntoIterator<Item = char>) -> Vec<char> {
+    // Full canonical decomposition (an explicit stack: the mappings nest a few levels).
+    let mut out: Vec<char> = Vec::new();
+    let mut stack: Vec<char> = Vec::new();
+    for c in chars {
+        stack.push(c);
+        while let Some(c) = stack.pop() {
+            match decomposition(c) {
+                Some((first, second)) => {
+                    stack.extend(second);
+                    stack.push(first);
+                }
+                None => out.push(c),
+            }
+        }
+    }
+    // Canonical ordering: each run of non-starters sorted, stably, by combining class.
+    let mut start = 0;
+    while start < out.len() {
+        if combining_class(out[start]) == 0 {
+            start += 1;
+            continue;
+        }
+        let end = out[start..]
+            .iter()
+            .position(|&c| combining_class(c) == 0)
+            .map_or(out.len(), |n| start + n);
+        out[start..end].sort_by_key(|&c| combining_class(c));
+        start = end;
+    }
+    // Canonical composition: each character that is not blocked from the last starter (no
+    // character between them of a class 0 or at least its own) and forms a primary composite
+    // with it replaces the starter by the composite.
+    let mut starter: Option<usize> = None;
+    // The class of the last character kept after the starter; 256 before any starter (a
+    // leading non-starter composes with nothing).
+    let mut last_class: u16 = 256;
+    let mut kept = 0;
+    for i in 0..out.len() {
+        let c = out[i];
+        let class = u16::from(combining_class(c));
+        if let Some(at) = starter {
+            let unblocked = last_class < class || (last_class == 0 && at + 1 == kept);
+            if unblocked {
+                if let Some(composite) = composition(out[at], c) {
+                    out[at] = composite;
+                    continue;
+                }
+            }
+        }
+        if class == 0 {
+            starter = Some(kept);
+        }
+        last_class = class;
+        out[kept] = c;
+        kept += 1;
+    }
+    out.truncate(kept);
+    out
+}

@@ -1,0 +1,111 @@
+//! The generated validators against jsonschema on the official suite's schemas: every test of
+//! every group both can build (draft 2020-12 and draft-07, required and optional), checked for
+//! its verdict (`is_valid`), in one run: `suite/is_valid` is the aggregate over all of them.
+//! jsonschema's validators are built before measuring (its compile time is not counted).
+//! `suite/is_valid_same_work` leaves out the IDN format groups, which jsonschema (without its
+//! `idna` feature, as this workspace builds it) does not check.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use pilotage_json_schema_suite::{GROUPS, SUITE};
+use serde_json::Value;
+
+type Case = (pilotage_types::validate::runtime::Check, jsonschema::Validator, Vec<Value>);
+
+/// `PILOTAGE_SUITE_PROFILE=1`: each group's time, both ways, the 20 slowest of ours first (to
+/// find what dominates the aggregate).
+fn profile(cases: &[Case], names: &[String]) {
+    let time = |f: &dyn Fn() -> usize| {
+        let start = std::time::Instant::now();
+        for _ in 0..200 {
+            black_box(f());
+        }
+        start.elapsed().as_secs_f64() / 200.0
+    };
+    let mut rows: Vec<(f64, f64, &str)> = cases
+        .iter()
+        .zip(names)
+        .map(|((check, theirs, tests), name)| {
+            let ours = time(&|| tests.iter().filter(|t| pilotage_types::validate::verdict(*check, t, false)).count());
+            let base = time(&|| tests.iter().filter(|t| theirs.is_valid(t)).count());
+            (ours, base, name.as_str())
+        })
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ours, base, name) in rows.iter().take(20) {
+        eprintln!("{:>10.2} µs {:>10.2} µs  {name}", ours * 1e6, base * 1e6);
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(suite) = SUITE else {
+        eprintln!("SKIPPED: the official JSON-Schema-Test-Suite was not found; no suite benchmark");
+        return;
+    };
+    let suite = Path::new(suite);
+    let remotes = common::remotes(suite);
+    let mut cases: Vec<Case> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut files: std::collections::BTreeMap<(&str, &str), Vec<Value>> = std::collections::BTreeMap::new();
+    for group in GROUPS {
+        let Some(check) = group.check else { continue };
+        let groups = files.entry((group.draft, group.file)).or_insert_with(|| {
+            serde_json::from_slice(&std::fs::read(group.path).expect("the suite is readable")).expect("the suite is JSON")
+        });
+        let data = &groups[group.index];
+        let Some(theirs) = common::jsonschema_validator(group, &data["schema"], &remotes) else { continue };
+        let tests = data["tests"].as_array().into_iter().flatten().map(|t| t["data"].clone()).collect();
+        cases.push((check, theirs, tests));
+        names.push(format!("{}/{}#{}", group.draft, group.file, group.index));
+    }
+    if std::env::var_os("PILOTAGE_SUITE_PROFILE").is_some() {
+        profile(&cases, &names);
+    }
+    let instances: usize = cases.iter().map(|(_, _, tests)| tests.len()).sum();
+    eprintln!("suite/is_valid: {} groups, {instances} instances", cases.len());
+    measure(c, "suite/is_valid", &cases);
+    // jsonschema is built here without its `idna` feature, so it accepts any string as an
+    // `idn-hostname` / `idn-email`: those groups are not the same work on both sides.
+    let comparable: Vec<Case> = cases
+        .into_iter()
+        .zip(&names)
+        .filter(|(_, name)| !name.contains("/format/idn-"))
+        .map(|(case, _)| case)
+        .collect();
+    measure(c, "suite/is_valid_same_work", &comparable);
+}
+
+fn measure(c: &mut Criterion, name: &str, cases: &[Case]) {
+    let mut group = c.benchmark_group(name);
+    group.bench_function("toolkit", |b| {
+        b.iter(|| {
+            let mut valid = 0usize;
+            for (check, _, tests) in cases {
+                for test in tests {
+                    valid += usize::from(pilotage_types::validate::verdict(*check, black_box(test), false));
+                }
+            }
+            valid
+        })
+    });
+    group.bench_function("baseline", |b| {
+        b.iter(|| {
+            let mut valid = 0usize;
+            for (_, theirs, tests) in cases {
+                for test in tests {
+                    valid += usize::from(theirs.is_valid(black_box(test)));
+                }
+            }
+            valid
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
