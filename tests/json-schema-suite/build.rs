@@ -11,8 +11,11 @@ use serde_json::Value;
 const DRAFTS: &[(&str, Draft)] = &[("draft2020-12", Draft::Draft2020), ("draft7", Draft::Draft7)];
 
 /// This crate's own cases, in the suite's format, for what the suite here does not cover
-/// (draft 2019-09: `$recursiveRef`, array-form `items`, ...).
-const OWN: &[(&str, Draft, &str)] = &[("draft2019-09", Draft::Draft2019, "cases/draft2019-09.json")];
+/// (draft 2019-09: `$recursiveRef`, array-form `items`, ...; draft-04 and -06's differences).
+const OWN: &[(&str, Draft, &str)] = &[
+    ("draft2019-09", Draft::Draft2019, "cases/draft2019-09.json"),
+    ("draft4", Draft::Draft4, "cases/draft4.json"),
+];
 
 fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };

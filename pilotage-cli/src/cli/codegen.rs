@@ -23,8 +23,7 @@ pub struct Args {
     /// (repeatable).
     #[arg(long = "map", value_name = "URI=FILE")]
     pub map: Vec<String>,
-    /// The dialect of a schema without `$schema`: `2020-12` (the default), `2019-09`, `7`
-    /// (draft-04/06/07).
+    /// The dialect of a schema without `$schema`: `2020-12` (the default), `2019-09`, `7`, `6`, `4`.
     #[arg(long, value_name = "DRAFT", default_value = "2020-12")]
     pub draft: String,
     /// Assert `format` in 2019-09 and 2020-12 schemas (draft-07 always asserts the standard
@@ -69,7 +68,9 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     builder = match args.draft.trim_start_matches("draft").trim_start_matches('-') {
         "2020-12" => builder.default_draft(pilotage_codegen::validators::Draft::Draft2020),
         "2019-09" => builder.default_draft(pilotage_codegen::validators::Draft::Draft2019),
-        "4" | "04" | "6" | "06" | "7" | "07" => builder.default_draft(pilotage_codegen::validators::Draft::Draft7),
+        "4" | "04" => builder.default_draft(pilotage_codegen::validators::Draft::Draft4),
+        "6" | "06" => builder.default_draft(pilotage_codegen::validators::Draft::Draft6),
+        "7" | "07" => builder.default_draft(pilotage_codegen::validators::Draft::Draft7),
         other => {
             let _ = writeln!(err, "error: --draft {other:?}: expected 2020-12, 2019-09 or 7");
             return UNUSABLE;

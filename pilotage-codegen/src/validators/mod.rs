@@ -198,11 +198,7 @@ impl Options {
     /// Adds a document to the set, known by `uri`, named `file` in errors.
     #[must_use]
     pub fn document(mut self, uri: impl Into<String>, file: impl Into<String>, value: Value) -> Self {
-        self.documents.push(Document {
-            uri: uri.into(),
-            file: file.into(),
-            value,
-        });
+        self.documents.push(Document::new(uri, file, value));
         self
     }
 }
@@ -579,7 +575,7 @@ impl<'a> Gen<'a> {
         let draft = self.draft(pointer);
         let vocab = self.vocab(pointer);
         let filtered;
-        let object = if vocab.validation && vocab.applicator && vocab.unevaluated {
+        let object = if vocab.validation && vocab.applicator && vocab.unevaluated && object.keys().all(|k| draft.has(k)) {
             object
         } else {
             let mut kept = object.clone();
@@ -587,6 +583,7 @@ impl<'a> Gen<'a> {
                 (vocab.validation || !VALIDATION.contains(&k.as_str()))
                     && (vocab.applicator || !APPLICATOR.contains(&k.as_str()))
                     && (vocab.unevaluated || !k.starts_with("unevaluated"))
+                    && draft.has(k)
             });
             filtered = kept;
             &filtered
@@ -595,7 +592,7 @@ impl<'a> Gen<'a> {
         let mut out = TokenStream::new();
 
         // `unevaluated*` (2019-09, 2020-12): this location keeps its own annotation record.
-        let owns = draft != Draft::Draft7
+        let owns = !draft.is_legacy()
             && (object.contains_key("unevaluatedProperties") || object.contains_key("unevaluatedItems"));
         let local = owns.then(|| self.fresh("ev"));
         let inner: Option<Ident> = local.clone().or_else(|| ann.cloned());
@@ -724,7 +721,7 @@ impl<'a> Gen<'a> {
             // Draft-04/06/07: the standard formats assert (as jsonschema does by default);
             // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
             // (`byte`, `uint`) is an annotation everywhere.
-            let asserts = draft == Draft::Draft7 || vocab.format;
+            let asserts = draft.is_legacy() || vocab.format;
             if let Some((_, function)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
                 let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
                     .map_err(|e| self.error(&at("format"), e.to_string()))?;
@@ -735,7 +732,7 @@ impl<'a> Gen<'a> {
                 strings.extend(quote!(if !#path(s) { #fail }));
             }
         }
-        if draft == Draft::Draft7 {
+        if draft.is_legacy() {
             // Draft-07's content keywords, asserted for what the runtime decodes (base64,
             // JSON); other encodings and media types are annotations.
             let base64 = object.get("contentEncoding").and_then(Value::as_str) == Some("base64");
@@ -762,7 +759,7 @@ impl<'a> Gen<'a> {
             "multipleOf",
         ] {
             let Some(limit) = object.get(keyword) else { continue };
-            if draft == Draft::Draft7 && limit.is_boolean() && keyword.starts_with("exclusive") {
+            if draft.is_legacy() && limit.is_boolean() && keyword.starts_with("exclusive") {
                 // Draft-04's boolean form modifies `minimum` / `maximum`, below.
                 continue;
             }
@@ -865,7 +862,7 @@ impl<'a> Gen<'a> {
             let function = self.branch(&at("contains"), false);
             self.descent -= 1;
             let function = function?;
-            let bounded = draft != Draft::Draft7;
+            let bounded = !draft.is_legacy();
             let min = match object.get("minContains").filter(|_| bounded) {
                 Some(min) => count(min)
                     .ok_or_else(|| self.error(&at("minContains"), "`minContains` must be a non-negative integer"))?,
@@ -1047,7 +1044,7 @@ impl<'a> Gen<'a> {
         // `dependentRequired`, and draft-07's `dependencies` in its array form.
         let mut dependent_required = Vec::new();
         let mut dependent_schemas = Vec::new();
-        if let Some(dependent) = object.get("dependentRequired").filter(|_| draft != Draft::Draft7) {
+        if let Some(dependent) = object.get("dependentRequired").filter(|_| !draft.is_legacy()) {
             let Value::Object(dependent) = dependent else {
                 return Err(self.error(&at("dependentRequired"), "`dependentRequired` must be an object"));
             };
@@ -1055,7 +1052,7 @@ impl<'a> Gen<'a> {
                 dependent_required.push((member, names, child(&at("dependentRequired"), member)));
             }
         }
-        if let Some(dependent) = object.get("dependentSchemas").filter(|_| draft != Draft::Draft7) {
+        if let Some(dependent) = object.get("dependentSchemas").filter(|_| !draft.is_legacy()) {
             let Value::Object(dependent) = dependent else {
                 return Err(self.error(&at("dependentSchemas"), "`dependentSchemas` must be an object"));
             };

@@ -22,8 +22,13 @@ use crate::CodegenError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[non_exhaustive]
 pub enum Draft {
-    /// Draft-04, draft-06 and draft-07: `$ref` hides its siblings; the standard formats
-    /// assert; `dependencies`, array-form `items` and `additionalItems`.
+    /// Draft-04: as draft-07 below, with `id` for `$id`, the boolean `exclusiveMinimum` /
+    /// `exclusiveMaximum`, and no `const`, `contains`, `propertyNames` or `if`.
+    Draft4,
+    /// Draft-06: as draft-07, without `if` / `then` / `else`.
+    Draft6,
+    /// Draft-07: `$ref` hides its siblings; the standard formats assert; `dependencies`,
+    /// array-form `items` and `additionalItems`.
     Draft7,
     /// Draft 2019-09: `$recursiveRef` / `$recursiveAnchor`, array-form `items` and
     /// `additionalItems`, `unevaluated*`.
@@ -37,7 +42,11 @@ impl Draft {
     /// The dialect a `$schema` URI names, if it names one of the drafts.
     pub fn from_schema_uri(uri: &str) -> Option<Draft> {
         let uri = uri.trim_end_matches('#');
-        if uri.contains("draft-04") || uri.contains("draft-06") || uri.contains("draft-07") {
+        if uri.contains("draft-04") {
+            Some(Draft::Draft4)
+        } else if uri.contains("draft-06") {
+            Some(Draft::Draft6)
+        } else if uri.contains("draft-07") {
             Some(Draft::Draft7)
         } else if uri.contains("draft/2019-09") {
             Some(Draft::Draft2019)
@@ -48,14 +57,38 @@ impl Draft {
         }
     }
 
+    /// Draft-04, -06 or -07: `$ref` hides its siblings, formats assert, `dependencies`.
+    pub fn is_legacy(self) -> bool {
+        matches!(self, Draft::Draft4 | Draft::Draft6 | Draft::Draft7)
+    }
+
     /// Whether `$ref` hides its siblings (draft-04/06/07).
     pub fn ref_hides_siblings(self) -> bool {
-        self == Draft::Draft7
+        self.is_legacy()
+    }
+
+    /// The keyword naming a schema resource: `id` in draft-04, `$id` after.
+    pub fn id_keyword(self) -> &'static str {
+        if self == Draft::Draft4 {
+            "id"
+        } else {
+            "$id"
+        }
+    }
+
+    /// Whether the dialect has `keyword` (for those draft-04 and draft-06 lack).
+    pub(crate) fn has(self, keyword: &str) -> bool {
+        match keyword {
+            "const" | "contains" | "propertyNames" => self != Draft::Draft4,
+            "if" | "then" | "else" => !matches!(self, Draft::Draft4 | Draft::Draft6),
+            _ => true,
+        }
     }
 }
 
 /// One document of a schema set.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Document {
     /// The URI the document is known by (its retrieval URI): `$ref`s naming it resolve to it,
     /// and its relative references resolve against it unless its root has an `$id`.
@@ -64,6 +97,17 @@ pub struct Document {
     pub file: String,
     /// The document.
     pub value: Value,
+}
+
+impl Document {
+    /// A document known by `uri`, named `file` in errors.
+    pub fn new(uri: impl Into<String>, file: impl Into<String>, value: Value) -> Self {
+        Self {
+            uri: uri.into(),
+            file: file.into(),
+            value,
+        }
+    }
 }
 
 /// A schema location: a document of the set and a JSON Pointer inside it.
@@ -77,7 +121,7 @@ pub struct Location {
 
 /// A schema resource: a document root or a subschema with its own `$id`.
 #[derive(Debug, Clone)]
-pub struct Resource {
+pub(crate) struct Resource {
     /// Where the resource's root is.
     pub root: Location,
     /// Its dialect.
@@ -187,12 +231,12 @@ impl Index {
         let hidden = draft.ref_hides_siblings() && object.contains_key("$ref");
         if !hidden {
             if let Some(dialect) = object.get("$schema").and_then(Value::as_str).and_then(Draft::from_schema_uri) {
-                if object.contains_key("$id") || is_root {
+                if object.contains_key(dialect.id_keyword()) || is_root {
                     draft = dialect;
                 }
             }
-            if let Some(id) = object.get("$id").and_then(Value::as_str) {
-                let at = format!("{pointer}/$id");
+            if let Some(id) = object.get(draft.id_keyword()).and_then(Value::as_str) {
+                let at = format!("{pointer}/{}", draft.id_keyword());
                 let resolved =
                     join(&base, id).ok_or_else(|| error(&at, format!("`$id` {id:?} is not a URI reference")))?;
                 let (uri, fragment) = match resolved.split_once('#') {

@@ -54,11 +54,16 @@ pub fn jsonschema_validator(group: &Group, schema: &Value, remotes: &BTreeMap<St
     let draft = match group.draft {
         "draft7" => jsonschema::Draft::Draft7,
         "draft2019-09" => jsonschema::Draft::Draft201909,
+        "draft4" => jsonschema::Draft::Draft4,
         _ => jsonschema::Draft::Draft202012,
     };
-    jsonschema::options()
-        .with_draft(draft)
-        .should_validate_formats(group.draft == "draft7" || group.file.starts_with("optional/format/"))
+    let mut options = jsonschema::options();
+    if schema.get("$schema").is_none() {
+        // As the generator: `$schema` decides; the directory's draft is the default.
+        options = options.with_draft(draft);
+    }
+    options
+        .should_validate_formats(matches!(group.draft, "draft7" | "draft4") || group.file.starts_with("optional/format/"))
         .with_retriever(Retriever(remotes.clone()))
         .build(schema)
         .ok()
