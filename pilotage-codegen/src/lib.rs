@@ -49,9 +49,6 @@ pub struct GeneratedTypes {
     /// The validators' own file, when they are not embedded in `code`
     /// ([`TypesSettings::embed_schema`]).
     pub validators: Option<String>,
-    /// The pilotage-types features the generated code needs beyond `validate` (`idn` when
-    /// the validators assert an IDN format).
-    pub features: Vec<&'static str>,
 }
 
 /// Parses `bytes` as a JSON Schema document, naming `file` in the error.
@@ -169,7 +166,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     )?;
     // A reference to another document is typed `serde_json::Value` either way; it is worth a
     // warning only when the validators could not resolve it in the schema set either.
-    let mut warnings: Vec<String> = warnings
+    let warnings: Vec<String> = warnings
         .into_iter()
         .filter(|warning| {
             let Some(reference) = warning
@@ -182,17 +179,11 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
             rendered.unresolved.iter().any(|u| u == reference)
         })
         .collect();
-    if rendered.features.contains(&"idn") {
-        warnings.push(format!(
-            "{file}: the validators assert `idn-hostname` / `idn-email`: the generated code needs pilotage-types' feature `idn`"
-        ));
-    }
     Ok(GeneratedTypes {
         code: rendered.code,
         warnings,
         api: rendered.api,
         validators: rendered.validators,
-        features: rendered.features,
     })
 }
 

@@ -35,6 +35,7 @@
 //! | [`plain_merge_members`] | annotations of `allOf` members; `propertyNames` | merge assertions |
 //! | [`large_merges_as_any`] | a merge with more than [`MAX_MERGED_ALTERNATIVES`] alternatives | exponential merge |
 //! | [`recursive_merges_as_any`] | a merge that inlines its own definition | stack overflow (abort) |
+//! | [`nullable_definitions_split`] | a definition of one named schema or `null` | defines a type twice |
 //! | [`drop_colliding_titles`] | a nested `title` naming another type's name | defines a type twice |
 //!
 //! Together, [`patterns_left_to_validator`], [`pattern_members_as_maps`] and
@@ -90,6 +91,7 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "plain_merge_members", apply: plain_merge_members },
     Normalisation { name: "large_merges_as_any", apply: large_merges_as_any },
     Normalisation { name: "recursive_merges_as_any", apply: recursive_merges_as_any },
+    Normalisation { name: "nullable_definitions_split", apply: nullable_definitions_split },
     Normalisation { name: "drop_colliding_titles", apply: drop_colliding_titles },
 ];
 
@@ -184,25 +186,130 @@ pub fn pattern_members_as_maps(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// True when typify 0.8 gives `schema` a type of its own, named after where it is: a struct
+/// (`properties`, `required`), an enum (`enum`, `oneOf`, `anyOf`) or a merge (`allOf`).
+fn is_named_kind(schema: &Map<String, Value>) -> bool {
+    ["properties", "required", "enum", "oneOf", "anyOf", "allOf"]
+        .iter()
+        .any(|k| schema.contains_key(*k))
+}
+
+/// **A definition that is one named schema or `null` gets that schema as a definition of its
+/// own, `<Name>Value`**: `pathConfig: {"oneOf": [{"type": "object", "properties": ..},
+/// {"type": "null"}]}` becomes `pathConfig: {"oneOf": [{"$ref": "#/$defs/pathConfigValue"},
+/// {"type": "null"}]}` plus `pathConfigValue`, and the same for `anyOf` and for a `type` of
+/// one type and `"null"` (`{"type": ["object", "null"], "properties": ..}`). The Rust types
+/// are `PathConfig(Option<PathConfigValue>)` and the struct `PathConfigValue`.
+///
+/// Why: typify 0.8 names the inner struct or enum after the definition and then wraps the
+/// `Option` in a newtype of the same name, so the name is defined twice.
+/// Enforced instead by: nothing changes but a name; the value is the same.
+pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return Vec::new();
+    };
+    let is_null = |v: &Value| v.get("type") == Some(&json!("null")) || v.get("const") == Some(&Value::Null);
+    let mut taken: std::collections::BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
+    let mut added: Vec<(String, Value)> = Vec::new();
+    let mut changed = Vec::new();
+    for (key, def) in defs.iter_mut() {
+        let Value::Object(object) = def else { continue };
+        let mut inner: Option<Value> = None;
+        for keyword in ["oneOf", "anyOf"] {
+            let Some(Value::Array(branches)) = object.get(keyword) else { continue };
+            if branches.len() != 2 || object.contains_key("properties") {
+                continue;
+            }
+            let nulls = branches.iter().filter(|b| is_null(b)).count();
+            let Some(Value::Object(named)) = branches.iter().find(|b| !is_null(b)) else { continue };
+            if nulls != 1 || named.contains_key("$ref") || !is_named_kind(named) {
+                continue;
+            }
+            inner = Some(Value::Object(named.clone()));
+            let mut branches = branches.clone();
+            for branch in branches.iter_mut() {
+                if !is_null(branch) {
+                    *branch = Value::Null; // placeholder, replaced below
+                }
+            }
+            object.insert(keyword.to_owned(), Value::Array(branches));
+            break;
+        }
+        if inner.is_none() {
+            let types = object.get("type").and_then(Value::as_array).cloned().unwrap_or_default();
+            if types.len() == 2 && types.contains(&json!("null")) && is_named_kind(object) && !object.contains_key("$ref") {
+                let other = types.iter().find(|t| **t != json!("null")).cloned().unwrap_or(Value::Null);
+                let mut moved = Map::new();
+                for (k, v) in std::mem::take(object) {
+                    if matches!(k.as_str(), "description" | "title" | "$comment" | "$id" | "$schema" | "$anchor" | "examples") {
+                        object.insert(k, v);
+                    } else {
+                        moved.insert(k, v);
+                    }
+                }
+                moved.insert("type".into(), other);
+                inner = Some(Value::Object(moved));
+                object.insert("oneOf".into(), json!([Value::Null, {"type": "null"}]));
+            }
+        }
+        let Some(inner) = inner else { continue };
+        let mut name = format!("{key}Value");
+        let mut n = 2;
+        while taken.contains(&crate::render::rust_type_name(&name)) || added.iter().any(|(a, _)| *a == name) {
+            name = format!("{key}Value{n}");
+            n += 1;
+        }
+        taken.insert(crate::render::rust_type_name(&name));
+        let reference = json!({"$ref": format!("#/$defs/{}", crate::error::escape_pointer_token(&name))});
+        for keyword in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(branches)) = object.get_mut(keyword) {
+                for branch in branches.iter_mut().filter(|b| b.is_null()) {
+                    *branch = reference.clone();
+                }
+            }
+        }
+        changed.push(format!("/$defs/{}", crate::error::escape_pointer_token(key)));
+        added.push((name, inner));
+    }
+    for (name, inner) in added {
+        defs.insert(name, inner);
+    }
+    changed
+}
+
 /// **A `title` below a definition is removed when its type name is the name of a definition
-/// (the root's included) or the title of another subschema**: typify names the type of a
-/// titled subschema after its title, so a nested `{"title": "Alias"}` in a schema whose root is
-/// `Alias` (or two different nested schemas both titled `Rule`) would define one Rust name
-/// twice. The subschema then gets the name typify makes from where it is (`AliasValue`,
+/// (the root's included), or the name of an earlier titled subschema of another shape**:
+/// typify names the type of a titled subschema after its title, so a nested `{"title":
+/// "Alias"}` in a schema whose root is `Alias` defines one Rust name twice, and a second
+/// nested schema titled `Rule` silently gets the first one's type (typify reuses a name it
+/// has seen). Subschemas of one title and one shape (annotations aside) keep sharing a type. The subschema then gets the name typify makes from where it is (`AliasValue`,
 /// `ConfigRulesItem`). Titles of definitions themselves are not used for names and are kept;
 /// the title text is kept in the description.
 ///
-/// Why: typify 0.8 does not make the names it takes from titles unique, and generated code
-/// with a type defined twice does not compile.
+/// Why: typify 0.8 does not make the names it takes from titles unique: generated code with
+/// a type defined twice does not compile, and a reused name gives a member the wrong type.
 /// Enforced instead by: nothing is constrained by a title; only a Rust name changes.
 pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
     use std::collections::{BTreeMap, BTreeSet};
+    /// Keywords that do not change a subschema's type.
+    const ANNOTATIONS: &[&str] = &[
+        "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly",
+        "markdownDescription",
+    ];
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
         return Vec::new();
     };
     let def_names: BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
-    // How many nested subschemas take each name from their title.
-    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    // The shape (annotations aside) of the first nested subschema that takes each name from
+    // its title: typify gives every later one of that name the first one's type.
+    let shape = |object: &Map<String, Value>| -> Value {
+        let mut shape = object.clone();
+        for key in ANNOTATIONS {
+            shape.remove(*key);
+        }
+        Value::Object(shape)
+    };
+    let mut first: BTreeMap<String, Value> = BTreeMap::new();
     for (key, def) in defs.iter_mut() {
         let root = format!("/$defs/{}", crate::error::escape_pointer_token(key));
         walk_mut(def, &root, &mut |object, at| {
@@ -210,7 +317,7 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
                 return;
             }
             if let Some(Value::String(title)) = object.get("title") {
-                *uses.entry(crate::render::rust_type_name(title)).or_default() += 1;
+                first.entry(crate::render::rust_type_name(title)).or_insert_with(|| shape(object));
             }
         });
     }
@@ -225,7 +332,7 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
                 return;
             };
             let name = crate::render::rust_type_name(title);
-            if def_names.contains(&name) || uses.get(&name).is_some_and(|n| *n > 1) {
+            if def_names.contains(&name) || first.get(&name).is_some_and(|f| *f != shape(object)) {
                 let title = title.clone();
                 object.remove("title");
                 if object.get("description").and_then(Value::as_str) != Some(title.as_str()) {
@@ -1284,6 +1391,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn nullable_definitions_get_their_named_schema_split_off() {
+        let mut schema = json!({"$defs": {
+            "pathConfig": {"description": "D.", "oneOf": [{"type": "object", "properties": {"a": {}}}, {"type": "null"}]},
+            "both": {"type": ["object", "null"], "description": "B.", "properties": {"b": {}}},
+            "plain": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "referred": {"anyOf": [{"$ref": "#/$defs/plain"}, {"type": "null"}]}}});
+        let changed = nullable_definitions_split(&mut schema);
+        assert_eq!(changed, ["/$defs/both", "/$defs/pathConfig"]);
+        let d = &schema["$defs"];
+        assert_eq!(d["pathConfig"], json!({"description": "D.", "oneOf": [{"$ref": "#/$defs/pathConfigValue"}, {"type": "null"}]}));
+        assert_eq!(d["pathConfigValue"], json!({"type": "object", "properties": {"a": {}}}));
+        assert_eq!(d["both"], json!({"description": "B.", "oneOf": [{"$ref": "#/$defs/bothValue"}, {"type": "null"}]}));
+        assert_eq!(d["bothValue"], json!({"type": "object", "properties": {"b": {}}}));
+        assert_eq!(d["plain"]["anyOf"][0], json!({"type": "string"}));
+    }
+
+    #[test]
     fn pattern_members_become_one_map() {
         let mut schema = json!({"$defs": {
             "closed": {"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false},
@@ -1313,17 +1437,17 @@ mod tests {
             "Other": {"properties": {
                 "a": {"title": "Rule", "type": "string"},
                 "b": {"title": "rule", "type": "integer", "description": "B."},
-                "c": {"title": "Unique", "type": "integer"}}}}});
+                "c": {"title": "Unique", "type": "integer"},
+                "d": {"title": "Rule", "type": "string", "description": "Shared."}}}}});
         let changed = drop_colliding_titles(&mut schema);
-        assert_eq!(
-            changed,
-            ["/$defs/Alias/additionalProperties/title", "/$defs/Other/properties/a/title", "/$defs/Other/properties/b/title"]
-        );
+        assert_eq!(changed, ["/$defs/Alias/additionalProperties/title", "/$defs/Other/properties/b/title"]);
         let d = &schema["$defs"];
         assert_eq!(d["Alias"]["title"], "alias");
         assert_eq!(d["Alias"]["additionalProperties"], json!({"type": "object", "description": "Alias"}));
         assert_eq!(d["Other"]["properties"]["b"]["description"], "rule: B.");
         assert_eq!(d["Other"]["properties"]["c"]["title"], "Unique");
+        assert_eq!(d["Other"]["properties"]["a"]["title"], "Rule");
+        assert_eq!(d["Other"]["properties"]["d"]["title"], "Rule", "the same shape keeps sharing its type");
     }
 
     #[test]

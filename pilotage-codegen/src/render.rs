@@ -82,8 +82,6 @@ pub struct Rendered {
     /// The references the validators could not resolve in the schema set (each accepts any
     /// value).
     pub unresolved: Vec<String>,
-    /// The pilotage-types features the generated validators need beyond `validate`.
-    pub features: Vec<&'static str>,
 }
 
 /// Root keywords that make the document's root a type of its own.
@@ -427,7 +425,6 @@ pub fn render(
         validators: validators_file,
         api,
         unresolved: generated.unresolved.clone(),
-        features: generated.features.clone(),
     })
 }
 

@@ -8,10 +8,6 @@
 //! another form, or of an unknown format, are listed in the summary, so nothing is skipped
 //! silently.
 //!
-//! Run it both ways: `cargo test -p pilotage-types --test formats` checks every format but
-//! `idn-hostname` and `idn-email` (whose tests are counted as needing the feature, and whose
-//! `Format::check` must answer `None`), `--features idn` checks them too.
-//!
 //! Every mismatch is collected, and the test fails with the whole list. The suite is read in
 //! place from `$JSON_SCHEMA_TEST_SUITE`, by default `<workspace>/../shared/json-schema-test-suite`;
 //! without it the test prints `SKIPPED:` (and fails under `CI=true`).
@@ -24,10 +20,9 @@ use std::path::{Path, PathBuf};
 use pilotage_types::validate::format::{self, Format};
 use serde_json::Value;
 
-/// The free function a generated validator calls for `format`; `None` for an IDN format
-/// without the `idn` feature (the function does not exist then).
-fn free_function(format: Format) -> Option<fn(&str) -> bool> {
-    Some(match format {
+/// The free function a generated validator calls for `format`.
+fn free_function(format: Format) -> fn(&str) -> bool {
+    match format {
         Format::Date => format::date,
         Format::DateTime => format::date_time,
         Format::Time => format::time,
@@ -45,31 +40,18 @@ fn free_function(format: Format) -> Option<fn(&str) -> bool> {
         Format::RelativeJsonPointer => format::relative_json_pointer,
         Format::Regex => format::regex,
         Format::Uuid => format::uuid,
-        #[cfg(feature = "idn")]
         Format::IdnHostname => format::idn::hostname,
-        #[cfg(feature = "idn")]
         Format::IdnEmail => format::idn::email,
-        #[cfg(not(feature = "idn"))]
-        Format::IdnHostname | Format::IdnEmail => return None,
-    })
+    }
 }
 
-fn is_idn(format: Format) -> bool {
-    matches!(format, Format::IdnHostname | Format::IdnEmail)
-}
-
-/// Every format but the IDN ones has its checker in every build with `validate`; the IDN ones
-/// exactly with `idn`, and `Format::check` says `None` for them otherwise.
+/// `Format::check` is the free function, for every format.
 #[test]
-fn every_format_but_the_idn_ones_is_checked_without_the_idn_feature() {
+fn format_check_is_the_free_function() {
     for &format in Format::ALL {
-        let checked = !is_idn(format) || cfg!(feature = "idn");
-        assert_eq!(free_function(format).is_some(), checked, "{format}");
-        assert_eq!(format.check("example.com").is_some(), checked, "{format}");
-        if let Some(function) = free_function(format) {
-            for s in ["", "example.com", "2024-02-29", "xn--bcher-kva.de", "a@b.c", "/a~0"] {
-                assert_eq!(format.check(s), Some(function(s)), "{format} {s:?}");
-            }
+        let function = free_function(format);
+        for s in ["", "example.com", "2024-02-29", "xn--bcher-kva.de", "a@b.c", "/a~0", "bücher.de"] {
+            assert_eq!(format.check(s), function(s), "{format} {s:?}");
         }
     }
 }
@@ -113,8 +95,6 @@ struct Tally {
     groups: usize,
     checked: usize,
     non_string: usize,
-    /// Tests of an IDN format, not checked without the `idn` feature.
-    needs_idn: usize,
     mismatches: usize,
     jsonschema_differs: usize,
     not_checked: Vec<String>,
@@ -173,19 +153,14 @@ fn official_suite_optional_format_tests() {
                     };
                     let expected = test["valid"].as_bool().expect("a test has a boolean `valid`");
                     let test_description = test["description"].as_str().unwrap_or("?");
-                    let Some(function) = free_function(format) else {
-                        assert!(is_idn(format) && !cfg!(feature = "idn"), "{format} has a checker");
-                        assert_eq!(format.check(data), None, "{format} without its checker");
-                        tally.needs_idn += 1;
-                        continue;
-                    };
+                    let function = free_function(format);
                     tally.checked += 1;
                     let verdict = function(data);
-                    if verdict != expected || format.check(data) != Some(verdict) {
+                    if verdict != expected || format.check(data) != verdict {
                         tally.mismatches += 1;
                         mismatches.push(format!(
                             "{draft}/{file}: {description:?} / {test_description:?}: data {data:?}, expected {}, \
-                             the function says {verdict}, Format::check {:?}",
+                             the function says {verdict}, Format::check {}",
                             if expected { "valid" } else { "invalid" },
                             format.check(data),
                         ));
@@ -209,14 +184,13 @@ fn official_suite_optional_format_tests() {
         }
         summary.push(format!(
             "{draft}: {} files, {} groups, {} string tests checked, {} mismatches; {} non-string tests not checked; \
-             {} IDN tests not checked (they need the feature `idn`); jsonschema differs from the suite on {}; \
+             jsonschema differs from the suite on {}; \
              groups not checked: {}",
             tally.files,
             tally.groups,
             tally.checked,
             tally.mismatches,
             tally.non_string,
-            tally.needs_idn,
             tally.jsonschema_differs,
             if tally.not_checked.is_empty() {
                 "none".to_owned()
@@ -225,10 +199,6 @@ fn official_suite_optional_format_tests() {
             }
         ));
         assert!(tally.checked > 0, "{draft}: no string test checked");
-        assert!(
-            cfg!(feature = "idn") == (tally.needs_idn == 0),
-            "{draft}: the IDN tests are checked exactly with the feature `idn`"
-        );
     }
     if !information.is_empty() {
         eprintln!(

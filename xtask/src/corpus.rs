@@ -10,7 +10,8 @@
 //! With `--compile N`, the first N generated modules are compiled together in one scratch
 //! crate (`pilotage-types` by path, `serde`, `serde_json`: the dependencies generated code may
 //! have) with `cargo check`; a module with errors is reported and left out, and the rest is
-//! checked again until it compiles. The scratch crate and its target directory live under the
+//! checked again until it compiles. The modules are checked in batches of at most
+//! `BATCH_BYTES` of source, since one check of a whole catalogue needs tens of GiB. The scratch crate and its target directory live under the
 //! system's temporary directory (`$CARGO_TARGET_DIR` is not used).
 //!
 //! ```text
@@ -402,15 +403,58 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
     }
     let target = std::env::temp_dir().join("pilotage-corpus-target");
     let mut failed: BTreeMap<String, String> = BTreeMap::new();
+    // One `cargo check` of every module at once needs tens of GiB for the whole corpus:
+    // the modules are checked in batches of at most BATCH_BYTES of source (or one module).
+    let mut batches: Vec<Vec<String>> = vec![Vec::new()];
+    let mut size = 0u64;
+    for module in &modules {
+        let bytes = std::fs::metadata(src.join(format!("{module}.rs"))).map_or(0, |m| m.len());
+        if size + bytes > BATCH_BYTES && !batches.last().is_some_and(Vec::is_empty) {
+            batches.push(Vec::new());
+            size = 0;
+        }
+        size += bytes;
+        batches.last_mut().map(|b| b.push(module.clone()));
+    }
+    let count = batches.len();
+    for (number, batch) in batches.iter().enumerate() {
+        check_batch(&krate, &src, &target, batch, &mut failed, number + 1, count)?;
+    }
+    for entry in entries.iter_mut() {
+        if modules.contains(&entry.module) {
+            entry.compile = Some(failed.get(&entry.module).cloned().unwrap_or_else(|| "ok".to_owned()));
+        }
+    }
+    let _ = std::io::stderr().flush();
+    Ok(modules.len() - failed.len())
+}
+
+/// Source per `cargo check` of [`compile`].
+const BATCH_BYTES: u64 = 24 << 20;
+
+/// Checks `batch` in the scratch crate until what is left compiles (at most six rounds),
+/// recording each failing module's first error in `failed`.
+fn check_batch(
+    krate: &Path,
+    src: &Path,
+    target: &Path,
+    batch: &[String],
+    failed: &mut BTreeMap<String, String>,
+    number: usize,
+    count: usize,
+) -> Result<(), String> {
     for round in 1..=6 {
-        let live: Vec<&String> = modules.iter().filter(|m| !failed.contains_key(*m)).collect();
+        let live: Vec<&String> = batch.iter().filter(|m| !failed.contains_key(*m)).collect();
+        if live.is_empty() {
+            break;
+        }
         let lib: String = live.iter().map(|m| format!("include!(\"{m}.rs\");\n")).collect();
         std::fs::write(src.join("lib.rs"), lib).map_err(|e| e.to_string())?;
-        eprintln!("corpus: cargo check of {} module(s), round {round}", live.len());
+        eprintln!("corpus: cargo check of {} module(s), batch {number}/{count}, round {round}", live.len());
         let output = Command::new(env!("CARGO"))
             .args(["check", "--quiet", "--message-format=short", "--lib"])
-            .current_dir(&krate)
-            .env("CARGO_TARGET_DIR", &target)
+            .current_dir(krate)
+            .env("CARGO_TARGET_DIR", target)
             .env_remove("RUSTFLAGS")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -431,7 +475,7 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
             if !rest.contains("error") || file == "lib" {
                 continue;
             }
-            if !failed.contains_key(file) && modules.iter().any(|m| m == file) {
+            if !failed.contains_key(file) && batch.iter().any(|m| m == file) {
                 failed.insert(file.to_owned(), line.chars().take(300).collect());
                 new_failures += 1;
             }
@@ -443,13 +487,7 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
             ));
         }
     }
-    for entry in entries.iter_mut() {
-        if modules.contains(&entry.module) {
-            entry.compile = Some(failed.get(&entry.module).cloned().unwrap_or_else(|| "ok".to_owned()));
-        }
-    }
-    let _ = std::io::stderr().flush();
-    Ok(modules.len() - failed.len())
+    Ok(())
 }
 
 fn summary(entries: &[Entry], compiled: Option<usize>, took: Duration) -> String {

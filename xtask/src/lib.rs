@@ -1,6 +1,7 @@
 //! Library side of `cargo xtask`, so tests can run the same functions the commands run
 //! (the drift check is also a `#[test]` in `pilotage-tests`).
 
+pub mod agree;
 pub mod bench;
 pub mod codegen;
 pub mod corpus;

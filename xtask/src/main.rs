@@ -3,7 +3,9 @@
 //! - `regen [--check] [--schema PATH]`: write (or compare) every generated file;
 //! - `validate [--schema PATH] [--compatible] <DEF> <FILE>...`: validate JSON files against a `$defs` entry;
 //! - `lint --tools FILE ...`: check a server surface against Part III (also `pilotage lint`);
-//! - `corpus DIR [--compile N] [--report FILE]`: the codegen over a directory of schemas ([`xtask::corpus`]).
+//! - `corpus DIR [--compile N] [--report FILE]`: the codegen over a directory of schemas ([`xtask::corpus`]);
+//! - `agree DIR [--instances N] [--limit K] [--report FILE]`: the generated validators against
+//!   jsonschema on a directory of schemas ([`xtask::agree`]).
 //!
 //! `validate` and `lint` are `pilotage_cli`'s commands, run in-process (feature `cli`, on by
 //! default). That feature links the checked-in generated types, so when they do not compile
@@ -34,6 +36,9 @@ const USAGE: &str = "usage:
   cargo xtask corpus DIR [--compile N] [--report FILE] [--jobs N] [--timeout S] [--memory MIB] [--no-typify]
       run `pilotage codegen` (and typify alone) over every schema of DIR in limited child processes,
       class each (generated, refused, crashed, timeout, oom), and compile the first N generated modules
+  cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B]
+      generate validators for every schema of DIR, derive instances from each, and compare the
+      generated validators' verdicts with jsonschema's; exit 1 on a disagreement
 (if the generated types do not compile: cargo run -p xtask --no-default-features -- regen)";
 
 /// Runs `pilotage <command> <args>` in-process, named `cargo xtask` in its usage messages.
@@ -63,6 +68,7 @@ fn main() -> ExitCode {
     match command.as_str() {
         "regen" => codegen::main(rest),
         "validate" | "lint" => pilotage(command, rest),
+        "agree" => xtask::agree::main(rest),
         "bench" => xtask::bench::main(rest),
         "corpus" => xtask::corpus::main(rest),
         "corpus-typify" => xtask::corpus::typify_one(rest),

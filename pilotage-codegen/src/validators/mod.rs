@@ -44,7 +44,7 @@ use crate::error::{escape_pointer_token, unescape_pointer_token};
 use crate::CodegenError;
 
 /// The formats JSON Schema defines, and the function of `pilotage_types::validate::format`
-/// checking each (`idn::` ones need pilotage-types' feature `idn`).
+/// checking each .
 const FORMATS: &[(&str, &str)] = &[
     ("date", "date"),
     ("date-time", "date_time"),
@@ -218,9 +218,6 @@ pub struct Validators {
     /// How many schema locations the generated code checks (in a function of their own or
     /// inline in another's).
     pub locations: usize,
-    /// The pilotage-types features the generated code needs beyond `validate` (`idn` when an
-    /// IDN format asserts).
-    pub features: Vec<&'static str>,
 }
 
 /// A function to generate: a location, and whether it reports annotations.
@@ -258,7 +255,6 @@ struct Gen<'a> {
     same_instance: BTreeSet<(Ident, Ident)>,
     current_fn: Option<Ident>,
     fresh: usize,
-    features: BTreeSet<&'static str>,
     /// Schema locations compiled (each `body`).
     compiled: usize,
 }
@@ -725,9 +721,6 @@ impl<'a> Gen<'a> {
             if let Some((_, function)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
                 let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
                     .map_err(|e| self.error(&at("format"), e.to_string()))?;
-                if function.starts_with("idn::") {
-                    self.features.insert("idn");
-                }
                 let fail = fail(&at("format"), quote!(Why::Format(v, #format)));
                 strings.extend(quote!(if !#path(s) { #fail }));
             }
@@ -1484,7 +1477,6 @@ fn generate_set(
         same_instance: BTreeSet::new(),
         current_fn: None,
         fresh: 0,
-        features: BTreeSet::new(),
         compiled: 0,
     };
     let mut checks = BTreeMap::new();
@@ -1538,7 +1530,6 @@ fn generate_set(
             checks,
             unresolved: gen.unresolved.into_iter().collect(),
             functions: count,
-            features: gen.features.into_iter().collect(),
             locations: gen.compiled,
         },
         gen.saw_dynamic,

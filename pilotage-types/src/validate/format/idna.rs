@@ -18,7 +18,6 @@ pub(super) fn is_hostname(s: &str) -> bool {
 
 /// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
 /// stops (as the suite tests).
-#[cfg_attr(not(feature = "idn"), allow(dead_code))]
 pub(super) fn is_idn_hostname(s: &str) -> bool {
     // Each character takes at least one octet of the A-label form.
     s.chars().count() <= MAX_NAME && is_domain(s, true)
