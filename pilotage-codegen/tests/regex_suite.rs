@@ -35,6 +35,12 @@ fn class(ranges: Vec<(char, char)>, negated: bool) -> Class {
 fn runtime(source: &str) -> Result<Pattern, String> {
     let source: &'static str = Box::leak(source.to_owned().into_boxed_str());
     Ok(match regex::compile_owned(source).map_err(|e| e.0)? {
+        Compiled::Literal(text, start, end) => Pattern::Literal {
+            source,
+            text: Box::leak(text.into_boxed_str()),
+            start,
+            end,
+        },
         Compiled::Sequence(steps) => Pattern::Sequence {
             source,
             steps: leak(

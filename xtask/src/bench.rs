@@ -41,6 +41,7 @@ const GROUPS: &[(&str, Target)] = &[
     // test of every group both sides build, generated validators against jsonschema.
     ("suite/is_valid", Target::Report),
     ("suite/is_valid_same_work", Target::Report),
+    ("suite/is_valid_required", Target::Report),
 ];
 
 /// Where cargo puts build output, as cargo itself reports it (`cargo metadata`, run with

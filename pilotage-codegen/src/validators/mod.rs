@@ -1578,7 +1578,9 @@ mod tests {
             (r"^[a-f0-9]{64}$", "Sequence"),
             (r"^[a-z]+[a-c]$", "Program"),
             (r"^P(?!$)(T(?=[0-9]))?$", "Program"),
-            (r"abc", "Program"),
+            (r"abc", "Literal"),
+            (r"^x-", "Literal"),
+            (r"\.json$", "Literal"),
         ] {
             let tokens = super::regex::compile(pattern).unwrap().to_string();
             assert!(tokens.contains(&format!("Pattern :: {form}")), "{pattern}: {tokens}");

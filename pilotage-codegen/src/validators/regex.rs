@@ -972,6 +972,8 @@ fn sequence(node: &Node) -> Option<Vec<SeqStep>> {
 #[doc(hidden)]
 #[derive(Debug, Clone)]
 pub enum Compiled {
+    /// `Pattern::Literal`: the text, and whether it is anchored at the start and at the end.
+    Literal(String, bool, bool),
     /// `Pattern::Sequence`'s steps.
     Sequence(Vec<SeqStep>),
     /// `Pattern::Program`'s instructions, and whether it is anchored at the start.
@@ -991,6 +993,9 @@ pub fn compile_owned(source: &str) -> Result<Compiled> {
     if parser.at < parser.chars.len() {
         return parser.error("an unopened group");
     }
+    if let Some((text, start, end)) = literal(&node) {
+        return Ok(Compiled::Literal(text, start, end));
+    }
     if let Some(steps) = sequence(&node) {
         return Ok(Compiled::Sequence(steps));
     }
@@ -1008,10 +1013,41 @@ pub fn compile_owned(source: &str) -> Result<Compiled> {
     })
 }
 
+/// The pattern as a literal text, if it is one: single characters only (no class, no
+/// repetition, no alternation), optionally after `^` and before `$`.
+fn literal(node: &Node) -> Option<(String, bool, bool)> {
+    let items: &[Node] = match node {
+        Node::Concat(items) => items,
+        single => std::slice::from_ref(single),
+    };
+    let (start, items) = match items.split_first() {
+        Some((Node::Start, rest)) => (true, rest),
+        _ => (false, items),
+    };
+    let (end, items) = match items.split_last() {
+        Some((Node::End, rest)) => (true, rest),
+        _ => (false, items),
+    };
+    let mut text = String::new();
+    for item in items {
+        match item {
+            Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => text.push(ranges[0].0),
+            _ => return None,
+        }
+    }
+    (!text.is_empty() || start || end).then_some((text, start, end))
+}
+
 /// Parses `source` and writes it as a `pilotage_types::validate::pattern::Pattern` expression.
 pub fn compile(source: &str) -> Result<TokenStream> {
     let mut classes = Classes::default();
     let pattern = match compile_owned(source)? {
+        Compiled::Literal(text, start, end) => quote!(::pilotage_types::validate::pattern::Pattern::Literal {
+            source: #source,
+            text: #text,
+            start: #start,
+            end: #end,
+        }),
         Compiled::Sequence(steps) => {
             let steps = steps.iter().map(|(ranges, negated, min, max)| {
                 let class = classes.tokens(ranges, *negated);
@@ -1112,7 +1148,7 @@ mod tests {
         assert!(tokens.contains("Inst :: NotWordBoundary"), "{tokens}");
         let tokens = compile(r"^[\b]$").unwrap().to_string();
         assert!(
-            tokens.contains("Pattern :: Sequence") && tokens.contains(r"'\u{8}'"),
+            tokens.contains("Pattern :: Literal") && tokens.contains(r#"text : "\u{8}""#),
             "{tokens}"
         );
         assert!(compile(r"(?=a\b)").unwrap().to_string().contains("WordBoundary"));

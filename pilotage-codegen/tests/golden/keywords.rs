@@ -61,21 +61,11 @@ pub mod checks {
         ],
         anchored: false,
     };
-    static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Literal {
         source: "^x-",
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('x', 'x')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('-', '-')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: true,
+        text: "x-",
+        start: true,
+        end: false,
     };
     static PATTERN_2: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
         source: "^[\\u00e0-\\u00ff]",
@@ -320,17 +310,11 @@ pub mod checks {
             },
         ],
     };
-    static PATTERN_9: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_9: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Literal {
         source: "d$",
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('d', 'd')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: false,
+        text: "d",
+        start: false,
+        end: true,
     };
     static PATTERN_10: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^.{3}$",

@@ -2,7 +2,9 @@
 //! syntax with the `u` flag, as JSON Schema specifies) when the validators are generated, and
 //! writes it here as static data, so nothing is compiled at run time.
 //!
-//! Two forms:
+//! Three forms:
+//! - [`Pattern::Literal`]: a literal text, anchored or not (`^x-`, `\.json$`): `starts_with`,
+//!   `ends_with`, `==` or `contains`.
 //! - [`Pattern::Sequence`]: anchored at both ends, a sequence of character classes each
 //!   repeated between a minimum and a maximum number of times, where neighbouring classes share
 //!   no character (`^[0-9]+\.[0-9]+$`, `^[a-f0-9]{64}$`). One greedy pass decides it exactly.
@@ -103,7 +105,20 @@ pub enum Inst {
 
 /// A compiled `pattern`.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Pattern {
+    /// A literal text (`^x-`, `\.json$`, `^v1$`, `cole`): a prefix, suffix, equality or
+    /// substring test, no matcher at all.
+    Literal {
+        /// The pattern as written in the schema.
+        source: &'static str,
+        /// The characters the pattern matches, in order.
+        text: &'static str,
+        /// Whether it is anchored at the start (`^`).
+        start: bool,
+        /// Whether it is anchored at the end (`$`).
+        end: bool,
+    },
     /// An anchored sequence of pairwise-disjoint neighbouring classes.
     Sequence {
         /// The pattern as written in the schema.
@@ -127,13 +142,21 @@ impl Pattern {
     /// The pattern as written in the schema.
     pub fn source(&self) -> &'static str {
         match self {
-            Pattern::Sequence { source, .. } | Pattern::Program { source, .. } => source,
+            Pattern::Literal { source, .. } | Pattern::Sequence { source, .. } | Pattern::Program { source, .. } => {
+                source
+            }
         }
     }
 
     /// Whether the pattern matches somewhere in `text` (JSON Schema's `pattern`).
     pub fn is_match(&self, text: &str) -> bool {
         match self {
+            Pattern::Literal { text: literal, start, end, .. } => match (start, end) {
+                (true, true) => text == *literal,
+                (true, false) => text.starts_with(literal),
+                (false, true) => text.ends_with(literal),
+                (false, false) => text.contains(literal),
+            },
             Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
             Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
         }
@@ -175,19 +198,33 @@ struct Vm<'p, 't> {
     look: bool,
 }
 
+/// The two thread lists and the stack of one search.
+#[derive(Default)]
+struct Lists {
+    current: Threads,
+    next: Threads,
+    stack: Vec<u32>,
+}
+
+impl Lists {
+    /// Makes room for a program of `size` instructions (the lists are empty).
+    fn fit(&mut self, size: usize) {
+        for threads in [&mut self.current, &mut self.next] {
+            if threads.seen.len() < size {
+                threads.seen.resize(size, false);
+            }
+        }
+    }
+}
+
 /// A set of instruction indices, in insertion order, with O(1) membership.
+#[derive(Default)]
 struct Threads {
     dense: Vec<u32>,
     seen: Vec<bool>,
 }
 
 impl Threads {
-    fn new(size: usize) -> Self {
-        Self {
-            dense: Vec::with_capacity(size),
-            seen: vec![false; size],
-        }
-    }
     fn clear(&mut self) {
         for &pc in &self.dense {
             self.seen[pc as usize] = false;
@@ -208,14 +245,28 @@ impl<'p, 't> Vm<'p, 't> {
     /// Whether the program from instruction `start` matches from byte `from` of the text:
     /// starting anywhere at or after `from`, or (`anchored`) only at `from`.
     fn search(&self, start: u32, from: usize, anchored: bool) -> bool {
+        // The thread lists are reused from one match to the next on this thread (a match
+        // allocated three vectors before: most of the time of a short pattern on a short
+        // text); a nested search (a look-ahead) finds the slot empty and makes its own.
+        thread_local! {
+            static SPARE: std::cell::Cell<Option<Box<Lists>>> = const { std::cell::Cell::new(None) };
+        }
         let size = self.insts.len();
-        let mut current = Threads::new(size);
-        let mut next = Threads::new(size);
-        let mut stack = Vec::with_capacity(size);
+        let mut lists = SPARE.with(std::cell::Cell::take).unwrap_or_default();
+        lists.fit(size);
+        let found = self.search_with(&mut lists, start, from, anchored);
+        lists.current.clear();
+        lists.next.clear();
+        SPARE.with(|spare| spare.set(Some(lists)));
+        found
+    }
+
+    fn search_with(&self, lists: &mut Lists, start: u32, from: usize, anchored: bool) -> bool {
+        let Lists { current, next, stack } = lists;
         let mut pos = from;
         let mut chars = self.text[from..].chars();
         loop {
-            if (pos == from || !anchored) && self.add(&mut current, &mut stack, start, pos) {
+            if (pos == from || !anchored) && self.add(current, stack, start, pos) {
                 return true;
             }
             if anchored && current.dense.is_empty() {
@@ -227,12 +278,12 @@ impl<'p, 't> Vm<'p, 't> {
             for i in 0..current.dense.len() {
                 let pc = current.dense[i];
                 if let Inst::Class(class) = self.insts[pc as usize] {
-                    if class.contains(c) && self.add(&mut next, &mut stack, pc + 1, after) {
+                    if class.contains(c) && self.add(next, stack, pc + 1, after) {
                         return true;
                     }
                 }
             }
-            std::mem::swap(&mut current, &mut next);
+            std::mem::swap(current, next);
             pos = after;
         }
     }

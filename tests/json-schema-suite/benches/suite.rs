@@ -3,7 +3,8 @@
 //! its verdict (`is_valid`), in one run: `suite/is_valid` is the aggregate over all of them.
 //! jsonschema's validators are built before measuring (its compile time is not counted).
 //! `suite/is_valid_same_work` leaves out the IDN format groups, which jsonschema (without its
-//! `idna` feature, as this workspace builds it) does not check.
+//! `idna` feature, as this workspace builds it) does not check; `suite/is_valid_required` is the
+//! required tests alone (the keywords, without the optional formats and regex dialect).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -68,24 +69,23 @@ fn bench(c: &mut Criterion) {
     }
     let instances: usize = cases.iter().map(|(_, _, tests)| tests.len()).sum();
     eprintln!("suite/is_valid: {} groups, {instances} instances", cases.len());
-    measure(c, "suite/is_valid", &cases);
+    measure(c, "suite/is_valid", &cases.iter().collect::<Vec<_>>());
     // jsonschema is built here without its `idna` feature, so it accepts any string as an
     // `idn-hostname` / `idn-email`: those groups are not the same work on both sides.
-    let comparable: Vec<Case> = cases
-        .into_iter()
-        .zip(&names)
-        .filter(|(_, name)| !name.contains("/format/idn-"))
-        .map(|(case, _)| case)
-        .collect();
-    measure(c, "suite/is_valid_same_work", &comparable);
+    let pick = |keep: &dyn Fn(&str) -> bool| -> Vec<&Case> {
+        cases.iter().zip(&names).filter(|(_, name)| keep(name)).map(|(case, _)| case).collect()
+    };
+    measure(c, "suite/is_valid_same_work", &pick(&|name| !name.contains("/format/idn-")));
+    // The required tests alone: the keywords, without the optional formats and regex dialect.
+    measure(c, "suite/is_valid_required", &pick(&|name| !name.contains("/optional/") && !name.contains("cases/")));
 }
 
-fn measure(c: &mut Criterion, name: &str, cases: &[Case]) {
+fn measure(c: &mut Criterion, name: &str, cases: &[&Case]) {
     let mut group = c.benchmark_group(name);
     group.bench_function("toolkit", |b| {
         b.iter(|| {
             let mut valid = 0usize;
-            for (check, _, tests) in cases {
+            for (check, _, tests) in cases.iter().copied() {
                 for test in tests {
                     valid += usize::from(pilotage_types::validate::verdict(*check, black_box(test), false));
                 }
@@ -96,7 +96,7 @@ fn measure(c: &mut Criterion, name: &str, cases: &[Case]) {
     group.bench_function("baseline", |b| {
         b.iter(|| {
             let mut valid = 0usize;
-            for (_, theirs, tests) in cases {
+            for (_, theirs, tests) in cases.iter().copied() {
                 for test in tests {
                     valid += usize::from(theirs.is_valid(black_box(test)));
                 }
