@@ -67,6 +67,25 @@ const FORMATS: &[(&str, &str)] = &[
     ("uuid", "uuid"),
 ];
 
+/// Whether `format` is a format of `draft` (as jsonschema's table has it: the later drafts
+/// added `duration` and `uuid` (2019-09), `iri`, `iri-reference`, `idn-hostname` and
+/// `relative-json-pointer` (draft-07), `json-pointer`, `uri-reference` and `uri-template`
+/// (draft-06)); in an earlier draft it is an unknown format, an annotation.
+fn format_in(draft: Draft, format: &str) -> bool {
+    match format {
+        "duration" | "uuid" => draft >= Draft::Draft2019,
+        "iri" | "iri-reference" | "idn-hostname" | "relative-json-pointer" => draft >= Draft::Draft7,
+        "json-pointer" | "uri-reference" | "uri-template" => draft >= Draft::Draft6,
+        _ => true,
+    }
+}
+
+/// Local names of the generated functions' bodies, which no check function may be named.
+const RESERVED: &[&str] = &[
+    "a", "at", "count", "cx", "e", "entered", "ev", "holds", "index", "inner", "item", "k", "mark", "n", "name", "o",
+    "ok", "s", "seen", "unexpected", "v",
+];
+
 /// The keywords of 2020-12's validation vocabulary (switched off by a metaschema without it).
 const VALIDATION: &[&str] = &[
     "type",
@@ -375,7 +394,13 @@ impl<'a> Gen<'a> {
         let base = if annotating { format!("{base}_ev") } else { base };
         let mut name = base.clone();
         let mut n = 1;
-        while self.used_names.contains(&name) || syn::parse_str::<Ident>(&name).is_err() {
+        let reserved = |name: &str| {
+            RESERVED.contains(&name)
+                || name
+                    .strip_prefix("ev_")
+                    .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+        };
+        while self.used_names.contains(&name) || reserved(&name) || syn::parse_str::<Ident>(&name).is_err() {
             n += 1;
             name = format!("{base}_{n}");
         }
@@ -649,6 +674,8 @@ impl<'a> Gen<'a> {
                 tests.push(match *name {
                     "string" => quote!(v.is_string()),
                     "number" => quote!(v.is_number()),
+                    // Draft-04: an integer is written without a fraction (`1.0` is not one).
+                    "integer" if draft == Draft::Draft4 => quote!((v.is_i64() || v.is_u64())),
                     "integer" => quote!(::pilotage_types::validate::runtime::is_integer(v)),
                     "object" => quote!(v.is_object()),
                     "array" => quote!(v.is_array()),
@@ -717,7 +744,7 @@ impl<'a> Gen<'a> {
             // Draft-04/06/07: the standard formats assert (as jsonschema does by default);
             // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
             // (`byte`, `uint`) is an annotation everywhere.
-            let asserts = draft.is_legacy() || vocab.format;
+            let asserts = (draft.is_legacy() || vocab.format) && format_in(draft, format);
             if let Some((_, function)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
                 let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
                     .map_err(|e| self.error(&at("format"), e.to_string()))?;
@@ -1585,6 +1612,31 @@ mod tests {
             let tokens = super::regex::compile(pattern).unwrap().to_string();
             assert!(tokens.contains(&format!("Pattern :: {form}")), "{pattern}: {tokens}");
         }
+    }
+
+    #[test]
+    fn a_definition_named_like_a_local_gets_another_function_name() {
+        let schema = json!({"$defs": {
+            "count": {"type": "integer"},
+            "ev_1": {"type": "string"},
+            "a": {"contains": {"$ref": "#/$defs/count"}, "items": {"$ref": "#/$defs/ev_1"}, "unevaluatedItems": false}
+        }});
+        let generated = generate(&schema, "t.json", false).unwrap();
+        for (def, function) in &generated.checks {
+            assert!(!super::RESERVED.contains(&function.to_string().as_str()), "{def}: {function}");
+        }
+        assert_eq!(generated.checks["count"].to_string(), "count_2");
+        assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
+    }
+
+    #[test]
+    fn formats_assert_in_the_drafts_that_define_them() {
+        let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        let draft4 = "http://json-schema.org/draft-04/schema#";
+        let text = tokens(json!({"$schema": draft4, "$defs": {"a": {"format": "uuid"}, "b": {"format": "ipv4"}}}));
+        assert!(!text.contains("format :: uuid") && text.contains("format :: ipv4"), "{text}");
+        let text = tokens(json!({"$schema": draft4, "$defs": {"a": {"type": "integer"}}}));
+        assert!(text.contains("is_i64") && !text.contains("is_integer"), "draft-04: 1.0 is no integer: {text}");
     }
 
     #[test]
