@@ -426,7 +426,10 @@ impl std::fmt::Display for Why<'_> {
                 Value::from(member)
             ),
             Why::Format(value, format) => write!(f, r#"{value} is not a "{format}""#),
-            Why::Content(value) => write!(f, "{value} does not decode as its contentEncoding / contentMediaType say"),
+            Why::Content(value) => write!(
+                f,
+                "{value} does not decode as its contentEncoding / contentMediaType say"
+            ),
         }
     }
 }
@@ -520,6 +523,12 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
             if value == 0.0 {
                 return true;
             }
+            // JSON numbers are decimals: `2.0` is a multiple of `0.00001`, though the binary
+            // quotient is 200000.00000000003. Read both as the shortest decimals that print
+            // them (as the schema and the instance wrote them) and divide exactly.
+            if let Some(answer) = divides_exactly(value, multiple) {
+                return answer;
+            }
             let quotient = value / multiple;
             if quotient.is_infinite() && value.is_finite() {
                 // The quotient overflows (`1e308` by `0.5`): the remainder is exact in binary
@@ -529,6 +538,67 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
             quotient.is_finite() && quotient.fract() == 0.0
         }
     }
+}
+
+/// `f` as `mantissa * 10^exponent`, from its shortest decimal text (Rust's `{:e}`); `None`
+/// when the mantissa does not fit.
+fn decimal_parts(f: f64) -> Option<(i128, i32)> {
+    struct Buffer {
+        bytes: [u8; 40],
+        len: usize,
+    }
+    impl std::fmt::Write for Buffer {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.len + s.len();
+            self.bytes
+                .get_mut(self.len..end)
+                .ok_or(std::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.len = end;
+            Ok(())
+        }
+    }
+    if !f.is_finite() {
+        return None;
+    }
+    let mut buffer = Buffer { bytes: [0; 40], len: 0 };
+    std::fmt::Write::write_fmt(&mut buffer, format_args!("{f:e}")).ok()?;
+    let text = std::str::from_utf8(&buffer.bytes[..buffer.len]).ok()?;
+    let (mantissa, exponent) = text.split_once('e')?;
+    let mut exponent: i32 = exponent.parse().ok()?;
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let mut digits: i128 = 0;
+    let mut fraction = false;
+    for byte in mantissa.bytes() {
+        if byte == b'.' {
+            fraction = true;
+            continue;
+        }
+        digits = digits
+            .checked_mul(10)?
+            .checked_add(i128::from(byte.checked_sub(b'0')?))?;
+        if fraction {
+            exponent -= 1;
+        }
+    }
+    Some((if negative { -digits } else { digits }, exponent))
+}
+
+/// Whether the decimal `value` is an integer multiple of the decimal `multiple`, exactly;
+/// `None` when the scaled numbers do not fit in 128 bits.
+fn divides_exactly(value: f64, multiple: f64) -> Option<bool> {
+    let (value, value_exponent) = decimal_parts(value)?;
+    let (multiple, multiple_exponent) = decimal_parts(multiple)?;
+    if multiple == 0 {
+        return None;
+    }
+    let shared = value_exponent.min(multiple_exponent);
+    let scale =
+        |digits: i128, exponent: i32| digits.checked_mul(10_i128.checked_pow(u32::try_from(exponent - shared).ok()?)?);
+    Some(scale(value, value_exponent)? % scale(multiple, multiple_exponent)? == 0)
 }
 
 /// Whether `value` is the number `expected` (numbers compare by value: `1.0` is `1`).
@@ -583,7 +653,10 @@ pub fn content(s: &str, base64: bool, json: bool) -> bool {
 /// every generated validator.
 fn decode_base64(s: &str) -> Option<Vec<u8>> {
     let text = s.as_bytes();
-    let body = text.strip_suffix(b"==").or_else(|| text.strip_suffix(b"=")).unwrap_or(text);
+    let body = text
+        .strip_suffix(b"==")
+        .or_else(|| text.strip_suffix(b"="))
+        .unwrap_or(text);
     if text.len() % 4 == 1 || (body.len() != text.len() && !text.len().is_multiple_of(4)) {
         return None;
     }
@@ -613,4 +686,30 @@ fn decode_base64(s: &str) -> Option<Vec<u8>> {
 #[inline]
 pub fn length(s: &str) -> u64 {
     s.chars().count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_multiple_of, Num};
+    use serde_json::Number;
+
+    fn multiple(value: f64, of: f64) -> bool {
+        is_multiple_of(&Number::from_f64(value).unwrap(), Num::F(of))
+    }
+
+    #[test]
+    fn multiple_of_reads_decimals_exactly() {
+        assert!(multiple(2.0, 0.00001), "the binary quotient is 200000.00000000003");
+        assert!(multiple(1_070_468.14, 0.01));
+        assert!(multiple(19.99, 0.01));
+        assert!(multiple(0.0075, 0.0001));
+        assert!(multiple(5.35, 2.675));
+        assert!(!multiple(1_070_468.145, 0.01));
+        assert!(!multiple(0.00751, 0.0001));
+        assert!(
+            multiple(1e308, 0.5),
+            "overflowing quotient: the exact remainder decides"
+        );
+        assert!(!multiple(4.5, 2.0));
+    }
 }
