@@ -118,7 +118,11 @@ fn codegen_writes_one_file_for_a_schema_set() {
             .unwrap()
     };
     let file = dir.join("types.rs");
-    let (a_arg, b_arg, file_arg) = (a.display().to_string(), b.display().to_string(), file.display().to_string());
+    let (a_arg, b_arg, file_arg) = (
+        a.display().to_string(),
+        b.display().to_string(),
+        file.display().to_string(),
+    );
     let map = format!("urn:example:c={}", c.display());
     let written = run(&["--out", &file_arg, "--map", &map, &a_arg, &b_arg]);
     let stderr = String::from_utf8_lossy(&written.stderr);
@@ -126,7 +130,10 @@ fn codegen_writes_one_file_for_a_schema_set() {
     assert!(!stderr.contains("unresolved"), "every reference resolved: {stderr}");
     let code = std::fs::read_to_string(&file).unwrap();
     assert!(code.contains("pub mod a {") && code.contains("pub mod b {"), "{code}");
-    assert!(code.contains("format::uuid"), "the mapped draft-07 document asserts its format: {code}");
+    assert!(
+        code.contains("format::uuid"),
+        "the mapped draft-07 document asserts its format: {code}"
+    );
     assert!(dir.join("a.schema.json").exists() && dir.join("b.schema.json").exists());
     let check = run(&["--check", "--out", &file_arg, "--map", &map, &a_arg, &b_arg]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));

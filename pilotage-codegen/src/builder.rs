@@ -133,13 +133,10 @@ impl Builder {
     /// Generates every module, in memory first: `Err` names the first schema that failed and
     /// writes nothing at all. Returns the files written (or left unchanged).
     pub fn compile(self) -> Result<Vec<PathBuf>, CodegenError> {
-        let from_file = self
-            .out_file
-            .as_ref()
-            .map(|file| match file.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-                _ => PathBuf::from("."),
-            });
+        let from_file = self.out_file.as_ref().map(|file| match file.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        });
         let out_dir = match from_file
             .or_else(|| self.out_dir.clone())
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
@@ -174,8 +171,7 @@ impl Builder {
             if build_script {
                 println!("cargo:rerun-if-changed={shown}");
             }
-            let bytes =
-                std::fs::read(path).map_err(|e| CodegenError::new(&shown, "", format!("cannot read: {e}")))?;
+            let bytes = std::fs::read(path).map_err(|e| CodegenError::new(&shown, "", format!("cannot read: {e}")))?;
             let value = crate::parse_schema(&bytes, &shown)?;
             set.push(crate::validators::Document {
                 uri: uri.clone(),

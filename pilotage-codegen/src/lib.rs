@@ -279,6 +279,10 @@ mod tests {
             assert!(code.contains(member), "{member}\n{code}");
         }
         assert!(code.contains("local_references_as_pointers"), "{code}");
-        assert!(generated.warnings.iter().any(|w| w.contains("other.json")), "{:?}", generated.warnings);
+        assert!(
+            generated.warnings.iter().any(|w| w.contains("other.json")),
+            "{:?}",
+            generated.warnings
+        );
     }
 }

@@ -124,7 +124,10 @@ pub fn apply_all(schema: &mut Value) -> Report {
 /// `"^.*$"` is not among them: `.` does not match a line terminator, so a member name with a
 /// newline escapes it.
 fn matches_every_name(pattern: &str) -> bool {
-    matches!(pattern, "" | "^" | "$" | ".*" | "^.*" | ".*$" | "(.*)" | "^(.*)" | "[\\s\\S]*" | "^[\\s\\S]*$")
+    matches!(
+        pattern,
+        "" | "^" | "$" | ".*" | "^.*" | ".*$" | "(.*)" | "^(.*)" | "[\\s\\S]*" | "^[\\s\\S]*$"
+    )
 }
 
 /// **`patternProperties` is folded into `additionalProperties`**: the members not named in
@@ -216,12 +219,16 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
         let Value::Object(object) = def else { continue };
         let mut inner: Option<Value> = None;
         for keyword in ["oneOf", "anyOf"] {
-            let Some(Value::Array(branches)) = object.get(keyword) else { continue };
+            let Some(Value::Array(branches)) = object.get(keyword) else {
+                continue;
+            };
             if branches.len() != 2 || object.contains_key("properties") {
                 continue;
             }
             let nulls = branches.iter().filter(|b| is_null(b)).count();
-            let Some(Value::Object(named)) = branches.iter().find(|b| !is_null(b)) else { continue };
+            let Some(Value::Object(named)) = branches.iter().find(|b| !is_null(b)) else {
+                continue;
+            };
             if nulls != 1 || named.contains_key("$ref") || !is_named_kind(named) {
                 continue;
             }
@@ -236,12 +243,27 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
             break;
         }
         if inner.is_none() {
-            let types = object.get("type").and_then(Value::as_array).cloned().unwrap_or_default();
-            if types.len() == 2 && types.contains(&json!("null")) && is_named_kind(object) && !object.contains_key("$ref") {
-                let other = types.iter().find(|t| **t != json!("null")).cloned().unwrap_or(Value::Null);
+            let types = object
+                .get("type")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if types.len() == 2
+                && types.contains(&json!("null"))
+                && is_named_kind(object)
+                && !object.contains_key("$ref")
+            {
+                let other = types
+                    .iter()
+                    .find(|t| **t != json!("null"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 let mut moved = Map::new();
                 for (k, v) in std::mem::take(object) {
-                    if matches!(k.as_str(), "description" | "title" | "$comment" | "$id" | "$schema" | "$anchor" | "examples") {
+                    if matches!(
+                        k.as_str(),
+                        "description" | "title" | "$comment" | "$id" | "$schema" | "$anchor" | "examples"
+                    ) {
                         object.insert(k, v);
                     } else {
                         moved.insert(k, v);
@@ -293,7 +315,14 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
     use std::collections::{BTreeMap, BTreeSet};
     /// Keywords that do not change a subschema's type.
     const ANNOTATIONS: &[&str] = &[
-        "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly",
+        "title",
+        "description",
+        "$comment",
+        "examples",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
         "markdownDescription",
     ];
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
@@ -309,6 +338,16 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
         }
         Value::Object(shape)
     };
+    // Compared without copying: a large document has many titled subschemas inside others.
+    let same_shape = |first: &Value, object: &Map<String, Value>| -> bool {
+        let Value::Object(first) = first else { return false };
+        let keys = |m: &Map<String, Value>| m.keys().filter(|k| !ANNOTATIONS.contains(&k.as_str())).count();
+        keys(first) == keys(object)
+            && object
+                .iter()
+                .filter(|(k, _)| !ANNOTATIONS.contains(&k.as_str()))
+                .all(|(k, v)| first.get(k) == Some(v))
+    };
     let mut first: BTreeMap<String, Value> = BTreeMap::new();
     for (key, def) in defs.iter_mut() {
         let root = format!("/$defs/{}", crate::error::escape_pointer_token(key));
@@ -317,7 +356,9 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
                 return;
             }
             if let Some(Value::String(title)) = object.get("title") {
-                first.entry(crate::render::rust_type_name(title)).or_insert_with(|| shape(object));
+                first
+                    .entry(crate::render::rust_type_name(title))
+                    .or_insert_with(|| shape(object));
             }
         });
     }
@@ -332,7 +373,7 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
                 return;
             };
             let name = crate::render::rust_type_name(title);
-            if def_names.contains(&name) || first.get(&name).is_some_and(|f| *f != shape(object)) {
+            if def_names.contains(&name) || first.get(&name).is_some_and(|f| !same_shape(f, object)) {
                 let title = title.clone();
                 object.remove("title");
                 if object.get("description").and_then(Value::as_str) != Some(title.as_str()) {
@@ -383,7 +424,10 @@ pub fn local_references_as_pointers(schema: &mut Value) -> Vec<String> {
         let Some(Value::String(reference)) = object.get("$ref") else {
             return;
         };
-        let here = Location { doc: 0, pointer: at.to_owned() };
+        let here = Location {
+            doc: 0,
+            pointer: at.to_owned(),
+        };
         let (_, base) = index.scope(&here);
         let base = if base.is_empty() { RETRIEVAL.to_owned() } else { base };
         let Some(uri) = join(&base, reference) else {
@@ -399,7 +443,11 @@ pub fn local_references_as_pointers(schema: &mut Value) -> Vec<String> {
     });
     let mut changed = Vec::new();
     for (at, reference, rewritten) in rewrites {
-        let target = if at.is_empty() { Some(&mut *schema) } else { schema.pointer_mut(&at) };
+        let target = if at.is_empty() {
+            Some(&mut *schema)
+        } else {
+            schema.pointer_mut(&at)
+        };
         if let Some(Value::Object(object)) = target {
             object.insert("$ref".into(), Value::String(rewritten));
             changed.push(format!("{at} ({reference})"));
@@ -1400,9 +1448,15 @@ mod tests {
         let changed = nullable_definitions_split(&mut schema);
         assert_eq!(changed, ["/$defs/both", "/$defs/pathConfig"]);
         let d = &schema["$defs"];
-        assert_eq!(d["pathConfig"], json!({"description": "D.", "oneOf": [{"$ref": "#/$defs/pathConfigValue"}, {"type": "null"}]}));
+        assert_eq!(
+            d["pathConfig"],
+            json!({"description": "D.", "oneOf": [{"$ref": "#/$defs/pathConfigValue"}, {"type": "null"}]})
+        );
         assert_eq!(d["pathConfigValue"], json!({"type": "object", "properties": {"a": {}}}));
-        assert_eq!(d["both"], json!({"description": "B.", "oneOf": [{"$ref": "#/$defs/bothValue"}, {"type": "null"}]}));
+        assert_eq!(
+            d["both"],
+            json!({"description": "B.", "oneOf": [{"$ref": "#/$defs/bothValue"}, {"type": "null"}]})
+        );
         assert_eq!(d["bothValue"], json!({"type": "object", "properties": {"b": {}}}));
         assert_eq!(d["plain"]["anyOf"][0], json!({"type": "string"}));
     }
@@ -1440,14 +1494,26 @@ mod tests {
                 "c": {"title": "Unique", "type": "integer"},
                 "d": {"title": "Rule", "type": "string", "description": "Shared."}}}}});
         let changed = drop_colliding_titles(&mut schema);
-        assert_eq!(changed, ["/$defs/Alias/additionalProperties/title", "/$defs/Other/properties/b/title"]);
+        assert_eq!(
+            changed,
+            [
+                "/$defs/Alias/additionalProperties/title",
+                "/$defs/Other/properties/b/title"
+            ]
+        );
         let d = &schema["$defs"];
         assert_eq!(d["Alias"]["title"], "alias");
-        assert_eq!(d["Alias"]["additionalProperties"], json!({"type": "object", "description": "Alias"}));
+        assert_eq!(
+            d["Alias"]["additionalProperties"],
+            json!({"type": "object", "description": "Alias"})
+        );
         assert_eq!(d["Other"]["properties"]["b"]["description"], "rule: B.");
         assert_eq!(d["Other"]["properties"]["c"]["title"], "Unique");
         assert_eq!(d["Other"]["properties"]["a"]["title"], "Rule");
-        assert_eq!(d["Other"]["properties"]["d"]["title"], "Rule", "the same shape keeps sharing its type");
+        assert_eq!(
+            d["Other"]["properties"]["d"]["title"], "Rule",
+            "the same shape keeps sharing its type"
+        );
     }
 
     #[test]
@@ -1605,7 +1671,10 @@ mod tests {
             json!({"description": "kept", "allOf": [{"title": "T", "description": "d", "$ref": "#/$defs/A"}, {"required": ["a"]}],
                 "propertyNames": {"maxLength": 3}}),
         );
-        assert_eq!(out, json!({"description": "kept", "allOf": [{"$ref": "#/$defs/A"}, {"required": ["a"]}]}));
+        assert_eq!(
+            out,
+            json!({"description": "kept", "allOf": [{"$ref": "#/$defs/A"}, {"required": ["a"]}]})
+        );
         assert_eq!(changed, ["/propertyNames", "/allOf/0"]);
     }
 

@@ -102,12 +102,56 @@ fn is_option_of_json_value(ty: &Type) -> bool {
 /// `Option<Option<T>>`.
 pub fn apply(file: &mut syn::File, nullable: &NullableMembers) {
     shared_conversion_error(file);
+    one_tuple_conversions(file);
     Rewriter {
         nullable,
         current: String::new(),
     }
     .visit_file_mut(file);
     safe_docs(file);
+}
+
+/// **Fixes typify's conversion from a one-element tuple.** For an enum variant holding a
+/// tuple of one item (`Variant2((String,))`, from an array-form `items` of one schema), typify
+/// writes `impl From<(String,)> for E { fn from(value: (String,)) -> Self {
+/// Self::Variant2(value.0) } }`, which passes the item where the tuple is wanted and does not
+/// compile. The body becomes `Self::Variant2(value)`; the variant and the wire are unchanged.
+pub fn one_tuple_conversions(file: &mut syn::File) {
+    for item in &mut file.items {
+        let syn::Item::Impl(imp) = item else { continue };
+        let Some((_, path, _)) = &imp.trait_ else { continue };
+        let Some(last) = path.segments.last() else { continue };
+        if last.ident != "From" {
+            continue;
+        }
+        let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+            continue;
+        };
+        let Some(syn::GenericArgument::Type(Type::Tuple(tuple))) = arguments.args.first() else {
+            continue;
+        };
+        if tuple.elems.len() != 1 {
+            continue;
+        }
+        struct FirstItem;
+        impl VisitMut for FirstItem {
+            fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+                if let syn::Expr::Field(field) = expr {
+                    let on_value = matches!(&*field.base, syn::Expr::Path(p) if p.path.is_ident("value"));
+                    if on_value && matches!(&field.member, syn::Member::Unnamed(i) if i.index == 0) {
+                        *expr = parse_quote!(value);
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, expr);
+            }
+        }
+        for member in &mut imp.items {
+            if let syn::ImplItem::Fn(function) = member {
+                FirstItem.visit_block_mut(&mut function.block);
+            }
+        }
+    }
 }
 
 /// Rewrites every doc attribute of `file` with [`DocRewriter`]; idempotent, so the renderer
@@ -555,6 +599,17 @@ fn set_serde_attr(field: &mut Field, mut attr: Attribute, rename: Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversions_from_one_tuples_pass_the_tuple() {
+        let mut file: syn::File = syn::parse_str(
+            "enum E { V((String,)) } impl ::std::convert::From<(String,)> for E { fn from(value: (String,)) -> Self { Self::V(value.0) } }",
+        )
+        .unwrap();
+        one_tuple_conversions(&mut file);
+        let code = quote!(#file).to_string();
+        assert!(code.contains("Self :: V (value)"), "{code}");
+    }
 
     fn rewrite(source: &str) -> String {
         rewrite_with(source, &NullableMembers::new())

@@ -50,7 +50,15 @@ fn free_function(format: Format) -> fn(&str) -> bool {
 fn format_check_is_the_free_function() {
     for &format in Format::ALL {
         let function = free_function(format);
-        for s in ["", "example.com", "2024-02-29", "xn--bcher-kva.de", "a@b.c", "/a~0", "bücher.de"] {
+        for s in [
+            "",
+            "example.com",
+            "2024-02-29",
+            "xn--bcher-kva.de",
+            "a@b.c",
+            "/a~0",
+            "bücher.de",
+        ] {
             assert_eq!(format.check(s), function(s), "{format} {s:?}");
         }
     }

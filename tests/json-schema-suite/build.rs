@@ -31,7 +31,10 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base).unwrap_or(path).to_string_lossy().replace('\\', "/")
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 fn main() {
@@ -44,9 +47,13 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("suite.rs");
     let mut code = String::new();
     if !suite.join("tests").is_dir() {
-        code.push_str("/// Where the suite was read from (`None`: it was not found).\npub const SUITE: Option<&str> = None;\n");
+        code.push_str(
+            "/// Where the suite was read from (`None`: it was not found).\npub const SUITE: Option<&str> = None;\n",
+        );
         code.push_str("/// Every group of the suite.\npub static GROUPS: &[Group] = &[];\n");
-        code.push_str("/// How many schema locations got a check function of their own.\npub const LOCATIONS: usize = 0;\n");
+        code.push_str(
+            "/// How many schema locations got a check function of their own.\npub const LOCATIONS: usize = 0;\n",
+        );
         std::fs::write(&out, code).expect("OUT_DIR is writable");
         return;
     }
@@ -56,11 +63,18 @@ fn main() {
     json_files(&suite.join("remotes"), &mut remote_files);
     for path in &remote_files {
         let rel = relative(path, &suite.join("remotes"));
-        if let Some(value) = std::fs::read(path).ok().and_then(|b| serde_json::from_slice::<Value>(&b).ok()) {
+        if let Some(value) = std::fs::read(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        {
             remotes.push((format!("http://localhost:1234/{rel}"), format!("remotes/{rel}"), value));
         }
     }
-    let _ = writeln!(code, "/// Where the suite was read from (`None`: it was not found).\npub const SUITE: Option<&str> = Some({:?});", suite.display().to_string());
+    let _ = writeln!(
+        code,
+        "/// Where the suite was read from (`None`: it was not found).\npub const SUITE: Option<&str> = Some({:?});",
+        suite.display().to_string()
+    );
     let mut entries = String::new();
     let mut modules = String::new();
     let mut n = 0usize;
@@ -83,7 +97,10 @@ fn main() {
     for (draft_dir, draft, base, path) in sources {
         {
             let rel = relative(&path, &base);
-            let Some(groups) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<Vec<Value>>(&b).ok()) else {
+            let Some(groups) = std::fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Vec<Value>>(&b).ok())
+            else {
                 continue;
             };
             for (index, group) in groups.iter().enumerate() {
@@ -118,7 +135,10 @@ fn main() {
                         (format!("Some({module}::{root})"), "None".to_owned())
                     }
                     Ok(Err(error)) => ("None".to_owned(), format!("Some({:?})", error.to_string())),
-                    Err(_) => ("None".to_owned(), format!("Some({:?})", format!("{name}: the generator panicked"))),
+                    Err(_) => (
+                        "None".to_owned(),
+                        format!("Some({:?})", format!("{name}: the generator panicked")),
+                    ),
                 };
                 let _ = writeln!(
                     entries,
@@ -129,7 +149,10 @@ fn main() {
             }
         }
     }
-    let _ = writeln!(code, "/// Every group of the suite.\npub static GROUPS: &[Group] = &[\n{entries}];\n{modules}");
+    let _ = writeln!(
+        code,
+        "/// Every group of the suite.\npub static GROUPS: &[Group] = &[\n{entries}];\n{modules}"
+    );
     let _ = writeln!(code, "/// How many schema locations got a check function of their own, over every group.\npub const LOCATIONS: usize = {locations};");
     // For BENCHMARKS.md: how long generation took, apart from compiling what it wrote.
     let _ = std::fs::write(

@@ -255,7 +255,10 @@ fn the_official_mcp_schemas_generate_validators_for_every_definition() {
         assert_eq!(generated.checks.len(), defs.len(), "{revision}: a check per definition");
         let text = generated.tokens.to_string();
         if revision == "2025-06-18" {
-            assert!(text.contains("format :: uri"), "{revision}: draft-07 asserts `format: uri`");
+            assert!(
+                text.contains("format :: uri"),
+                "{revision}: draft-07 asserts `format: uri`"
+            );
         }
         syn::parse2::<syn::File>(generated.tokens).unwrap_or_else(|e| panic!("{revision}: {e}"));
     }

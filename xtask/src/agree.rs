@@ -17,7 +17,7 @@
 //!    another type, an unknown member, empty strings and arrays, numbers at and past bounds,
 //!    strings with a trailing newline or non-ASCII digits and letters);
 //! 4. jsonschema's verdict on each instance is taken here; the generated modules are compiled
-//!    in a scratch crate (`/tmp/agree-crate`, target `$AGREE_TARGET_DIR` or `/tmp/agree-target`)
+//!    in scratch crates (`$AGREE_CRATE_DIR` or `/tmp/agree-crate`, target `$AGREE_TARGET_DIR` or `/tmp/agree-target`)
 //!    whose binary prints the generated validators' verdict on each case. A module rustc
 //!    rejects is recorded with the error and left out, and the crate is built again.
 //!
@@ -35,14 +35,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::io::Read as _;
 use std::panic::AssertUnwindSafe;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use pilotage_codegen::validators::{generate_with, Options as GenOptions};
 use serde_json::{json, Map, Number, Value};
 
-const USAGE: &str = "usage: cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B]";
+const USAGE: &str =
+    "usage: cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B]";
 
 #[derive(Debug, Clone)]
 struct Options {
@@ -435,7 +436,11 @@ impl Gen<'_> {
                     continue;
                 }
                 if required.contains(name) || self.rng.chance(optional_chance) {
-                    let value = if depth > 7 { self.any() } else { self.value(sub, depth + 1) };
+                    let value = if depth > 7 {
+                        self.any()
+                    } else {
+                        self.value(sub, depth + 1)
+                    };
                     out.insert(name.clone(), value);
                 }
             }
@@ -443,7 +448,11 @@ impl Gen<'_> {
         for name in &required {
             if !out.contains_key(name) {
                 let sub = view.get("additionalProperties").cloned().unwrap_or(json!({}));
-                let value = if depth > 7 { self.any() } else { self.value(&sub, depth + 1) };
+                let value = if depth > 7 {
+                    self.any()
+                } else {
+                    self.value(&sub, depth + 1)
+                };
                 out.insert(name.clone(), value);
             }
         }
@@ -451,7 +460,11 @@ impl Gen<'_> {
             if self.rng.chance(20) {
                 if let Some((pattern, sub)) = patterns.iter().nth(self.rng.below(patterns.len())) {
                     // A name the pattern may match: its literal characters.
-                    let name: String = pattern.chars().filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_').take(12).collect();
+                    let name: String = pattern
+                        .chars()
+                        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                        .take(12)
+                        .collect();
                     let name = if name.is_empty() { "key".to_owned() } else { name };
                     if !out.contains_key(&name) && depth <= 7 {
                         let value = self.value(sub, depth + 1);
@@ -480,7 +493,10 @@ impl Gen<'_> {
 
     fn array(&mut self, view: &Map<String, Value>, depth: usize) -> Value {
         let min = view.get("minItems").and_then(Value::as_u64).unwrap_or(0).min(6) as usize;
-        let max = view.get("maxItems").and_then(Value::as_u64).map_or(min + 3, |m| (m as usize).min(min + 3));
+        let max = view
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .map_or(min + 3, |m| (m as usize).min(min + 3));
         let max = max.max(min);
         let mut len = min + self.rng.below(max - min + 1);
         if depth > 6 {
@@ -500,8 +516,16 @@ impl Gen<'_> {
         };
         let mut out = Vec::new();
         for i in 0..len {
-            let sub = tuple.as_ref().and_then(|t| t.get(i)).cloned().unwrap_or_else(|| rest.clone());
-            let value = if depth > 7 { self.any() } else { self.value(&sub, depth + 1) };
+            let sub = tuple
+                .as_ref()
+                .and_then(|t| t.get(i))
+                .cloned()
+                .unwrap_or_else(|| rest.clone());
+            let value = if depth > 7 {
+                self.any()
+            } else {
+                self.value(&sub, depth + 1)
+            };
             out.push(value);
         }
         if view.get("uniqueItems") == Some(&json!(true)) {
@@ -559,7 +583,9 @@ impl Gen<'_> {
         }
         // Draft-04's boolean exclusive bounds.
         let lo = get("minimum").or(get("exclusiveMinimum")).unwrap_or(-100.0);
-        let hi = get("maximum").or(get("exclusiveMaximum")).unwrap_or(lo.max(0.0) + 100.0);
+        let hi = get("maximum")
+            .or(get("exclusiveMaximum"))
+            .unwrap_or(lo.max(0.0) + 100.0);
         let hi = if hi < lo { lo } else { hi };
         let random = lo + (hi - lo) * (self.rng.below(1001) as f64 / 1000.0);
         let mut value = if candidates.is_empty() || self.rng.chance(50) {
@@ -669,7 +695,9 @@ fn mutate(rng: &mut Rng, base: &Value) -> Value {
             let options: Vec<String> = vec![
                 format!("{s}\n"),
                 s.chars().map(|c| if c.is_ascii_digit() { '٣' } else { c }).collect(),
-                s.chars().map(|c| if c.is_ascii_alphabetic() { 'é' } else { c }).collect(),
+                s.chars()
+                    .map(|c| if c.is_ascii_alphabetic() { 'é' } else { c })
+                    .collect(),
                 s.to_uppercase(),
                 format!(" {s}"),
                 s.repeat(3),
@@ -680,7 +708,15 @@ fn mutate(rng: &mut Rng, base: &Value) -> Value {
         }
         _ => {
             // Another type.
-            let others = [json!(null), json!(true), json!(7), json!("text"), json!([]), json!({}), json!(2.5)];
+            let others = [
+                json!(null),
+                json!(true),
+                json!(7),
+                json!("text"),
+                json!([]),
+                json!({}),
+                json!(2.5),
+            ];
             let mut pick = others[rng.below(others.len())].clone();
             if std::mem::discriminant(&pick) == std::mem::discriminant(node) {
                 pick = json!("text");
@@ -725,7 +761,11 @@ fn instances(schema: &Value, file: &str, count: usize) -> Vec<Value> {
                 let sub_view = gen.view(sub, 0);
                 let own = Gen::own_values(&sub_view);
                 if !own.is_empty() {
-                    let v = if variant == 0 { own[0].clone() } else { own[gen.rng.below(own.len())].clone() };
+                    let v = if variant == 0 {
+                        own[0].clone()
+                    } else {
+                        own[gen.rng.below(own.len())].clone()
+                    };
                     object.insert(name.clone(), v);
                 }
             }
@@ -780,7 +820,9 @@ impl jsonschema::Retrieve for Refuse {
 }
 
 fn oracle(schema: &Value) -> Result<jsonschema::Validator, String> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| jsonschema::options().with_retriever(Refuse).build(schema))) {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        jsonschema::options().with_retriever(Refuse).build(schema)
+    })) {
         Ok(Ok(validator)) => Ok(validator),
         Ok(Err(error)) => Err(first_line(&error.to_string())),
         Err(_) => Err("jsonschema panicked".to_owned()),
@@ -792,7 +834,11 @@ fn oracle_reason(validator: &jsonschema::Validator, instance: &Value) -> String 
     match validator.iter_errors(instance).next() {
         Some(error) => format!(
             "{}: {} (schema {})",
-            if error.instance_path().as_str().is_empty() { "(root)" } else { error.instance_path().as_str() },
+            if error.instance_path().as_str().is_empty() {
+                "(root)"
+            } else {
+                error.instance_path().as_str()
+            },
             truncate(&error.to_string(), 200),
             error.schema_path().as_str()
         ),
@@ -933,7 +979,10 @@ fn agree(options: &Options) -> Result<bool, String> {
     std::panic::set_hook(Box::new(|_| {}));
     for (index, path) in files.iter().enumerate() {
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let schema: Value = match std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())) {
+        let schema: Value = match std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        {
             Ok(v) => v,
             Err(e) => {
                 unreadable.push((file, e));
@@ -946,7 +995,9 @@ fn agree(options: &Options) -> Result<bool, String> {
             Value::Bool(false) => json!({"not": {}}),
             other => other.clone(),
         };
-        let generated = std::panic::catch_unwind(AssertUnwindSafe(|| generate_with(&doc, &file, true, &GenOptions::new())));
+        let generated = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            generate_with(&doc, &file, true, &GenOptions::new())
+        }));
         let (tokens, refused) = match generated {
             Ok(Ok(validators)) => {
                 let tokens = validators.tokens;
@@ -1000,7 +1051,12 @@ fn agree(options: &Options) -> Result<bool, String> {
         }
         entries.push(entry);
         if (index + 1) % 50 == 0 {
-            eprintln!("agree: {} of {} schemas read ({:.0} s)", index + 1, files.len(), started.elapsed().as_secs_f64());
+            eprintln!(
+                "agree: {} of {} schemas read ({:.0} s)",
+                index + 1,
+                files.len(),
+                started.elapsed().as_secs_f64()
+            );
         }
     }
     std::panic::set_hook(quiet_panics);
@@ -1008,19 +1064,26 @@ fn agree(options: &Options) -> Result<bool, String> {
 
     // Compile and run, by batches.
     let generated: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].tokens.is_some()).collect();
-    let batch = if options.batch == 0 { generated.len().max(1) } else { options.batch };
+    let batch = if options.batch == 0 {
+        generated.len().max(1)
+    } else {
+        options.batch
+    };
     let mut answers: HashMap<(usize, usize), Ours> = HashMap::new();
     let mut disagreements: Vec<Disagreement> = Vec::new();
-    for chunk in generated.chunks(batch) {
-        let live = build(&mut entries, chunk)?;
+    for (number, chunk) in generated.chunks(batch).enumerate() {
+        let (live, binary) = build(&mut entries, chunk, number)?;
         let mut cases: Vec<(usize, usize)> = Vec::new();
         for &e in &live {
             for c in 0..entries[e].cases.len() {
                 cases.push((e, c));
             }
         }
-        let list: Vec<(String, Value)> = cases.iter().map(|&(e, c)| (entries[e].module.clone(), entries[e].cases[c].0.clone())).collect();
-        let results = run_cases(&list)?;
+        let list: Vec<(String, Value)> = cases
+            .iter()
+            .map(|&(e, c)| (entries[e].module.clone(), entries[e].cases[c].0.clone()))
+            .collect();
+        let results = run_cases(&binary, &list)?;
         for (key, ours) in cases.into_iter().zip(results) {
             answers.insert(key, ours);
         }
@@ -1041,7 +1104,7 @@ fn agree(options: &Options) -> Result<bool, String> {
                 }
             }
         }
-        shrink(&entries, &mut found)?;
+        shrink(&binary, &entries, &mut found)?;
         disagreements.extend(found);
     }
     // jsonschema's reasons, for the disagreements.
@@ -1077,7 +1140,7 @@ fn disagree(theirs: bool, ours: &Ours) -> bool {
 
 /// Smaller instances of each disagreement that still disagree: members and items removed,
 /// one at a time, a few rounds (each round one run of the scratch binary).
-fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
+fn shrink(binary: &Path, entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
     let mut validators: BTreeMap<usize, jsonschema::Validator> = BTreeMap::new();
     for d in found.iter() {
         if !validators.contains_key(&d.entry) {
@@ -1093,7 +1156,9 @@ fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
             if !matches!(d.ours, Ours::Valid | Ours::Invalid(_)) {
                 continue;
             }
-            let Some(validator) = validators.get(&d.entry) else { continue };
+            let Some(validator) = validators.get(&d.entry) else {
+                continue;
+            };
             let current = d.shrunk.clone().unwrap_or_else(|| d.instance.clone());
             let mut all = Vec::new();
             paths(&current, &mut Vec::new(), &mut all);
@@ -1104,7 +1169,9 @@ fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
                 }
                 let mut smaller = current.clone();
                 let (last, parent) = path.split_last().expect("not empty");
-                let Some(parent) = at_mut(&mut smaller, parent) else { continue };
+                let Some(parent) = at_mut(&mut smaller, parent) else {
+                    continue;
+                };
                 match (parent, last) {
                     (Value::Object(map), Value::String(k)) => {
                         map.remove(k);
@@ -1114,7 +1181,8 @@ fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
                     }
                     _ => continue,
                 }
-                let theirs = std::panic::catch_unwind(AssertUnwindSafe(|| validator.is_valid(&smaller))).unwrap_or(d.theirs);
+                let theirs =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| validator.is_valid(&smaller))).unwrap_or(d.theirs);
                 if theirs != d.theirs {
                     continue;
                 }
@@ -1126,14 +1194,17 @@ fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
         if list.is_empty() {
             break;
         }
-        let results = run_cases(&list)?;
+        let results = run_cases(binary, &list)?;
         let mut progressed = false;
         let mut taken: BTreeSet<usize> = BTreeSet::new();
         for ((i, smaller, theirs), ours) in owners.into_iter().zip(results) {
             if taken.contains(&i) {
                 continue;
             }
-            let same_side = matches!((&found[i].ours, &ours), (Ours::Valid, Ours::Valid) | (Ours::Invalid(_), Ours::Invalid(_)));
+            let same_side = matches!(
+                (&found[i].ours, &ours),
+                (Ours::Valid, Ours::Valid) | (Ours::Invalid(_), Ours::Invalid(_))
+            );
             if same_side && disagree(theirs, &ours) {
                 found[i].shrunk = Some(smaller);
                 found[i].ours = ours;
@@ -1152,7 +1223,7 @@ fn shrink(entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
 // The scratch crate.
 
 fn crate_dir() -> PathBuf {
-    PathBuf::from("/tmp/agree-crate")
+    std::env::var_os("AGREE_CRATE_DIR").map_or_else(|| PathBuf::from("/tmp/agree-crate"), PathBuf::from)
 }
 
 fn target_dir() -> PathBuf {
@@ -1199,42 +1270,71 @@ fn main() {
 }
 "#;
 
-/// Writes the scratch crate of these entries, builds it, drops modules rustc rejects (recording
-/// the error) until it builds; returns the entries of the binary.
-fn build(entries: &mut [Entry], chunk: &[usize]) -> Result<Vec<usize>, String> {
+/// Writes a file unless it already holds `text` (so cargo rebuilds only what changed).
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes the scratch crate of one batch of entries (`/tmp/agree-crate/bN`, a binary
+/// `agree-check-bN`), builds it, drops modules rustc rejects (recording the error) until it
+/// builds; returns the entries of the binary, and the binary.
+fn build(entries: &mut [Entry], chunk: &[usize], number: usize) -> Result<(Vec<usize>, PathBuf), String> {
     let workspace = crate::codegen::workspace_root();
-    let krate = crate_dir();
-    let _ = std::fs::remove_dir_all(krate.join("src"));
+    let name = format!("agree-check-b{number}");
+    let krate = crate_dir().join(format!("b{number}"));
     let src = krate.join("src");
     std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
     let types = workspace.join("pilotage-types");
+    // pilotage-types' `idn` feature, where it still exists (the IDN formats needed it).
+    let idn =
+        std::fs::read_to_string(types.join("Cargo.toml")).is_ok_and(|t| t.lines().any(|l| l.starts_with("idn = ")));
+    let features = if idn { "\"validate\", \"idn\"" } else { "\"validate\"" };
     let manifest = format!(
-        "[package]\nname = \"agree-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\npilotage-types = {{ path = {:?}, default-features = false, features = [\"validate\", \"idn\"] }}\n\
+        "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\npilotage-types = {{ path = {:?}, default-features = false, features = [{features}] }}\n\
          serde_json = \"1\"\n\n[profile.dev]\ndebug = false\nopt-level = 1\n\n[workspace]\n",
         types.display().to_string()
     );
-    std::fs::write(krate.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    write_if_changed(&krate.join("Cargo.toml"), &manifest)?;
     if !krate.join("Cargo.lock").exists() {
         let _ = std::fs::copy(workspace.join("Cargo.lock"), krate.join("Cargo.lock"));
     }
+    let wanted: BTreeSet<String> = chunk.iter().map(|&e| format!("{}.rs", entries[e].module)).collect();
+    for old in std::fs::read_dir(&src).map_err(|e| e.to_string())?.flatten() {
+        let file = old.file_name().to_string_lossy().into_owned();
+        if file != "main.rs" && !wanted.contains(&file) {
+            let _ = std::fs::remove_file(old.path());
+        }
+    }
     for &e in chunk {
         let text = entries[e].tokens.as_deref().unwrap_or_default();
-        std::fs::write(src.join(format!("{}.rs", entries[e].module)), text).map_err(|e| e.to_string())?;
+        write_if_changed(&src.join(format!("{}.rs", entries[e].module)), text)?;
     }
+    let binary = target_dir().join("debug").join(&name);
     let mut live: Vec<usize> = chunk.to_vec();
     for round in 1..=8 {
         let mut main = String::new();
         for &e in &live {
-            let _ = writeln!(main, "#[allow(unused, clippy::all, non_snake_case, non_upper_case_globals, non_camel_case_types)]\nmod {};", entries[e].module);
+            let _ = writeln!(
+                main,
+                "#[allow(unused, clippy::all, non_snake_case, non_upper_case_globals, non_camel_case_types)]\nmod {};",
+                entries[e].module
+            );
         }
         main.push_str("\nstatic TABLE: &[(&str, &::pilotage_types::validate::Validators)] = &[\n");
         for &e in &live {
-            let _ = writeln!(main, "    ({:?}, &{}::VALIDATORS),", entries[e].module, entries[e].module);
+            let _ = writeln!(
+                main,
+                "    ({:?}, &{}::VALIDATORS),",
+                entries[e].module, entries[e].module
+            );
         }
         main.push_str("];\n");
         main.push_str(MAIN_BODY);
-        std::fs::write(src.join("main.rs"), main).map_err(|e| e.to_string())?;
+        write_if_changed(&src.join("main.rs"), &main)?;
         eprintln!("agree: cargo build of {} module(s), round {round}", live.len());
         let t = Instant::now();
         let output = Command::new(env!("CARGO"))
@@ -1248,13 +1348,17 @@ fn build(entries: &mut [Entry], chunk: &[usize]) -> Result<Vec<usize>, String> {
             .map_err(|e| e.to_string())?;
         eprintln!("agree: build took {:.0} s", t.elapsed().as_secs_f64());
         if output.status.success() {
-            return Ok(live);
+            return Ok((live, binary));
         }
         let text = String::from_utf8_lossy(&output.stderr);
         let mut failed: BTreeMap<String, String> = BTreeMap::new();
         for line in text.lines() {
-            let Some(path) = line.strip_prefix("src/") else { continue };
-            let Some((file, rest)) = path.split_once(".rs:") else { continue };
+            let Some(path) = line.strip_prefix("src/") else {
+                continue;
+            };
+            let Some((file, rest)) = path.split_once(".rs:") else {
+                continue;
+            };
             if !rest.contains("error") || file == "main" {
                 continue;
             }
@@ -1279,14 +1383,13 @@ fn build(entries: &mut [Entry], chunk: &[usize]) -> Result<Vec<usize>, String> {
 
 /// Runs the scratch binary on cases; a crash (a stack overflow, an abort) or a hang is the
 /// answer of the case it happened on, and the run goes on from the next.
-fn run_cases(cases: &[(String, Value)]) -> Result<Vec<Ours>, String> {
-    let binary = target_dir().join("debug").join("agree-check");
+fn run_cases(binary: &Path, cases: &[(String, Value)]) -> Result<Vec<Ours>, String> {
     let file = crate_dir().join("cases.json");
     std::fs::write(&file, serde_json::to_vec(cases).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let mut answers: Vec<Option<Ours>> = vec![None; cases.len()];
     let mut start = 0;
     while start < cases.len() {
-        let mut child = Command::new(&binary)
+        let mut child = Command::new(binary)
             .arg(&file)
             .arg(start.to_string())
             .stdout(Stdio::piped())
@@ -1315,7 +1418,9 @@ fn run_cases(cases: &[(String, Value)]) -> Result<Vec<Ours>, String> {
         let mut last = None;
         for line in text.lines() {
             let mut parts = line.splitn(3, '\t');
-            let (Some(i), Some(kind)) = (parts.next().and_then(|i| i.parse::<usize>().ok()), parts.next()) else { continue };
+            let (Some(i), Some(kind)) = (parts.next().and_then(|i| i.parse::<usize>().ok()), parts.next()) else {
+                continue;
+            };
             let rest = parts.next().unwrap_or("").to_owned();
             if i >= cases.len() {
                 continue;
@@ -1353,7 +1458,9 @@ fn violation_pointer(text: &str) -> Option<&str> {
 /// Whether a disagreement is on an `idn-*` format (expected: jsonschema has no `idna` here).
 fn on_idn_format(entry: &Entry, ours: &Ours) -> bool {
     let Ours::Invalid(text) = ours else { return false };
-    let Some(pointer) = violation_pointer(text) else { return false };
+    let Some(pointer) = violation_pointer(text) else {
+        return false;
+    };
     pointer.ends_with("/format") && keyword_at(&entry.schema, pointer).is_some_and(|v| v.starts_with("\"idn-"))
 }
 
@@ -1372,7 +1479,10 @@ fn summary(
     let tried = entries.len() + unreadable.len();
     let refused = entries.iter().filter(|e| e.refused.is_some()).count();
     let oracle_failed = entries.iter().filter(|e| e.oracle_failed.is_some()).count();
-    let both_failed = entries.iter().filter(|e| e.oracle_failed.is_some() && e.refused.is_some()).count();
+    let both_failed = entries
+        .iter()
+        .filter(|e| e.oracle_failed.is_some() && e.refused.is_some())
+        .count();
     let generated = entries.iter().filter(|e| e.tokens.is_some()).count();
     let compile_failed = entries.iter().filter(|e| e.compile_error.is_some()).count();
     let compared_schemas = entries
@@ -1389,16 +1499,33 @@ fn summary(
             invalid += 1;
         }
     }
-    let idn: Vec<&Disagreement> = disagreements.iter().filter(|d| on_idn_format(&entries[d.entry], &d.ours)).collect();
-    let real: Vec<&Disagreement> = disagreements.iter().filter(|d| !on_idn_format(&entries[d.entry], &d.ours)).collect();
-    let _ = writeln!(out, "# cargo xtask agree: generated validators vs jsonschema 0.61 ({:.0} s)\n", took.as_secs_f64());
+    let idn: Vec<&Disagreement> = disagreements
+        .iter()
+        .filter(|d| on_idn_format(&entries[d.entry], &d.ours))
+        .collect();
+    let real: Vec<&Disagreement> = disagreements
+        .iter()
+        .filter(|d| !on_idn_format(&entries[d.entry], &d.ours))
+        .collect();
+    let _ = writeln!(
+        out,
+        "# cargo xtask agree: generated validators vs jsonschema 0.61 ({:.0} s)\n",
+        took.as_secs_f64()
+    );
     let _ = writeln!(out, "schemas tried:                      {tried}");
     let _ = writeln!(out, "  unreadable JSON:                  {}", unreadable.len());
     let _ = writeln!(out, "  refused by our generator:         {refused}");
-    let _ = writeln!(out, "  jsonschema failed to build:       {oracle_failed} ({both_failed} of them refused by ours too)");
+    let _ = writeln!(
+        out,
+        "  jsonschema failed to build:       {oracle_failed} ({both_failed} of them refused by ours too)"
+    );
     let _ = writeln!(out, "  generated:                        {generated}");
     let _ = writeln!(out, "  generated code rustc rejects:     {compile_failed}");
-    let _ = writeln!(out, "  compiled:                         {}", generated - compile_failed);
+    let _ = writeln!(
+        out,
+        "  compiled:                         {}",
+        generated - compile_failed
+    );
     let _ = writeln!(out, "  compared (built by both, cases):  {compared_schemas}");
     let _ = writeln!(out, "instances compared:                 {}", answers.len());
     let _ = writeln!(out, "  valid by jsonschema:              {valid}");
@@ -1422,7 +1549,13 @@ fn summary(
     let mut reasons: Vec<_> = reasons.into_iter().collect();
     reasons.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     for (reason, files) in &reasons {
-        let _ = writeln!(out, "- {} × {reason}  ({}{})", files.len(), files.iter().take(4).copied().collect::<Vec<_>>().join(", "), if files.len() > 4 { ", …" } else { "" });
+        let _ = writeln!(
+            out,
+            "- {} × {reason}  ({}{})",
+            files.len(),
+            files.iter().take(4).copied().collect::<Vec<_>>().join(", "),
+            if files.len() > 4 { ", …" } else { "" }
+        );
     }
     let _ = writeln!(out, "\n### Every refusal\n");
     for e in entries.iter().filter(|e| e.refused.is_some()) {
@@ -1434,15 +1567,28 @@ fn summary(
             out,
             "- {}{}: {}",
             e.file,
-            if e.refused.is_some() { " (refused by ours too)" } else { "" },
+            if e.refused.is_some() {
+                " (refused by ours too)"
+            } else {
+                ""
+            },
             e.oracle_failed.as_deref().unwrap_or("")
         );
     }
     let _ = writeln!(out, "\n## Generated code rustc rejects\n");
     for e in entries.iter().filter(|e| e.compile_error.is_some()) {
-        let _ = writeln!(out, "- {} ({}): {}", e.file, e.module, e.compile_error.as_deref().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "- {} ({}): {}",
+            e.file,
+            e.module,
+            e.compile_error.as_deref().unwrap_or("")
+        );
     }
-    for (title, list) in [("Disagreements", &real), ("Disagreements on an idn-* format (expected)", &idn)] {
+    for (title, list) in [
+        ("Disagreements", &real),
+        ("Disagreements on an idn-* format (expected)", &idn),
+    ] {
         let _ = writeln!(out, "\n## {title}\n");
         for d in list.iter() {
             let entry = &entries[d.entry];
@@ -1468,7 +1614,15 @@ fn summary(
                     let _ = writeln!(out, "    keyword: {k}");
                 }
             }
-            let _ = writeln!(out, "  jsonschema: {}", if d.theirs { "valid".to_owned() } else { format!("invalid: {}", d.oracle_reason) });
+            let _ = writeln!(
+                out,
+                "  jsonschema: {}",
+                if d.theirs {
+                    "valid".to_owned()
+                } else {
+                    format!("invalid: {}", d.oracle_reason)
+                }
+            );
             if !d.theirs {
                 if let Some(pointer) = violation_pointer(&d.oracle_reason) {
                     if let Some(k) = keyword_at(&entry.schema, pointer) {

@@ -443,14 +443,18 @@ fn check_batch(
     number: usize,
     count: usize,
 ) -> Result<(), String> {
-    for round in 1..=6 {
+    let (mut round, mut stalls) = (1, 0);
+    while round <= 6 {
         let live: Vec<&String> = batch.iter().filter(|m| !failed.contains_key(*m)).collect();
         if live.is_empty() {
             break;
         }
         let lib: String = live.iter().map(|m| format!("include!(\"{m}.rs\");\n")).collect();
         std::fs::write(src.join("lib.rs"), lib).map_err(|e| e.to_string())?;
-        eprintln!("corpus: cargo check of {} module(s), batch {number}/{count}, round {round}", live.len());
+        eprintln!(
+            "corpus: cargo check of {} module(s), batch {number}/{count}, round {round}",
+            live.len()
+        );
         let output = Command::new(env!("CARGO"))
             .args(["check", "--quiet", "--message-format=short", "--lib"])
             .current_dir(krate)
@@ -476,16 +480,29 @@ fn check_batch(
                 continue;
             }
             if !failed.contains_key(file) && batch.iter().any(|m| m == file) {
+                eprintln!(
+                    "corpus: compile failure {file}: {}",
+                    line.chars().take(300).collect::<String>()
+                );
                 failed.insert(file.to_owned(), line.chars().take(300).collect());
                 new_failures += 1;
             }
         }
         if new_failures == 0 {
+            // `pilotage-types` is read from the workspace, which may be mid-edit: wait a
+            // little and check again, a few times, before giving up.
+            if stalls < 10 {
+                stalls += 1;
+                eprintln!("corpus: the check failed outside the modules; again in 30 s ({stalls}/10)");
+                std::thread::sleep(Duration::from_secs(30));
+                continue;
+            }
             return Err(format!(
                 "the scratch crate does not compile, and no module is to blame:\n{}",
                 text.lines().take(40).collect::<Vec<_>>().join("\n")
             ));
         }
+        round += 1;
     }
     Ok(())
 }

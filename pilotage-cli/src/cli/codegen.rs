@@ -59,7 +59,10 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
         builder = builder.names(names);
     }
     for map in &args.map {
-        let Some((uri, file)) = map.split_once('=').filter(|(uri, file)| !uri.is_empty() && !file.is_empty()) else {
+        let Some((uri, file)) = map
+            .split_once('=')
+            .filter(|(uri, file)| !uri.is_empty() && !file.is_empty())
+        else {
             let _ = writeln!(err, "error: --map {map:?}: expected URI=FILE");
             return UNUSABLE;
         };

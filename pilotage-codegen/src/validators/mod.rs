@@ -37,8 +37,8 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::{Number, Value};
 
-pub use resources::{Document, Draft, Location};
 use resources::{join, strip_fragment, Index};
+pub use resources::{Document, Draft, Location};
 
 use crate::error::{escape_pointer_token, unescape_pointer_token};
 use crate::CodegenError;
@@ -82,8 +82,27 @@ fn format_in(draft: Draft, format: &str) -> bool {
 
 /// Local names of the generated functions' bodies, which no check function may be named.
 const RESERVED: &[&str] = &[
-    "a", "at", "count", "cx", "e", "entered", "ev", "holds", "index", "inner", "item", "k", "mark", "n", "name", "o",
-    "ok", "s", "seen", "unexpected", "v",
+    "a",
+    "at",
+    "count",
+    "cx",
+    "e",
+    "entered",
+    "ev",
+    "holds",
+    "index",
+    "inner",
+    "item",
+    "k",
+    "mark",
+    "n",
+    "name",
+    "o",
+    "ok",
+    "s",
+    "seen",
+    "unexpected",
+    "v",
 ];
 
 /// The keywords of 2020-12's validation vocabulary (switched off by a metaschema without it).
@@ -131,25 +150,82 @@ const APPLICATOR: &[&str] = &[
 /// The drafts' metaschemas, built into every set (as jsonschema has them): a `$ref` to a
 /// metaschema validates schemas, and a custom metaschema may extend them.
 const METASCHEMAS: &[(&str, &str)] = &[
-    ("http://json-schema.org/draft-04/schema", include_str!("../../metaschemas/draft4.json")),
-    ("http://json-schema.org/draft-06/schema", include_str!("../../metaschemas/draft6.json")),
-    ("http://json-schema.org/draft-07/schema", include_str!("../../metaschemas/draft7.json")),
-    ("https://json-schema.org/draft/2019-09/schema", include_str!("../../metaschemas/draft2019-09/schema.json")),
-    ("https://json-schema.org/draft/2019-09/meta/applicator", include_str!("../../metaschemas/draft2019-09/meta/applicator.json")),
-    ("https://json-schema.org/draft/2019-09/meta/content", include_str!("../../metaschemas/draft2019-09/meta/content.json")),
-    ("https://json-schema.org/draft/2019-09/meta/core", include_str!("../../metaschemas/draft2019-09/meta/core.json")),
-    ("https://json-schema.org/draft/2019-09/meta/format", include_str!("../../metaschemas/draft2019-09/meta/format.json")),
-    ("https://json-schema.org/draft/2019-09/meta/meta-data", include_str!("../../metaschemas/draft2019-09/meta/meta-data.json")),
-    ("https://json-schema.org/draft/2019-09/meta/validation", include_str!("../../metaschemas/draft2019-09/meta/validation.json")),
-    ("https://json-schema.org/draft/2020-12/schema", include_str!("../../metaschemas/draft2020-12/schema.json")),
-    ("https://json-schema.org/draft/2020-12/meta/applicator", include_str!("../../metaschemas/draft2020-12/meta/applicator.json")),
-    ("https://json-schema.org/draft/2020-12/meta/content", include_str!("../../metaschemas/draft2020-12/meta/content.json")),
-    ("https://json-schema.org/draft/2020-12/meta/core", include_str!("../../metaschemas/draft2020-12/meta/core.json")),
-    ("https://json-schema.org/draft/2020-12/meta/format-annotation", include_str!("../../metaschemas/draft2020-12/meta/format-annotation.json")),
-    ("https://json-schema.org/draft/2020-12/meta/format-assertion", include_str!("../../metaschemas/draft2020-12/meta/format-assertion.json")),
-    ("https://json-schema.org/draft/2020-12/meta/meta-data", include_str!("../../metaschemas/draft2020-12/meta/meta-data.json")),
-    ("https://json-schema.org/draft/2020-12/meta/unevaluated", include_str!("../../metaschemas/draft2020-12/meta/unevaluated.json")),
-    ("https://json-schema.org/draft/2020-12/meta/validation", include_str!("../../metaschemas/draft2020-12/meta/validation.json")),
+    (
+        "http://json-schema.org/draft-04/schema",
+        include_str!("../../metaschemas/draft4.json"),
+    ),
+    (
+        "http://json-schema.org/draft-06/schema",
+        include_str!("../../metaschemas/draft6.json"),
+    ),
+    (
+        "http://json-schema.org/draft-07/schema",
+        include_str!("../../metaschemas/draft7.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/schema",
+        include_str!("../../metaschemas/draft2019-09/schema.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/applicator",
+        include_str!("../../metaschemas/draft2019-09/meta/applicator.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/content",
+        include_str!("../../metaschemas/draft2019-09/meta/content.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/core",
+        include_str!("../../metaschemas/draft2019-09/meta/core.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/format",
+        include_str!("../../metaschemas/draft2019-09/meta/format.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/meta-data",
+        include_str!("../../metaschemas/draft2019-09/meta/meta-data.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2019-09/meta/validation",
+        include_str!("../../metaschemas/draft2019-09/meta/validation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/schema",
+        include_str!("../../metaschemas/draft2020-12/schema.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/applicator",
+        include_str!("../../metaschemas/draft2020-12/meta/applicator.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/content",
+        include_str!("../../metaschemas/draft2020-12/meta/content.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/core",
+        include_str!("../../metaschemas/draft2020-12/meta/core.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/format-annotation",
+        include_str!("../../metaschemas/draft2020-12/meta/format-annotation.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/format-assertion",
+        include_str!("../../metaschemas/draft2020-12/meta/format-assertion.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/meta-data",
+        include_str!("../../metaschemas/draft2020-12/meta/meta-data.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/unevaluated",
+        include_str!("../../metaschemas/draft2020-12/meta/unevaluated.json"),
+    ),
+    (
+        "https://json-schema.org/draft/2020-12/meta/validation",
+        include_str!("../../metaschemas/draft2020-12/meta/validation.json"),
+    ),
 ];
 
 fn metaschemas() -> &'static [Document] {
@@ -457,7 +533,12 @@ impl<'a> Gen<'a> {
             .map(unescape_pointer_token)
             .unwrap_or_default();
         let hint = if hint.is_empty() && target.doc != 0 {
-            snake(strip_fragment(&self.docs[target.doc].uri).rsplit('/').next().unwrap_or("doc"))
+            snake(
+                strip_fragment(&self.docs[target.doc].uri)
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("doc"),
+            )
         } else {
             hint
         };
@@ -596,7 +677,8 @@ impl<'a> Gen<'a> {
         let draft = self.draft(pointer);
         let vocab = self.vocab(pointer);
         let filtered;
-        let object = if vocab.validation && vocab.applicator && vocab.unevaluated && object.keys().all(|k| draft.has(k)) {
+        let object = if vocab.validation && vocab.applicator && vocab.unevaluated && object.keys().all(|k| draft.has(k))
+        {
             object
         } else {
             let mut kept = object.clone();
@@ -826,7 +908,10 @@ impl<'a> Gen<'a> {
                 return Err(self.error(&at("prefixItems"), "`prefixItems` must be an array"))
             }
             (_, Some(Value::Array(_))) => {
-                return Err(self.error(&at("items"), "`items` must be a schema in 2020-12 (`prefixItems` is the array form)"))
+                return Err(self.error(
+                    &at("items"),
+                    "`items` must be a schema in 2020-12 (`prefixItems` is the array form)",
+                ))
             }
             _ => None,
         };
@@ -1183,8 +1268,7 @@ impl<'a> Gen<'a> {
             let fail = fail(&at("not"), quote!(Why::Not(v, #text)));
             out.extend(quote!(if cx.quiet(#function, v, at) { #fail }));
         }
-        if object.contains_key("if")
-            && (object.contains_key("then") || object.contains_key("else") || inner.is_some())
+        if object.contains_key("if") && (object.contains_key("then") || object.contains_key("else") || inner.is_some())
         {
             let condition = self.branch(&at("if"), inner.is_some())?;
             let then = match object.get("then") {
@@ -1276,7 +1360,10 @@ impl<'a> Gen<'a> {
         let doc = if location.doc == 0 {
             format!(" The schema at `{}`.", location.pointer)
         } else {
-            format!(" The schema at `{}` of {}.", location.pointer, self.docs[location.doc].uri)
+            format!(
+                " The schema at `{}` of {}.",
+                location.pointer, self.docs[location.doc].uri
+            )
         };
         let vis = if public { quote!(pub) } else { quote!() };
         let (signature, args) = if *annotating {
@@ -1285,7 +1372,10 @@ impl<'a> Gen<'a> {
                 quote!((cx, v, at, ev)),
             )
         } else {
-            (quote!((cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool), quote!((cx, v, at)))
+            (
+                quote!((cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool),
+                quote!((cx, v, at)),
+            )
         };
         Ok(if self.dynamic {
             let resource = u32::try_from(self.index.scope(location).0).unwrap_or(u32::MAX);
@@ -1583,7 +1673,12 @@ mod tests {
         let error = error_of(json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"$ref": "#/$defs/a"}}}));
         assert!(error.message.contains("cycle"), "{error}");
         // Descending into the instance is not a cycle.
-        generate(&json!({"$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}}), "t.json", false).unwrap();
+        generate(
+            &json!({"$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}}),
+            "t.json",
+            false,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -1623,7 +1718,10 @@ mod tests {
         }});
         let generated = generate(&schema, "t.json", false).unwrap();
         for (def, function) in &generated.checks {
-            assert!(!super::RESERVED.contains(&function.to_string().as_str()), "{def}: {function}");
+            assert!(
+                !super::RESERVED.contains(&function.to_string().as_str()),
+                "{def}: {function}"
+            );
         }
         assert_eq!(generated.checks["count"].to_string(), "count_2");
         assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
@@ -1634,9 +1732,15 @@ mod tests {
         let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
         let draft4 = "http://json-schema.org/draft-04/schema#";
         let text = tokens(json!({"$schema": draft4, "$defs": {"a": {"format": "uuid"}, "b": {"format": "ipv4"}}}));
-        assert!(!text.contains("format :: uuid") && text.contains("format :: ipv4"), "{text}");
+        assert!(
+            !text.contains("format :: uuid") && text.contains("format :: ipv4"),
+            "{text}"
+        );
         let text = tokens(json!({"$schema": draft4, "$defs": {"a": {"type": "integer"}}}));
-        assert!(text.contains("is_i64") && !text.contains("is_integer"), "draft-04: 1.0 is no integer: {text}");
+        assert!(
+            text.contains("is_i64") && !text.contains("is_integer"),
+            "draft-04: 1.0 is no integer: {text}"
+        );
     }
 
     #[test]
@@ -1651,8 +1755,16 @@ mod tests {
 
     #[test]
     fn annotation_functions_exist_only_where_unevaluated_needs_them() {
-        let plain = generate(&json!({"$defs": {"a": {"anyOf": [{"properties": {"x": true}}]}}}), "t.json", false).unwrap();
-        assert!(!plain.tokens.to_string().contains("runtime :: Ev"), "no annotation record without unevaluated*");
+        let plain = generate(
+            &json!({"$defs": {"a": {"anyOf": [{"properties": {"x": true}}]}}}),
+            "t.json",
+            false,
+        )
+        .unwrap();
+        assert!(
+            !plain.tokens.to_string().contains("runtime :: Ev"),
+            "no annotation record without unevaluated*"
+        );
         let schema = json!({"$defs": {"a": {"anyOf": [{"properties": {"x": true}}], "unevaluatedProperties": false}}});
         let tokens = generate(&schema, "t.json", false).unwrap().tokens.to_string();
         assert!(tokens.contains("quiet_ev"), "{tokens}");
@@ -1661,7 +1773,12 @@ mod tests {
 
     #[test]
     fn dynamic_scope_is_entered_only_by_sets_that_use_dynamic_references() {
-        let plain = generate(&json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"type": "string"}}}), "t.json", false).unwrap();
+        let plain = generate(
+            &json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"type": "string"}}}),
+            "t.json",
+            false,
+        )
+        .unwrap();
         assert!(!plain.tokens.to_string().contains("enter"));
         let schema = json!({
             "$dynamicAnchor": "node",

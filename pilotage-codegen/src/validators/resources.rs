@@ -203,7 +203,16 @@ impl Index {
                 dynamic: BTreeMap::new(),
             });
             index.by_uri.entry(uri.clone()).or_insert(resource);
-            index.walk(document, doc, &document.value, String::new(), &uri, resource, draft, true)?;
+            index.walk(
+                document,
+                doc,
+                &document.value,
+                String::new(),
+                &uri,
+                resource,
+                draft,
+                true,
+            )?;
         }
         Ok(index)
     }
@@ -222,7 +231,8 @@ impl Index {
     ) -> Result<(), CodegenError> {
         let Value::Object(object) = schema else {
             if schema.is_boolean() {
-                self.scopes.insert(Location { doc, pointer }, (resource, base.to_owned()));
+                self.scopes
+                    .insert(Location { doc, pointer }, (resource, base.to_owned()));
             }
             return Ok(());
         };
@@ -230,7 +240,11 @@ impl Index {
         let mut base = base.to_owned();
         let hidden = draft.ref_hides_siblings() && object.contains_key("$ref");
         if !hidden {
-            if let Some(dialect) = object.get("$schema").and_then(Value::as_str).and_then(Draft::from_schema_uri) {
+            if let Some(dialect) = object
+                .get("$schema")
+                .and_then(Value::as_str)
+                .and_then(Draft::from_schema_uri)
+            {
                 if object.contains_key(dialect.id_keyword()) || is_root {
                     draft = dialect;
                 }
@@ -293,8 +307,13 @@ impl Index {
                 }
             }
         }
-        self.scopes
-            .insert(Location { doc, pointer: pointer.clone() }, (resource, base.clone()));
+        self.scopes.insert(
+            Location {
+                doc,
+                pointer: pointer.clone(),
+            },
+            (resource, base.clone()),
+        );
         if hidden {
             return Ok(());
         }
@@ -469,7 +488,13 @@ mod tests {
     #[test]
     fn joins_follow_rfc_3986() {
         assert_eq!(join("http://a/b/c/d", "../g").as_deref(), Some("http://a/b/g"));
-        assert_eq!(join("urn:uuid:deadbeef", "#/$defs/x").as_deref(), Some("urn:uuid:deadbeef#/$defs/x"));
-        assert_eq!(join("http://a/b.json", "http://c/d.json#x").as_deref(), Some("http://c/d.json#x"));
+        assert_eq!(
+            join("urn:uuid:deadbeef", "#/$defs/x").as_deref(),
+            Some("urn:uuid:deadbeef#/$defs/x")
+        );
+        assert_eq!(
+            join("http://a/b.json", "http://c/d.json#x").as_deref(),
+            Some("http://c/d.json#x")
+        );
     }
 }

@@ -34,9 +34,9 @@ use serde_json::Value;
 
 use crate::SchemaDef;
 
+pub mod format;
 #[cfg(feature = "interpreter")]
 mod interpreter;
-pub mod format;
 pub mod pattern;
 pub mod runtime;
 

@@ -151,7 +151,12 @@ impl Pattern {
     /// Whether the pattern matches somewhere in `text` (JSON Schema's `pattern`).
     pub fn is_match(&self, text: &str) -> bool {
         match self {
-            Pattern::Literal { text: literal, start, end, .. } => match (start, end) {
+            Pattern::Literal {
+                text: literal,
+                start,
+                end,
+                ..
+            } => match (start, end) {
                 (true, true) => text == *literal,
                 (true, false) => text.starts_with(literal),
                 (false, true) => text.ends_with(literal),

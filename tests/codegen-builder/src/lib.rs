@@ -52,7 +52,10 @@ mod tests {
         assert_eq!(serde_json::to_value(&typed).unwrap()["tags"], valid["tags"]);
         for (pointer, broken) in [
             ("/programs/double/steps", json!({"programs": {"double": {"steps": []}}})),
-            ("/first_step/op", json!({"programs": {}, "first_step": {"op": "pow", "by": 1}})),
+            (
+                "/first_step/op",
+                json!({"programs": {}, "first_step": {"op": "pow", "by": 1}}),
+            ),
             ("/tags/0", json!({"programs": {}, "tags": ["Math"]})),
             ("/tags/0", json!({"programs": {}, "tags": ["math-"]})),
             ("/strict/b", json!({"programs": {}, "strict": {"b": 1}})),

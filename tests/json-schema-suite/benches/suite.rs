@@ -16,7 +16,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use pilotage_json_schema_suite::{GROUPS, SUITE};
 use serde_json::Value;
 
-type Case = (pilotage_types::validate::runtime::Check, jsonschema::Validator, Vec<Value>);
+type Case = (
+    pilotage_types::validate::runtime::Check,
+    jsonschema::Validator,
+    Vec<Value>,
+);
 
 /// `PILOTAGE_SUITE_PROFILE=1`: each group's time, both ways, the 20 slowest of ours first (to
 /// find what dominates the aggregate).
@@ -32,7 +36,12 @@ fn profile(cases: &[Case], names: &[String]) {
         .iter()
         .zip(names)
         .map(|((check, theirs, tests), name)| {
-            let ours = time(&|| tests.iter().filter(|t| pilotage_types::validate::verdict(*check, t, false)).count());
+            let ours = time(&|| {
+                tests
+                    .iter()
+                    .filter(|t| pilotage_types::validate::verdict(*check, t, false))
+                    .count()
+            });
             let base = time(&|| tests.iter().filter(|t| theirs.is_valid(t)).count());
             (ours, base, name.as_str())
         })
@@ -56,11 +65,19 @@ fn bench(c: &mut Criterion) {
     for group in GROUPS {
         let Some(check) = group.check else { continue };
         let groups = files.entry((group.draft, group.file)).or_insert_with(|| {
-            serde_json::from_slice(&std::fs::read(group.path).expect("the suite is readable")).expect("the suite is JSON")
+            serde_json::from_slice(&std::fs::read(group.path).expect("the suite is readable"))
+                .expect("the suite is JSON")
         });
         let data = &groups[group.index];
-        let Some(theirs) = common::jsonschema_validator(group, &data["schema"], &remotes) else { continue };
-        let tests = data["tests"].as_array().into_iter().flatten().map(|t| t["data"].clone()).collect();
+        let Some(theirs) = common::jsonschema_validator(group, &data["schema"], &remotes) else {
+            continue;
+        };
+        let tests = data["tests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| t["data"].clone())
+            .collect();
         cases.push((check, theirs, tests));
         names.push(format!("{}/{}#{}", group.draft, group.file, group.index));
     }
@@ -73,11 +90,24 @@ fn bench(c: &mut Criterion) {
     // jsonschema is built here without its `idna` feature, so it accepts any string as an
     // `idn-hostname` / `idn-email`: those groups are not the same work on both sides.
     let pick = |keep: &dyn Fn(&str) -> bool| -> Vec<&Case> {
-        cases.iter().zip(&names).filter(|(_, name)| keep(name)).map(|(case, _)| case).collect()
+        cases
+            .iter()
+            .zip(&names)
+            .filter(|(_, name)| keep(name))
+            .map(|(case, _)| case)
+            .collect()
     };
-    measure(c, "suite/is_valid_same_work", &pick(&|name| !name.contains("/format/idn-")));
+    measure(
+        c,
+        "suite/is_valid_same_work",
+        &pick(&|name| !name.contains("/format/idn-")),
+    );
     // The required tests alone: the keywords, without the optional formats and regex dialect.
-    measure(c, "suite/is_valid_required", &pick(&|name| !name.contains("/optional/") && !name.contains("cases/")));
+    measure(
+        c,
+        "suite/is_valid_required",
+        &pick(&|name| !name.contains("/optional/") && !name.contains("cases/")),
+    );
 }
 
 fn measure(c: &mut Criterion, name: &str, cases: &[&Case]) {

@@ -140,11 +140,17 @@ fn render(table: &BTreeMap<(String, String), Count>) -> String {
     }
     out.push_str("| draft | tests | pilotage (generated) | refused | jsonschema 0.61 |\n|---|---:|---:|---:|---:|\n");
     for ((draft, part), c) in &totals {
-        out.push_str(&format!("| {draft} {part} | {} | {} | {} | {} |\n", c.tests, c.ours, c.refused, c.jsonschema));
+        out.push_str(&format!(
+            "| {draft} {part} | {} | {} | {} | {} |\n",
+            c.tests, c.ours, c.refused, c.jsonschema
+        ));
     }
     out.push_str("\n<details><summary>Per keyword file</summary>\n\n| draft | file | tests | pilotage | jsonschema |\n|---|---|---:|---:|---:|\n");
     for ((draft, file), c) in table {
-        out.push_str(&format!("| {draft} | {file} | {} | {} | {} |\n", c.tests, c.ours, c.jsonschema));
+        out.push_str(&format!(
+            "| {draft} | {file} | {} | {} | {} |\n",
+            c.tests, c.ours, c.jsonschema
+        ));
     }
     out.push_str("\n</details>");
     out

@@ -11,10 +11,7 @@ use serde_json::Value;
 pub struct Retriever(pub BTreeMap<String, Value>);
 
 impl jsonschema::Retrieve for Retriever {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         self.0
             .get(uri.as_str())
             .cloned()
@@ -29,7 +26,11 @@ pub fn remotes(suite: &Path) -> BTreeMap<String, Value> {
             if path.is_dir() {
                 walk(&path, base, out);
             } else if let Some(value) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
-                let rel = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(base)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.insert(format!("http://localhost:1234/{rel}"), value);
             }
         }
@@ -41,7 +42,12 @@ pub fn remotes(suite: &Path) -> BTreeMap<String, Value> {
 
 /// jsonschema's verdict on each test of a group (`None`: it cannot build the schema).
 #[allow(dead_code)] // the benchmark does not use it
-pub fn jsonschema_verdicts(group: &Group, schema: &Value, tests: &[Value], remotes: &BTreeMap<String, Value>) -> Vec<Option<bool>> {
+pub fn jsonschema_verdicts(
+    group: &Group,
+    schema: &Value,
+    tests: &[Value],
+    remotes: &BTreeMap<String, Value>,
+) -> Vec<Option<bool>> {
     let validator = jsonschema_validator(group, schema, remotes);
     tests
         .iter()
@@ -50,7 +56,11 @@ pub fn jsonschema_verdicts(group: &Group, schema: &Value, tests: &[Value], remot
 }
 
 /// jsonschema's validator of a group, built as the test builds it.
-pub fn jsonschema_validator(group: &Group, schema: &Value, remotes: &BTreeMap<String, Value>) -> Option<jsonschema::Validator> {
+pub fn jsonschema_validator(
+    group: &Group,
+    schema: &Value,
+    remotes: &BTreeMap<String, Value>,
+) -> Option<jsonschema::Validator> {
     let draft = match group.draft {
         "draft7" => jsonschema::Draft::Draft7,
         "draft2019-09" => jsonschema::Draft::Draft201909,
@@ -63,7 +73,9 @@ pub fn jsonschema_validator(group: &Group, schema: &Value, remotes: &BTreeMap<St
         options = options.with_draft(draft);
     }
     options
-        .should_validate_formats(matches!(group.draft, "draft7" | "draft4") || group.file.starts_with("optional/format/"))
+        .should_validate_formats(
+            matches!(group.draft, "draft7" | "draft4") || group.file.starts_with("optional/format/"),
+        )
         .with_retriever(Retriever(remotes.clone()))
         .build(schema)
         .ok()
