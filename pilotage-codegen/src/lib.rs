@@ -81,6 +81,9 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
             defs.entry(name.clone()).or_insert_with(|| schema.clone());
         }
     }
+    // A definition that is no schema (a string, a number) gets no type, as it gets no check;
+    // a `$ref` to it is refused above.
+    defs.retain(|_, schema| schema.is_object() || schema.is_boolean());
     if let Some((name, root)) = render::root_type(&typed) {
         if defs.contains_key(&name) {
             return Err(CodegenError::new(

@@ -134,7 +134,7 @@ fn matches_every_name(pattern: &str) -> bool {
 /// `properties` become one map, whose value schema is the one schema every such member can
 /// have, or `{}` (any JSON value) when they can have several. The candidates are the
 /// `patternProperties` schemas plus, unless one pattern matches every name
-/// ([`matches_every_name`]), the `additionalProperties` schema (`{}` when absent, none when
+/// (`matches_every_name`), the `additionalProperties` schema (`{}` when absent, none when
 /// `false`). So `{"patternProperties": {"^x-": S}, "additionalProperties": false}` is a map of
 /// `S`, and `{"patternProperties": {"^x-": S}}` a map of any value.
 ///

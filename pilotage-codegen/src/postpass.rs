@@ -154,10 +154,63 @@ pub fn one_tuple_conversions(file: &mut syn::File) {
     }
 }
 
-/// Rewrites every doc attribute of `file` with [`DocRewriter`]; idempotent, so the renderer
+/// Rewrites every doc attribute of `file` with `DocRewriter`; idempotent, so the renderer
 /// runs it again over the items later stages added (open enums' variant docs are wire values).
 pub fn safe_docs(file: &mut syn::File) {
     DocRewriter.visit_file_mut(file);
+}
+
+/// Renames the colliding fields of one struct or variant (see [`unique_member_names`]); returns
+/// the new names of each colliding name's occurrences, in field order.
+fn unique_fields(
+    fields: &mut syn::FieldsNamed,
+    owner: &str,
+    renamed: &mut Vec<(String, String, String)>,
+) -> BTreeMap<String, Vec<syn::Ident>> {
+    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (index, field) in fields.named.iter().enumerate() {
+        if let Some(ident) = &field.ident {
+            by_name.entry(ident.to_string()).or_default().push(index);
+        }
+    }
+    let mut taken: BTreeSet<String> = by_name.keys().cloned().collect();
+    let mut plan: BTreeMap<String, Vec<syn::Ident>> = BTreeMap::new();
+    for (name, indices) in by_name.iter().filter(|(_, i)| i.len() > 1) {
+        let bare = name.trim_start_matches("r#");
+        let keeper = indices
+            .iter()
+            .copied()
+            .find(|&i| wire_name(&fields.named[i]).as_deref() == Some(bare))
+            .unwrap_or(indices[0]);
+        let mut news = Vec::new();
+        for &index in indices {
+            let field = &mut fields.named[index];
+            let Some(ident) = field.ident.clone() else { continue };
+            if index == keeper {
+                news.push(ident);
+                continue;
+            }
+            // A flattened map (typify's `extra` for unknown members) has no wire name to keep.
+            let flattened = SerdeField::of(field).flatten;
+            if !flattened && (wire_name(field).as_deref() == Some(bare) || SerdeField::of(field).rename.is_none()) {
+                let wire = bare.to_owned();
+                let attr: Attribute = parse_quote!(#[serde(rename = #wire)]);
+                field.attrs.push(attr);
+            }
+            let mut n = 2;
+            while taken.contains(&format!("{bare}_{n}")) {
+                n += 1;
+            }
+            let new = format!("{bare}_{n}");
+            taken.insert(new.clone());
+            let ident = syn::Ident::new(&new, proc_macro2::Span::call_site());
+            field.ident = Some(ident.clone());
+            news.push(ident);
+            renamed.push((owner.to_owned(), name.clone(), new));
+        }
+        plan.insert(name.clone(), news);
+    }
+    plan
 }
 
 /// **Makes the field names of every struct unique.** typify names a member by its snake-case
@@ -173,52 +226,28 @@ pub fn unique_member_names(file: &mut syn::File) -> Vec<(String, String, String)
     // struct name -> for each colliding name, the new names of its occurrences in field order.
     let mut plans: BTreeMap<String, BTreeMap<String, Vec<syn::Ident>>> = BTreeMap::new();
     for item in &mut file.items {
-        let syn::Item::Struct(item) = item else { continue };
-        let Fields::Named(fields) = &mut item.fields else {
-            continue;
-        };
-        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (index, field) in fields.named.iter().enumerate() {
-            if let Some(ident) = &field.ident {
-                by_name.entry(ident.to_string()).or_default().push(index);
-            }
-        }
-        let mut taken: BTreeSet<String> = by_name.keys().cloned().collect();
-        let mut plan: BTreeMap<String, Vec<syn::Ident>> = BTreeMap::new();
-        for (name, indices) in by_name.iter().filter(|(_, i)| i.len() > 1) {
-            let bare = name.trim_start_matches("r#");
-            let keeper = indices
-                .iter()
-                .copied()
-                .find(|&i| wire_name(&fields.named[i]).as_deref() == Some(bare))
-                .unwrap_or(indices[0]);
-            let mut news = Vec::new();
-            for &index in indices {
-                let field = &mut fields.named[index];
-                if index == keeper {
-                    news.push(field.ident.clone().expect("named"));
+        match item {
+            syn::Item::Struct(item) => {
+                let Fields::Named(fields) = &mut item.fields else {
                     continue;
+                };
+                let owner = item.ident.to_string();
+                let plan = unique_fields(fields, &owner, &mut renamed);
+                if !plan.is_empty() {
+                    plans.insert(owner, plan);
                 }
-                if wire_name(field).as_deref() == Some(bare) || SerdeField::of(field).rename.is_none() {
-                    let wire = bare.to_owned();
-                    let attr: Attribute = parse_quote!(#[serde(rename = #wire)]);
-                    field.attrs.push(attr);
-                }
-                let mut n = 2;
-                while taken.contains(&format!("{bare}_{n}")) {
-                    n += 1;
-                }
-                let new = format!("{bare}_{n}");
-                taken.insert(new.clone());
-                let ident = syn::Ident::new(&new, proc_macro2::Span::call_site());
-                field.ident = Some(ident.clone());
-                news.push(ident);
-                renamed.push((item.ident.to_string(), name.clone(), new));
             }
-            plan.insert(name.clone(), news);
-        }
-        if !plan.is_empty() {
-            plans.insert(item.ident.to_string(), plan);
+            // A struct-like variant (`Object { extra: Vec<..>, #[serde(flatten)] extra: Map }`):
+            // the same, without literals to follow (typify writes none for variants).
+            syn::Item::Enum(item) => {
+                for variant in &mut item.variants {
+                    if let Fields::Named(fields) = &mut variant.fields {
+                        let owner = format!("{}::{}", item.ident, variant.ident);
+                        unique_fields(fields, &owner, &mut renamed);
+                    }
+                }
+            }
+            _ => {}
         }
     }
     if plans.is_empty() {
@@ -708,6 +737,29 @@ mod tests {
         assert_eq!(fence_code_as_text("```rust\nf()\n```"), "```text\nf()\n```");
         let out = rewrite("#[doc = \"Example:\\n```\\nuse other_crate::X;\\n```\"] pub struct S { pub a: String }");
         assert!(out.contains("```text"), "{out}");
+    }
+
+    #[test]
+    fn a_member_named_extra_beside_the_unknown_members_map_in_a_variant() {
+        // minecraft-advancement: a member `extra` and typify's flattened `extra` in one variant.
+        let mut file: syn::File = syn::parse_str(
+            r#"pub enum E { Object {
+                #[serde(default)] extra: Vec<u8>,
+                #[serde(flatten)] extra: ::serde_json::Map<String, ::serde_json::Value>,
+            } }"#,
+        )
+        .unwrap();
+        let renamed = unique_member_names(&mut file);
+        assert_eq!(
+            renamed,
+            [("E::Object".to_owned(), "extra".to_owned(), "extra_2".to_owned())]
+        );
+        let out = quote!(#file).to_string();
+        assert!(
+            out.contains("extra : Vec < u8 >") && out.contains("extra_2 : :: serde_json :: Map"),
+            "{out}"
+        );
+        assert!(!out.contains("rename"), "the flattened map gets no wire name: {out}");
     }
 
     #[test]

@@ -314,8 +314,9 @@ pub fn render(
     let def_keys = ["$defs", "definitions"]
         .iter()
         .filter_map(|key| schema.get(*key).and_then(Value::as_object))
-        .flat_map(|d| d.keys())
-        .map(|name| (name.clone(), name.clone()))
+        .flat_map(|d| d.iter())
+        .filter(|(_, def)| def.is_object() || def.is_boolean())
+        .map(|(name, _)| (name.clone(), name.clone()))
         .chain(root.iter().map(|(name, _)| (".".to_owned(), name.clone())));
     for (def, key) in def_keys {
         let type_name = provenance.def_types.get(&key).ok_or_else(|| {

@@ -1110,9 +1110,9 @@ fn agree(options: &Options) -> Result<bool, String> {
     // jsonschema's reasons, for the disagreements.
     let mut validators: BTreeMap<usize, jsonschema::Validator> = BTreeMap::new();
     for d in &mut disagreements {
-        if !validators.contains_key(&d.entry) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = validators.entry(d.entry) {
             if let Ok(v) = oracle(&entries[d.entry].schema) {
-                validators.insert(d.entry, v);
+                slot.insert(v);
             }
         }
         if let Some(v) = validators.get(&d.entry) {
@@ -1143,9 +1143,9 @@ fn disagree(theirs: bool, ours: &Ours) -> bool {
 fn shrink(binary: &Path, entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
     let mut validators: BTreeMap<usize, jsonschema::Validator> = BTreeMap::new();
     for d in found.iter() {
-        if !validators.contains_key(&d.entry) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = validators.entry(d.entry) {
             if let Ok(v) = oracle(&entries[d.entry].schema) {
-                validators.insert(d.entry, v);
+                slot.insert(v);
             }
         }
     }
@@ -1492,7 +1492,7 @@ fn summary(
         .count();
     let mut valid = 0;
     let mut invalid = 0;
-    for (&(e, c), _) in answers {
+    for &(e, c) in answers.keys() {
         if entries[e].cases[c].1 {
             valid += 1;
         } else {

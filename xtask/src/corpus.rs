@@ -414,7 +414,9 @@ fn compile(options: &Options, work: &Path, files: &[PathBuf], entries: &mut [Ent
             size = 0;
         }
         size += bytes;
-        batches.last_mut().map(|b| b.push(module.clone()));
+        if let Some(batch) = batches.last_mut() {
+            batch.push(module.clone());
+        }
     }
     let count = batches.len();
     for (number, batch) in batches.iter().enumerate() {

@@ -1599,8 +1599,10 @@ fn generate_set(
     let mut checks = BTreeMap::new();
     for container in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = schema.get(container) {
-            for (name, _) in sorted(defs) {
-                if checks.contains_key(name) {
+            for (name, def) in sorted(defs) {
+                // A member that is no schema (a string, a number) has no check; a `$ref` to it
+                // is still an error naming its pointer.
+                if checks.contains_key(name) || !(def.is_object() || def.is_boolean()) {
                     continue;
                 }
                 let location = Location {
@@ -1725,6 +1727,19 @@ mod tests {
         }
         assert_eq!(generated.checks["count"].to_string(), "count_2");
         assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
+    }
+
+    #[test]
+    fn a_definition_that_is_no_schema_has_no_check_unless_referenced() {
+        let generated = generate(
+            &json!({"$defs": {"a": {"type": "string"}, "note": "text"}}),
+            "t.json",
+            false,
+        )
+        .unwrap();
+        assert_eq!(generated.checks.keys().collect::<Vec<_>>(), ["a"]);
+        let error = error_of(json!({"$defs": {"a": {"$ref": "#/$defs/note"}, "note": "text"}}));
+        assert_eq!(error.pointer, "/$defs/note");
     }
 
     #[test]
