@@ -270,6 +270,11 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
                     }
                 }
                 moved.insert("type".into(), other);
+                // `null` is the outer branch's now: an `enum` listing it (`["http", null]`)
+                // would leave the inner type nullable, and typify would name both `..Value`.
+                if let Some(Value::Array(values)) = moved.get_mut("enum") {
+                    values.retain(|value| !value.is_null());
+                }
                 inner = Some(Value::Object(moved));
                 object.insert("oneOf".into(), json!([Value::Null, {"type": "null"}]));
             }
@@ -1459,6 +1464,14 @@ mod tests {
         );
         assert_eq!(d["bothValue"], json!({"type": "object", "properties": {"b": {}}}));
         assert_eq!(d["plain"]["anyOf"][0], json!({"type": "string"}));
+        // prometheus' `scheme`: the null leaves the enum with the type, else the inner type is
+        // nullable again and typify names two types `SchemeValue`.
+        let mut schema = json!({"$defs": {"scheme": {"type": ["string", "null"], "enum": ["http", "https", null]}}});
+        nullable_definitions_split(&mut schema);
+        assert_eq!(
+            schema["$defs"]["schemeValue"],
+            json!({"type": "string", "enum": ["http", "https"]})
+        );
     }
 
     #[test]
