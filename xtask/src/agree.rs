@@ -863,43 +863,8 @@ fn truncate(text: &str, max: usize) -> String {
     }
 }
 
-/// A refusal's reason without its file, pointer, names and numbers (as `corpus` keys them).
-fn reason_key(line: &str) -> String {
-    let message = line.strip_prefix("error: ").unwrap_or(line);
-    let message = match message.find(": at ") {
-        Some(at) => {
-            let after = &message[at + 5..];
-            after.find(": ").map_or(after, |colon| &after[colon + 2..])
-        }
-        None => message,
-    };
-    let mut key = String::new();
-    let mut quote: Option<char> = None;
-    for c in message.chars() {
-        match quote {
-            Some(q) if c == q => {
-                key.push('…');
-                key.push(c);
-                quote = None;
-            }
-            Some(_) => {}
-            None if c == '`' || c == '"' || c == '\'' => {
-                key.push(c);
-                quote = Some(c);
-            }
-            None if c.is_ascii_digit() => {
-                if !key.ends_with('N') {
-                    key.push('N');
-                }
-            }
-            None => key.push(c),
-        }
-        if key.chars().count() >= 90 {
-            break;
-        }
-    }
-    key
-}
+// A refusal's reason without its file, pointer, names and numbers: corpus's own key.
+use crate::corpus::reason_key;
 
 fn schemas(options: &Options) -> Result<Vec<PathBuf>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&options.dir)

@@ -179,7 +179,7 @@ fn run_limited(program: &Path, args: &[&str], scratch: &Path, options: &Options)
 
 /// The refusal's reason with the file, pointer and quoted names taken out, so that equal
 /// reasons are counted together.
-fn reason_key(line: &str) -> String {
+pub(crate) fn reason_key(line: &str) -> String {
     let message = line.strip_prefix("error: ").unwrap_or(line);
     // `FILE: at POINTER: message`
     let message = match message.find(": at ") {
