@@ -288,4 +288,62 @@ mod tests {
             generated.warnings
         );
     }
+
+    #[test]
+    fn the_corpus_refusals_of_the_second_round_generate() {
+        // A root that is a `$ref` to a schema kept elsewhere (renovate, poetry, taskfile).
+        let generated = generate(serde_json::json!({
+            "title": "Golangci-lint Configuration",
+            "$ref": "https://golangci-lint.run/jsonschema/golangci.jsonschema.json"}))
+        .unwrap();
+        assert!(generated.code.contains("GolangciLintConfiguration"), "{}", generated.code);
+        assert!(
+            generated.warnings.iter().any(|w| w.contains("golangci.jsonschema.json")),
+            "{:?}",
+            generated.warnings
+        );
+        // eslintrc: a deep reference to a member whose items refer to it again.
+        let code = generate(serde_json::json!({"title": "Eslint", "type": "object", "properties": {
+            "overrides": {"type": "array", "items": {"type": "object", "properties": {
+                "overrides": {"$ref": "#/properties/overrides"}}}}}}))
+        .unwrap()
+        .code;
+        assert!(code.contains("Option<EslintPropertiesOverrides>"), "{code}");
+        // Vector's schemas: references into a definition's unknown keywords.
+        generate(serde_json::json!({"title": "V", "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/1edb/full"}},
+            "definitions": {"1edb": {"full": {"type": "object",
+                "properties": {"b": {"$ref": "#/definitions/6c39/local/one"}}}},
+                "6c39": {"local": {"one": {"type": "integer"}}}}}))
+        .unwrap();
+        // accelerator: a merge of an object whose member is an annotated `$ref`.
+        generate(serde_json::json!({"definitions": {"expression": {"type": "string"},
+            "combo": {"properties": {"x": {}}, "allOf": [{"properties": {
+                "condition": {"$ref": "#/definitions/expression", "description": "When."}}}]}}}))
+        .unwrap();
+        // warp-workflows: a nullable constrained string.
+        let code = generate(serde_json::json!({"definitions": {
+            "nullable-string": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}}))
+        .unwrap()
+        .code;
+        assert!(code.contains("pub struct NullableStringValue"), "{code}");
+    }
+
+    #[test]
+    fn annotated_references_give_the_types_they_gave_before() {
+        let defs = serde_json::json!({
+            "b": {"type": "string", "minLength": 2},
+            "a": {"type": "object", "required": ["c"], "properties": {
+                "c": {"$ref": "#/$defs/b", "description": "The c.", "title": "Cee"},
+                "d": {"$ref": "#/$defs/a", "description": "Self."}}}});
+        let mut rewritten = serde_json::json!({ "$defs": defs.clone() });
+        assert_eq!(normalise::annotated_references_as_alternatives(&mut rewritten).len(), 2);
+        let types = |defs: &serde_json::Value| {
+            typify_stage::run(defs.as_object().unwrap(), render::typify_settings, "s.json")
+                .unwrap()
+                .tokens
+                .to_string()
+        };
+        assert_eq!(types(&defs), types(&rewritten["$defs"]));
+    }
 }

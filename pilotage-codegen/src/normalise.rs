@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | [`local_references_as_pointers`] | `$ref` to an anchor, to a nested `$id`, or relative to one | resolves by last segment only |
 //! | [`rebase_references`] | `#`, `#/properties/..`, `#/definitions/a/..` | panics on a target it has not got |
+//! | [`hoist_deep_references`] | `$ref` deeper than a definition, to a recursive target | `$ref ... is missing` |
 //! | [`inline_deep_references`] | `$ref` deeper than a definition | resolves by last segment |
 //! | [`external_references_as_any`] | `$ref` to another document | panics; becomes `Value` |
 //! | [`permissive_alternatives_as_any`] | `anyOf`/`oneOf` with an accept-all branch | unfaithful struct |
@@ -28,6 +29,8 @@
 //! | [`disjoint_alternatives_as_one_of`] | `anyOf` of disjoint objects | flattened optional parts |
 //! | [`keep_unknown_members`] | objects without `additionalProperties` | drops unknown members |
 //! | [`formats_left_to_validator`] | `format` of [`TYPED_FORMATS`] | needs `chrono`/`uuid`; rejects annotated values |
+//! | [`drop_contains`] | `contains`, `minContains`, `maxContains` | `unhandled array validation` |
+//! | [`scalar_alternatives_as_their_type`] | `oneOf`/`anyOf` of bounds under one scalar `type` | `invalid (or unexpected) schema` |
 //! | [`loose_tuples_as_lists`] | array-form `items` that is no fixed tuple | `unhandled array validation` |
 //! | [`mixed_enums_as_any`] | untyped `enum` of several JSON types | panics |
 //! | [`indistinct_enums_as_strings`] | string `enum` with values of one Rust name | panics |
@@ -37,6 +40,7 @@
 //! | [`recursive_merges_as_any`] | a merge that inlines its own definition | stack overflow (abort) |
 //! | [`nullable_definitions_split`] | a definition of one named schema or `null` | defines a type twice |
 //! | [`drop_colliding_titles`] | a nested `title` naming another type's name | defines a type twice |
+//! | [`annotated_references_as_alternatives`] | `$ref` beside annotations (`description`, `title`) | asserts inside a merge |
 //!
 //! Together, [`patterns_left_to_validator`], [`pattern_members_as_maps`] and
 //! [`formats_left_to_validator`] keep generated code's dependencies to `pilotage-types`,
@@ -69,6 +73,7 @@ fn append_to_description(object: &mut Map<String, Value>, note: &str) {
 /// Every normalisation, in the order they are applied.
 #[rustfmt::skip]
 pub const ALL: &[Normalisation] = &[
+    Normalisation { name: "hoist_deep_references", apply: hoist_deep_references },
     Normalisation { name: "inline_deep_references", apply: inline_deep_references },
     Normalisation { name: "external_references_as_any", apply: external_references_as_any },
     Normalisation { name: "permissive_alternatives_as_any", apply: permissive_alternatives_as_any },
@@ -85,6 +90,8 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "keep_unknown_members", apply: keep_unknown_members },
     Normalisation { name: "formats_left_to_validator", apply: formats_left_to_validator },
     Normalisation { name: "loose_tuples_as_lists", apply: loose_tuples_as_lists },
+    Normalisation { name: "drop_contains", apply: drop_contains },
+    Normalisation { name: "scalar_alternatives_as_their_type", apply: scalar_alternatives_as_their_type },
     Normalisation { name: "mixed_enums_as_any", apply: mixed_enums_as_any },
     Normalisation { name: "indistinct_enums_as_strings", apply: indistinct_enums_as_strings },
     Normalisation { name: "drop_types_beside_references", apply: drop_types_beside_references },
@@ -93,6 +100,7 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "recursive_merges_as_any", apply: recursive_merges_as_any },
     Normalisation { name: "nullable_definitions_split", apply: nullable_definitions_split },
     Normalisation { name: "drop_colliding_titles", apply: drop_colliding_titles },
+    Normalisation { name: "annotated_references_as_alternatives", apply: annotated_references_as_alternatives },
 ];
 
 /// Every normalisation's name, in the order applied: [`local_references_as_pointers`] (run
@@ -190,9 +198,10 @@ pub fn pattern_members_as_maps(schema: &mut Value) -> Vec<String> {
 }
 
 /// True when typify 0.8 gives `schema` a type of its own, named after where it is: a struct
-/// (`properties`, `required`), an enum (`enum`, `oneOf`, `anyOf`) or a merge (`allOf`).
+/// (`properties`, `required`), an enum (`enum`, `oneOf`, `anyOf`), a merge (`allOf`) or a
+/// constrained string newtype (`minLength`, `maxLength`, `pattern`).
 fn is_named_kind(schema: &Map<String, Value>) -> bool {
-    ["properties", "required", "enum", "oneOf", "anyOf", "allOf"]
+    ["properties", "required", "enum", "oneOf", "anyOf", "allOf", "minLength", "maxLength", "pattern"]
         .iter()
         .any(|k| schema.contains_key(*k))
 }
@@ -881,6 +890,175 @@ pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// **A `$ref` deeper than a definition whose target is recursive (contains a `$ref` to itself
+/// or to an enclosing schema, directly or through other deep targets), or lies where typify
+/// does not look (under an unknown keyword: `{"$ref": "#/definitions/1edb/full"}`), makes its
+/// target a definition of its own**: the subschema at `/$defs/config/properties/overrides`
+/// moves to `$defs/config_properties_overrides`, and its old place and every `$ref` to it
+/// become `{"$ref": "#/$defs/config_properties_overrides"}` (a `$ref` into the moved subschema
+/// follows it). Repeated while a moved subschema brings such references into view (at most
+/// [`MAX_HOIST_ROUNDS`] times). Runs before [`inline_deep_references`], which copies the other
+/// deep targets.
+///
+/// Why: typify 0.8 resolves a `$ref` by its last path segment, and fails ("$ref ... is
+/// missing") or names the wrong type; a recursive target cannot be copied (each copy holds
+/// the reference again), and a copy of a subschema under an unknown keyword would not be read.
+/// Enforced instead by: nothing is dropped; the schema is the same, with one more name.
+pub fn hoist_deep_references(schema: &mut Value) -> Vec<String> {
+    let mut report = Vec::new();
+    for _ in 0..MAX_HOIST_ROUNDS {
+        let moved = hoist_deep_references_once(schema);
+        if moved.is_empty() {
+            break;
+        }
+        report.extend(moved);
+    }
+    report.sort();
+    report
+}
+
+/// How many rounds [`hoist_deep_references`] makes at most.
+pub const MAX_HOIST_ROUNDS: usize = 16;
+
+fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
+    fn is_deep(fragment: &str) -> bool {
+        fragment.starts_with("/$defs/") && fragment.split('/').filter(|t| !t.is_empty()).count() > 2
+    }
+    fn within(at: &str, target: &str) -> bool {
+        at == target || at.strip_prefix(target).is_some_and(|rest| rest.starts_with('/'))
+    }
+    // Every same-document `$ref` typify reads: (where it is, the pointer it names); and every
+    // subschema typify reads.
+    let mut references: Vec<(String, String)> = Vec::new();
+    let mut read: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut scan = schema.clone();
+    walk_mut(&mut scan, "", &mut |object, at| {
+        read.insert(at.to_owned());
+        if let Some(Value::String(reference)) = object.get("$ref") {
+            if let Some(fragment) = reference.strip_prefix('#') {
+                references.push((at.to_owned(), fragment.to_owned()));
+            }
+        }
+    });
+    let mut targets: Vec<&str> = references
+        .iter()
+        .map(|(_, fragment)| fragment.as_str())
+        .filter(|fragment| is_deep(fragment) && schema.pointer(fragment).is_some_and(|t| t.is_object() || t.is_boolean()))
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    // The deep targets each target's subtree refers to; a target is recursive when it can
+    // reach itself.
+    let edges: Vec<Vec<usize>> = targets
+        .iter()
+        .map(|target| {
+            references
+                .iter()
+                .filter(|(at, _)| within(at, target))
+                .filter_map(|(_, fragment)| targets.binary_search(&fragment.as_str()).ok())
+                .collect()
+        })
+        .collect();
+    let chosen: Vec<&str> = (0..targets.len())
+        .filter(|&start| {
+            if !read.contains(targets[start]) {
+                return true;
+            }
+            let mut seen = vec![false; targets.len()];
+            let mut stack = edges[start].clone();
+            while let Some(node) = stack.pop() {
+                if node == start {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[node], true) {
+                    stack.extend(&edges[node]);
+                }
+            }
+            false
+        })
+        .map(|i| targets[i])
+        .collect();
+    if chosen.is_empty() {
+        return Vec::new();
+    }
+    // Names: the target's tokens after `$defs`, joined by `_`, unique among the definitions'
+    // Rust names.
+    let mut taken: std::collections::BTreeSet<String> = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .map(|defs| defs.keys().map(|k| crate::render::rust_type_name(k)).collect())
+        .unwrap_or_default();
+    let mut moves: Vec<(String, String)> = Vec::new();
+    for fragment in &chosen {
+        let stem = fragment
+            .split('/')
+            .skip(2)
+            .map(crate::error::unescape_pointer_token)
+            .collect::<Vec<_>>()
+            .join("_");
+        let mut name = stem.clone();
+        let mut n = 2;
+        while !taken.insert(crate::render::rust_type_name(&name)) {
+            name = format!("{stem}_{n}");
+            n += 1;
+        }
+        moves.push((fragment.to_string(), format!("/$defs/{}", crate::error::escape_pointer_token(&name))));
+    }
+    // Deepest first: a target inside another is replaced by its `$ref` before the outer moves.
+    moves.sort_by_key(|(fragment, _)| std::cmp::Reverse(fragment.matches('/').count()));
+    let mut hoisted: Vec<(String, Value)> = Vec::new();
+    for (fragment, to) in &moves {
+        let Some(place) = schema.pointer_mut(fragment) else {
+            continue;
+        };
+        let name = crate::error::unescape_pointer_token(&to["/$defs/".len()..]);
+        hoisted.push((name, std::mem::replace(place, json!({ "$ref": format!("#{to}") }))));
+    }
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        defs.extend(hoisted);
+    }
+    // Every `$ref` to a moved target, or into one (the deepest that holds it), follows it;
+    // those not yet in typify's view too, for a later round.
+    crate::walk::walk_objects_mut(schema, "", &mut |object, _| {
+        let Some(Value::String(reference)) = object.get_mut("$ref") else {
+            return;
+        };
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return;
+        };
+        if let Some((from, to)) = moves.iter().find(|(from, _)| within(fragment, from)) {
+            *reference = format!("#{to}{}", &fragment[from.len()..]);
+        }
+    });
+    moves.into_iter().map(|(from, to)| format!("{from} (to {to})")).collect()
+}
+
+/// **A `$ref` beside annotations only becomes a one-branch `anyOf`**:
+/// `{"$ref": "#/$defs/expression", "description": "When to run."}` becomes
+/// `{"anyOf": [{"$ref": "#/$defs/expression"}], "description": "When to run."}`. Applied last.
+///
+/// Why: typify 0.8 asserts (`merged_schema.metadata.is_none()`, convert.rs:1448) when it
+/// merges an object (`allOf`, or `anyOf`/`oneOf` beside `properties`) one of whose members is
+/// a `$ref` with a description or title. A one-branch `anyOf` is the same type to it: the
+/// generated types do not change (a unit test compares them), and the merge no longer asserts.
+/// Enforced instead by: nothing is dropped; the schema means the same.
+pub fn annotated_references_as_alternatives(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if !matches!(object.get("$ref"), Some(Value::String(_)))
+            || object.len() < 2
+            || !object.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+        {
+            return;
+        }
+        if let Some(reference) = object.remove("$ref") {
+            object.insert("anyOf".into(), json!([{ "$ref": reference }]));
+            changed.push(at.to_owned());
+        }
+    });
+    changed
+}
+
 /// **A `$ref` to another document is replaced by `{}`: any JSON value**, and its description
 /// says so (`memory.page.schema.json#/$defs/path`, `profile.core.schema.json`, ...).
 ///
@@ -1013,7 +1191,10 @@ const ANNOTATIONS: &[&str] = &[
 /// Enforced instead by: nothing is dropped; each reference names the same schema as before.
 pub fn rebase_references(schema: &mut Value, root: Option<&str>) -> Vec<String> {
     let mut changed = Vec::new();
-    walk_mut(schema, "", &mut |object, at| {
+    // Every object, not only the subschemas typify reads: a subschema kept under an unknown
+    // keyword (`{"full": {..}}`) may be the target of a `$ref`, and becomes a definition of
+    // its own ([`hoist_deep_references`]) with its references already rebased.
+    crate::walk::walk_objects_mut(schema, "", &mut |object, at| {
         let Some(Value::String(reference)) = object.get("$ref") else {
             return;
         };
@@ -1066,18 +1247,97 @@ pub const TYPED_FORMATS: &[&str] = &["date", "date-time", "uuid", "ip", "ipv4", 
 /// member is a `String`, which round-trips every instance losslessly.
 /// Enforced instead by: the validator, which reads the original `format` (asserting it where
 /// the schema's draft does).
+///
+/// A `format` on a schema typed neither string, number nor integer (`{"type": "object",
+/// "format": "identifier-properties"}`) is removed too: typify 0.8 stops on it (`not yet
+/// implemented: invalid (or unexpected) schema`), and no standard format applies there.
 pub fn formats_left_to_validator(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
         let Some(Value::String(format)) = object.get("format").cloned() else {
             return;
         };
-        if !TYPED_FORMATS.contains(&format.as_str()) {
+        let scalar = |t: &Value| matches!(t.as_str(), Some("string" | "number" | "integer"));
+        let off_scalars = match object.get("type") {
+            Some(Value::String(_)) => !object.get("type").is_some_and(scalar),
+            Some(Value::Array(types)) => !types.iter().any(scalar),
+            _ => false,
+        };
+        if !TYPED_FORMATS.contains(&format.as_str()) && !off_scalars {
             return;
         }
         object.remove("format");
         append_to_description(object, &format!("Format (checked by the validator): `{format}`."));
         changed.push(at.to_owned());
+    });
+    changed
+}
+
+/// **`contains` (with `minContains` / `maxContains`) is removed from typify's copy**: the
+/// array's items keep their type from `items`.
+///
+/// Why: typify 0.8 stops on an array schema with `contains` (`unhandled array validation`).
+/// `contains` only says which items must be present: the type of every item is `items`' either way.
+/// Enforced instead by: the validator, which reads the original `contains`.
+pub fn drop_contains(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if object.remove("contains").is_some() {
+            object.remove("minContains");
+            object.remove("maxContains");
+            changed.push(format!("{at}/contains"));
+        }
+    });
+    changed
+}
+
+/// The keywords that constrain a string or a number without changing its type, for
+/// [`scalar_alternatives_as_their_type`].
+const SCALAR_CONSTRAINTS: &[&str] = &[
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+];
+
+/// **A `oneOf` / `anyOf` under one scalar `type` whose branches only bound that scalar is
+/// removed**: `{"type": "number", "oneOf": [{"const": -1}, {"minimum": 0, "maximum": 1}]}`
+/// becomes `{"type": "number"}` (`f64`).
+///
+/// Why: typify 0.8 converts each branch on its own, and stops on a branch with bounds but no
+/// `type` (`not yet implemented: invalid (or unexpected) schema`).
+/// Enforced instead by: the validator, which reads the original alternatives.
+pub fn scalar_alternatives_as_their_type(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if !matches!(object.get("type").and_then(Value::as_str), Some("string" | "number" | "integer")) {
+            return;
+        }
+        for keyword in ["oneOf", "anyOf"] {
+            let Some(Value::Array(branches)) = object.get(keyword) else {
+                continue;
+            };
+            let bounds_only = !branches.is_empty()
+                && branches.iter().all(|branch| {
+                    branch.as_object().is_some_and(|branch| {
+                        !branch.contains_key("type")
+                            && branch
+                                .keys()
+                                .all(|k| SCALAR_CONSTRAINTS.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()))
+                    })
+                });
+            if bounds_only {
+                object.remove(keyword);
+                changed.push(format!("{at}/{keyword}"));
+            }
+        }
     });
     changed
 }
@@ -1121,23 +1381,31 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// **An `enum` without `type` whose values are of several JSON types (besides `null`) is
-/// removed**, so the schema accepts any value (`serde_json::Value`): `[true, false, "auto"]`,
-/// `[1, "1"]`.
+/// **An `enum` without `type`, or with a `type` list, whose values are of several JSON types
+/// (besides `null`) is removed**, so the schema accepts any value (`serde_json::Value`), or
+/// any value of its types: `[true, false, "auto"]`, `[1, "1"]`, `{"type": ["string",
+/// "boolean"], "enum": [true, false, "op"]}`. A `type` list beside an `enum` of one JSON
+/// type is removed instead, so the enum alone gives the type.
 ///
-/// Why: typify 0.8 panics on such an enum (`multiple implied types for an un-typed enum`).
+/// Why: typify 0.8 panics on such an enum (`multiple implied types for an un-typed enum`,
+/// `not yet implemented: invalid (or unexpected) schema`).
 /// Enforced instead by: the validator, which reads the original `enum`.
 pub fn mixed_enums_as_any(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
-        if object.contains_key("type") {
+        if matches!(object.get("type"), Some(Value::String(_))) {
             return;
         }
         let Some(Value::Array(values)) = object.get("enum") else {
             return;
         };
         let types: std::collections::BTreeSet<&str> = values.iter().map(json_type).filter(|t| *t != "null").collect();
-        if types.len() > 1 {
+        if types.len() == 1 && matches!(object.get("type"), Some(Value::Array(_))) {
+            // `{"type": [every type], "enum": ["cover", "contain"]}` (expo): the values say
+            // the type; typify reads the enum alone.
+            object.remove("type");
+            changed.push(format!("{at}/type"));
+        } else if types.len() > 1 {
             let shown = Value::Array(values.clone()).to_string();
             object.remove("enum");
             append_to_description(object, &format!("One of (checked by the validator): `{shown}`."));
@@ -1472,6 +1740,10 @@ mod tests {
             schema["$defs"]["schemeValue"],
             json!({"type": "string", "enum": ["http", "https"]})
         );
+        // warp-workflows' `nullable-string`: a constrained string is a newtype of its own.
+        let mut schema = json!({"$defs": {"nullable-string": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}});
+        assert_eq!(nullable_definitions_split(&mut schema), ["/$defs/nullable-string"]);
+        assert_eq!(schema["$defs"]["nullable-stringValue"], json!({"type": "string", "minLength": 1}));
     }
 
     #[test]
@@ -1611,13 +1883,45 @@ mod tests {
         let (out, changed) = run(
             formats_left_to_validator,
             json!({"properties": {"at": {"type": "string", "format": "date-time"}, "n": {"type": "string"},
-                "u": {"type": "string", "format": "uri"}, "w": {"type": "integer", "format": "uint32"}}}),
+                "u": {"type": "string", "format": "uri"}, "w": {"type": "integer", "format": "uint32"},
+                "o": {"type": "object", "format": "identifier-properties"},
+                "l": {"type": ["string", "null"], "format": "uri"}}}),
         );
         assert_eq!(
             out["properties"]["at"],
             json!({"type": "string", "description": "Format (checked by the validator): `date-time`."})
         );
-        assert_eq!(changed, ["/properties/at"]);
+        assert_eq!(out["properties"]["o"]["type"], "object");
+        assert!(out["properties"]["o"].get("format").is_none());
+        assert_eq!(out["properties"]["l"]["format"], "uri");
+        assert_eq!(changed, ["/properties/at", "/properties/o"]);
+    }
+
+    #[test]
+    fn contains_is_left_to_the_validator() {
+        let (out, changed) = run(
+            drop_contains,
+            json!({"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}, "minContains": 2}),
+        );
+        assert_eq!(out, json!({"type": "array", "items": {"type": "string"}}));
+        assert_eq!(changed, ["/contains"]);
+    }
+
+    #[test]
+    fn bounds_as_alternatives_leave_the_scalar() {
+        let (out, changed) = run(
+            scalar_alternatives_as_their_type,
+            json!({"type": "number", "oneOf": [{"const": -1}, {"minimum": 0, "maximum": 1, "description": "p"}]}),
+        );
+        assert_eq!(out, json!({"type": "number"}));
+        assert_eq!(changed, ["/oneOf"]);
+        for kept in [
+            json!({"type": "string", "anyOf": [{"type": "string", "minLength": 1}]}),
+            json!({"oneOf": [{"minimum": 0}]}),
+            json!({"type": "object", "oneOf": [{"required": ["a"]}]}),
+        ] {
+            assert_eq!(run(scalar_alternatives_as_their_type, kept.clone()).0, kept);
+        }
     }
 
     #[test]
@@ -1641,6 +1945,21 @@ mod tests {
             json!({"description": "One of (checked by the validator): `[true,\"auto\",null]`."})
         );
         assert_eq!(changed, ["/enum"]);
+        // bukkit-plugin's `default-permission`: a `type` list does not save typify.
+        let (out, changed) = run(
+            mixed_enums_as_any,
+            json!({"type": ["string", "boolean"], "enum": [true, "op"]}),
+        );
+        assert_eq!(out["type"], json!(["string", "boolean"]));
+        assert!(out.get("enum").is_none());
+        assert_eq!(changed, ["/enum"]);
+        // expo's `resizeMode`: every type listed, the values strings.
+        let (out, changed) = run(
+            mixed_enums_as_any,
+            json!({"type": ["array", "string", "null"], "enum": ["cover", "contain"]}),
+        );
+        assert_eq!(out, json!({"enum": ["cover", "contain"]}));
+        assert_eq!(changed, ["/type"]);
         for kept in [
             json!({"enum": ["a", null]}),
             json!({"type": "string", "enum": ["a", 1]}),
@@ -1867,6 +2186,108 @@ mod tests {
         assert_eq!(out["$defs"]["Closed"]["additionalProperties"], json!(false));
         assert!(out["$defs"]["Bare"].get("additionalProperties").is_none());
         assert_eq!(changed, ["/$defs/Open"]);
+    }
+
+    #[test]
+    fn deep_references_that_contain_themselves_become_definitions() {
+        let mut schema = json!({"$defs": {
+            "config": {"properties": {
+                "overrides": {"type": "array", "items": {"properties": {
+                    "overrides": {"$ref": "#/$defs/config/properties/overrides"},
+                    "env": {"$ref": "#/$defs/config/properties/env"},
+                    "tag": {"type": "string"}
+                }}},
+                "env": {"type": "object"}
+            }},
+            "user": {"properties": {
+                "list": {"$ref": "#/$defs/config/properties/overrides"},
+                "tag": {"$ref": "#/$defs/config/properties/overrides/items/properties/tag"}
+            }}
+        }});
+        let hoisted = hoist_deep_references(&mut schema);
+        // `env` is not recursive: left to `inline_deep_references`.
+        assert_eq!(
+            hoisted,
+            ["/$defs/config/properties/overrides (to /$defs/config_properties_overrides)"]
+        );
+        let to = json!({"$ref": "#/$defs/config_properties_overrides"});
+        assert_eq!(schema["$defs"]["config"]["properties"]["overrides"], to);
+        assert_eq!(schema["$defs"]["user"]["properties"]["list"], to);
+        let moved = &schema["$defs"]["config_properties_overrides"];
+        assert_eq!(moved["type"], "array");
+        assert_eq!(moved["items"]["properties"]["overrides"], to);
+        // A reference into the moved subschema follows it.
+        assert_eq!(
+            schema["$defs"]["user"]["properties"]["tag"],
+            json!({"$ref": "#/$defs/config_properties_overrides/items/properties/tag"})
+        );
+        assert!(hoist_deep_references(&mut schema).is_empty());
+        // What is left copies in finitely many steps, and nothing deep remains.
+        let inlined = inline_deep_references(&mut schema);
+        assert_eq!(inlined.len(), 2, "{inlined:?}");
+        assert!(!schema.to_string().contains("#/$defs/config/properties"), "{schema}");
+    }
+
+    #[test]
+    fn deep_references_under_unknown_keywords_become_definitions() {
+        let mut schema = json!({"$defs": {
+            "root": {"properties": {"a": {"$ref": "#/definitions/1edb/full"}}},
+            "1edb": {
+                "full": {"properties": {"b": {"$ref": "#/definitions/6c39/local/one"}}},
+                "local": {"type": "string"}
+            },
+            "6c39": {"local": {"one": {"type": "integer"}}}
+        }});
+        rebase_references(&mut schema, Some("root"));
+        assert_eq!(
+            schema["$defs"]["1edb"]["full"]["properties"]["b"]["$ref"],
+            "#/$defs/6c39/local/one"
+        );
+        assert_eq!(
+            hoist_deep_references(&mut schema),
+            [
+                "/$defs/1edb/full (to /$defs/1edb_full)",
+                "/$defs/6c39/local/one (to /$defs/6c39_local_one)"
+            ]
+        );
+        assert_eq!(schema["$defs"]["root"]["properties"]["a"]["$ref"], "#/$defs/1edb_full");
+        assert_eq!(schema["$defs"]["1edb_full"]["properties"]["b"]["$ref"], "#/$defs/6c39_local_one");
+        assert_eq!(schema["$defs"]["6c39_local_one"], json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn annotated_references_become_one_branch_alternatives() {
+        let mut schema = json!({"$defs": {"a": {"properties": {
+            "doc": {"$ref": "#/$defs/b", "description": "D.", "title": "T"},
+            "bare": {"$ref": "#/$defs/b"},
+            "typed": {"$ref": "#/$defs/b", "type": "string"}
+        }}, "b": {"type": "string"}}});
+        assert_eq!(
+            annotated_references_as_alternatives(&mut schema),
+            ["/$defs/a/properties/doc"]
+        );
+        let members = &schema["$defs"]["a"]["properties"];
+        assert_eq!(
+            members["doc"],
+            json!({"anyOf": [{"$ref": "#/$defs/b"}], "description": "D.", "title": "T"})
+        );
+        assert_eq!(members["bare"], json!({"$ref": "#/$defs/b"}));
+        assert_eq!(members["typed"], json!({"$ref": "#/$defs/b", "type": "string"}));
+    }
+
+    // A name already taken (by its Rust spelling) gets a number.
+    #[test]
+    fn hoisted_definitions_get_unique_names() {
+        let mut schema = json!({"$defs": {
+            "a": {"properties": {"b": {"items": {"$ref": "#/$defs/a/properties/b"}}}},
+            "A_properties_b": {"type": "string"}
+        }});
+        assert_eq!(
+            hoist_deep_references(&mut schema),
+            ["/$defs/a/properties/b (to /$defs/a_properties_b_2)"]
+        );
+        assert_eq!(schema["$defs"]["A_properties_b"], json!({"type": "string"}));
+        assert_eq!(schema["$defs"]["a_properties_b_2"]["items"]["$ref"], "#/$defs/a_properties_b_2");
     }
 
     #[test]

@@ -89,9 +89,19 @@ const ROOT_TYPE_KEYWORDS: &[&str] = &["type", "properties", "anyOf", "oneOf", "a
 
 /// The document root as one more definition, when it describes a value: named after its
 /// `title` (PascalCase), else `Root`. Identification and definitions are left out.
+///
+/// A root that is a `$ref` to another document (`{"$ref": "https://example.com/config.json"}`,
+/// as catalogues write a schema kept elsewhere) is a value too: its type is
+/// `serde_json::Value` with a warning, and its validator follows the reference when that
+/// document is in the set. A root that is only a `$ref` to one of its own definitions gets no
+/// type of its own: that definition's type is the root's type.
 pub fn root_type(schema: &Value) -> Option<(String, Value)> {
     let object = schema.as_object()?;
-    if !ROOT_TYPE_KEYWORDS.iter().any(|k| object.contains_key(*k)) {
+    let external_reference = object
+        .get("$ref")
+        .and_then(Value::as_str)
+        .is_some_and(|reference| !reference.starts_with('#'));
+    if !external_reference && !ROOT_TYPE_KEYWORDS.iter().any(|k| object.contains_key(*k)) {
         return None;
     }
     let name = object

@@ -71,6 +71,31 @@ fn walk_array(items: &mut [Value], pointer: &str, visit: &mut dyn FnMut(&mut Map
     }
 }
 
+/// Keywords whose value is an instance value, not schemas: [`walk_objects_mut`] does not enter them.
+const DATA: &[&str] = &["enum", "const", "default", "examples"];
+
+/// Calls `visit` on every JSON object below and including `schema`, subschema or not (the
+/// value of an unknown keyword too, which a `$ref` may point into), except inside instance
+/// values ([`DATA`]: `enum`, `const`, `default`, `examples`); parents before children.
+pub fn walk_objects_mut(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
+    match schema {
+        Value::Object(object) => {
+            visit(object, pointer);
+            for (key, child) in object.iter_mut() {
+                if !DATA.contains(&key.as_str()) {
+                    walk_objects_mut(child, &format!("{pointer}/{}", escape_pointer_token(key)), visit);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                walk_objects_mut(item, &format!("{pointer}/{index}"), visit);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Read-only variant of [`walk_mut`].
 pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&Map<String, Value>, &str)) {
     // The schemas this crate reads are small (tens of KiB); a clone keeps one walker.
@@ -82,6 +107,20 @@ pub fn walk(schema: &Value, pointer: &str, visit: &mut dyn FnMut(&Map<String, Va
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_object_is_visited_but_instance_values() {
+        let mut schema = json!({
+            "x-group": {"full": {"$ref": "#/a"}},
+            "allOf": [{"enum": [{"$ref": "data"}]}],
+            "const": {"$ref": "data"},
+            "default": {"a": {}},
+            "examples": [{}]
+        });
+        let mut seen = Vec::new();
+        walk_objects_mut(&mut schema, "", &mut |_, at| seen.push(at.to_owned()));
+        assert_eq!(seen, ["", "/allOf/0", "/x-group", "/x-group/full"]);
+    }
 
     #[test]
     fn visits_every_subschema_with_its_pointer() {

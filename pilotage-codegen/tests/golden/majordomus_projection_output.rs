@@ -21,6 +21,14 @@
 //     /$defs/McpServing
 //     /$defs/McpToolEntry
 //     /$defs/McpTransportEntry
+// - annotated_references_as_alternatives:
+//     /$defs/McpClient/properties/standing
+//     /$defs/McpEffectCount/properties/effect
+//     /$defs/McpProjection/properties/resources
+//     /$defs/McpProjection/properties/server
+//     /$defs/McpProjection/properties/serving
+//     /$defs/McpToolEntry/properties/effect
+//     /$defs/McpToolEntry/properties/hints
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ExecutionEffect, McpClientStanding

@@ -5,6 +5,8 @@
 // the validators read the original schema.
 // - drop_conditionals:
 //     /$defs/McecAgentToolResult
+// - annotated_references_as_alternatives:
+//     /$defs/McecAgentToolResult/properties/error
 //
 // Nullable optional members, typed Option<Option<T>> (absent / null / value):
 //   /$defs/McecAgentToolResult/properties/result

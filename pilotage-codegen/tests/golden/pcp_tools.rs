@@ -79,6 +79,13 @@
 //     /$defs/review_resolve_output
 // - plain_merge_members:
 //     /$defs/frontmatter_input/allOf/0
+// - annotated_references_as_alternatives:
+//     /$defs/audit_list_input/properties/limit
+//     /$defs/memory_list_input/properties/limit
+//     /$defs/memory_search_input/properties/as_of
+//     /$defs/memory_search_input/properties/limit
+//     /$defs/memory_write_input/properties/expected_updated
+//     /$defs/review_list_input/properties/limit
 //
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ContextBriefOutputKind, ContextBriefOutputMemoryItemLifecycle, ContextBriefOutputMemoryItemReviewState, ContextBriefOutputMemoryItemSensitivity, ContextBriefOutputMemoryItemType, ContextBriefOutputPartitionsItemAccessItem, ContextBriefOutputProfileType, ErrorErrorCode, ExportCreateOutputCoverage, ExportCreateOutputStatus, MemoryListInputIncludeReviewItem, MemoryListInputType, MemorySearchInputIncludeReviewItem, MemorySearchInputType, MemorySearchOutputResultsItemLifecycle, MemorySearchOutputResultsItemReviewState, MemorySearchOutputResultsItemSensitivity, MemorySearchOutputResultsItemType, MemoryWriteOutputReviewState, PageSummaryLifecycle, PageSummaryReviewState, PageSummarySensitivity, PageSummaryType, PartitionListOutputPartitionsItemAccessItem, ProfileGetOutputProfileType, ReviewListInputState, ReviewListOutputItemsItemState, ReviewResolveOutputState
