@@ -13,6 +13,8 @@
 //! |---|---|---|
 //! | [`local_references_as_pointers`] | `$ref` to an anchor, to a nested `$id`, or relative to one | resolves by last segment only |
 //! | [`rebase_references`] | `#`, `#/properties/..`, `#/definitions/a/..` | panics on a target it has not got |
+//! | [`drop_ill_typed_annotations`] | `"deprecated": "use x"`, `"examples": "Yes"` | not a schema it can read |
+//! | [`boolean_exclusive_bounds_as_numbers`] | draft-04 `"exclusiveMinimum": true` | not a schema it can read |
 //! | [`hoist_deep_references`] | `$ref` deeper than a definition, to a recursive target | `$ref ... is missing` |
 //! | [`inline_deep_references`] | `$ref` deeper than a definition | resolves by last segment |
 //! | [`external_references_as_any`] | `$ref` to another document | panics; becomes `Value` |
@@ -73,6 +75,8 @@ fn append_to_description(object: &mut Map<String, Value>, note: &str) {
 /// Every normalisation, in the order they are applied.
 #[rustfmt::skip]
 pub const ALL: &[Normalisation] = &[
+    Normalisation { name: "drop_ill_typed_annotations", apply: drop_ill_typed_annotations },
+    Normalisation { name: "boolean_exclusive_bounds_as_numbers", apply: boolean_exclusive_bounds_as_numbers },
     Normalisation { name: "hoist_deep_references", apply: hoist_deep_references },
     Normalisation { name: "inline_deep_references", apply: inline_deep_references },
     Normalisation { name: "external_references_as_any", apply: external_references_as_any },
@@ -885,6 +889,62 @@ pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
                 object.entry(key.clone()).or_insert_with(|| value.clone());
             }
             changed.push(format!("{at} ({reference})"));
+        }
+    });
+    changed
+}
+
+/// **An annotation whose value is not of the type JSON Schema gives it is removed from
+/// typify's copy**: `title`, `description` and `$comment` that are no string, `deprecated`,
+/// `readOnly` and `writeOnly` that are no boolean, `examples` that is no array
+/// (`"deprecated": "Emojis are now supported natively"`, `"examples": "Yes"`).
+///
+/// Why: typify 0.8 reads schemas with schemars 0.8, which refuses the whole schema ("data did
+/// not match any variant of untagged enum Schema").
+/// Enforced instead by: nothing: annotations assert nothing, and the validator reads the
+/// original.
+pub fn drop_ill_typed_annotations(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        let ill_typed: Vec<String> = object
+            .iter()
+            .filter(|(key, value)| match key.as_str() {
+                "title" | "description" | "$comment" => !value.is_string(),
+                "deprecated" | "readOnly" | "writeOnly" => !value.is_boolean(),
+                "examples" => !value.is_array(),
+                _ => false,
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in ill_typed {
+            object.remove(&key);
+            changed.push(format!("{at}/{}", crate::error::escape_pointer_token(&key)));
+        }
+    });
+    changed
+}
+
+/// **Draft-04's boolean `exclusiveMinimum` / `exclusiveMaximum` take the later drafts' form**:
+/// `{"minimum": 0, "exclusiveMinimum": true}` becomes `{"exclusiveMinimum": 0}`; `false`, or
+/// `true` without its bound, is removed.
+///
+/// Why: typify 0.8 reads schemas with schemars 0.8, which wants a number there and refuses
+/// the whole schema.
+/// Enforced instead by: nothing changes in meaning; the validator reads the original in its draft.
+pub fn boolean_exclusive_bounds_as_numbers(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+            let Some(Value::Bool(on)) = object.get(exclusive).cloned() else {
+                continue;
+            };
+            object.remove(exclusive);
+            if on {
+                if let Some(limit) = object.remove(bound) {
+                    object.insert(exclusive.to_owned(), limit);
+                }
+            }
+            changed.push(format!("{at}/{exclusive}"));
         }
     });
     changed
@@ -2273,6 +2333,27 @@ mod tests {
         );
         assert_eq!(members["bare"], json!({"$ref": "#/$defs/b"}));
         assert_eq!(members["typed"], json!({"$ref": "#/$defs/b", "type": "string"}));
+    }
+
+    #[test]
+    fn ill_typed_annotations_and_boolean_bounds_are_read() {
+        let (out, changed) = run(
+            drop_ill_typed_annotations,
+            json!({"properties": {"a": {"type": "boolean", "deprecated": "use b", "examples": "Yes", "description": "A."}}}),
+        );
+        assert_eq!(out, json!({"properties": {"a": {"type": "boolean", "description": "A."}}}));
+        assert_eq!(changed, ["/properties/a/deprecated", "/properties/a/examples"]);
+        let (out, changed) = run(
+            boolean_exclusive_bounds_as_numbers,
+            json!({"properties": {
+                "a": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false},
+                "b": {"exclusiveMinimum": true}}}),
+        );
+        assert_eq!(
+            out,
+            json!({"properties": {"a": {"type": "number", "exclusiveMinimum": 0, "maximum": 9}, "b": {}}})
+        );
+        assert_eq!(changed.len(), 3);
     }
 
     // A name already taken (by its Rust spelling) gets a number.

@@ -78,18 +78,32 @@ const DATA: &[&str] = &["enum", "const", "default", "examples"];
 /// value of an unknown keyword too, which a `$ref` may point into), except inside instance
 /// values ([`DATA`]: `enum`, `const`, `default`, `examples`); parents before children.
 pub fn walk_objects_mut(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
+    walk_objects(schema, pointer, false, visit);
+}
+
+/// [`walk_objects_mut`]; `names`: the object's keys are member or definition names (the value
+/// of `properties`, `$defs`, ...), not keywords, so a member called `default` is entered.
+fn walk_objects(
+    schema: &mut Value,
+    pointer: &str,
+    names: bool,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
+) {
     match schema {
         Value::Object(object) => {
-            visit(object, pointer);
+            if !names {
+                visit(object, pointer);
+            }
             for (key, child) in object.iter_mut() {
-                if !DATA.contains(&key.as_str()) {
-                    walk_objects_mut(child, &format!("{pointer}/{}", escape_pointer_token(key)), visit);
+                if names || !DATA.contains(&key.as_str()) {
+                    let child_names = !names && MAP.contains(&key.as_str());
+                    walk_objects(child, &format!("{pointer}/{}", escape_pointer_token(key)), child_names, visit);
                 }
             }
         }
         Value::Array(items) => {
             for (index, item) in items.iter_mut().enumerate() {
-                walk_objects_mut(item, &format!("{pointer}/{index}"), visit);
+                walk_objects(item, &format!("{pointer}/{index}"), false, visit);
             }
         }
         _ => {}
@@ -115,11 +129,16 @@ mod tests {
             "allOf": [{"enum": [{"$ref": "data"}]}],
             "const": {"$ref": "data"},
             "default": {"a": {}},
-            "examples": [{}]
+            "examples": [{}],
+            "properties": {"default": {"$ref": "#/b"}, "enum": {}}
         });
         let mut seen = Vec::new();
         walk_objects_mut(&mut schema, "", &mut |_, at| seen.push(at.to_owned()));
-        assert_eq!(seen, ["", "/allOf/0", "/x-group", "/x-group/full"]);
+        // Members named like instance keywords are schemas (modelparams' `default`).
+        assert_eq!(
+            seen,
+            ["", "/allOf/0", "/properties/default", "/properties/enum", "/x-group", "/x-group/full"]
+        );
     }
 
     #[test]
