@@ -110,7 +110,21 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     };
     let mut wrapped = serde_json::json!({ "$defs": defs });
     let rebased = normalise::rebase_references(&mut wrapped, root_name.as_deref());
+    // Draft-04/06/07: a `$ref` hides its siblings (the document's `$schema`, else the default).
+    let draft = original
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(validators::Draft::from_schema_uri)
+        .unwrap_or(settings.validators.default_draft);
+    let unsiblinged = if draft.ref_hides_siblings() {
+        normalise::drop_reference_siblings(&mut wrapped)
+    } else {
+        Vec::new()
+    };
     let mut report = normalise::apply_all(&mut wrapped);
+    if !unsiblinged.is_empty() {
+        report.insert(0, ("drop_reference_siblings", unsiblinged));
+    }
     if !rebased.is_empty() {
         report.insert(0, ("rebase_references", rebased));
     }
@@ -327,6 +341,12 @@ mod tests {
         .unwrap()
         .code;
         assert!(code.contains("pub struct NullableStringValue"), "{code}");
+        // prometheus' `scheme`: a nullable enum keeps its split (one type per name).
+        let code = generate(serde_json::json!({"definitions": {
+            "scheme": {"type": ["string", "null"], "enum": ["http", "https", null]}}}))
+        .unwrap()
+        .code;
+        assert!(code.contains("pub enum SchemeValue") && code.contains("pub struct Scheme("), "{code}");
     }
 
     #[test]

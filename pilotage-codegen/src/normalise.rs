@@ -12,6 +12,7 @@
 //! | name | construct rewritten | typify's problem |
 //! |---|---|---|
 //! | [`local_references_as_pointers`] | `$ref` to an anchor, to a nested `$id`, or relative to one | resolves by last segment only |
+//! | [`drop_reference_siblings`] | a `$ref`'s siblings, in draft-04/06/07 | merges what the draft ignores |
 //! | [`rebase_references`] | `#`, `#/properties/..`, `#/definitions/a/..` | panics on a target it has not got |
 //! | [`drop_ill_typed_annotations`] | `"deprecated": "use x"`, `"examples": "Yes"` | not a schema it can read |
 //! | [`boolean_exclusive_bounds_as_numbers`] | draft-04 `"exclusiveMinimum": true` | not a schema it can read |
@@ -111,7 +112,7 @@ pub const ALL: &[Normalisation] = &[
 /// first, by [`crate::generate_types`], on the whole document, since it needs every `$id`),
 /// [`rebase_references`] (run next, since it needs the root type's name), then [`ALL`].
 pub fn names() -> Vec<&'static str> {
-    ["local_references_as_pointers", "rebase_references"]
+    ["local_references_as_pointers", "rebase_references", "drop_reference_siblings"]
         .into_iter()
         .chain(ALL.iter().map(|n| n.name))
         .collect()
@@ -1237,6 +1238,52 @@ const ANNOTATIONS: &[&str] = &[
     "id",
 ];
 
+/// **In draft-04, -06 and -07, the siblings of a `$ref` are removed from typify's copy**, as
+/// those drafts ignore them: `{"$ref": "#/definitions/permission", "items": {}}` becomes
+/// `{"$ref": "#/definitions/permission"}`. Annotations (for the docs), `definitions` / `$defs`
+/// and any sibling another `$ref` points into stay. Run by [`crate::generate_types`] after
+/// [`rebase_references`], only for a document whose `$schema` (or the settings' default
+/// draft) is one of those drafts.
+///
+/// Why: typify 0.8 reads a `$ref`'s siblings as a merge with its target, which is not what
+/// the draft says, and stops on some (`not yet implemented: invalid (or unexpected) schema`).
+/// Enforced instead by: nothing is dropped the draft does not drop; the validator follows the
+/// draft too.
+pub fn drop_reference_siblings(schema: &mut Value) -> Vec<String> {
+    let mut targets: Vec<String> = Vec::new();
+    walk_mut(&mut schema.clone(), "", &mut |object, _| {
+        if let Some(Value::String(reference)) = object.get("$ref") {
+            if let Some(fragment) = reference.strip_prefix('#') {
+                targets.push(fragment.to_owned());
+            }
+        }
+    });
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if !matches!(object.get("$ref"), Some(Value::String(_))) {
+            return;
+        }
+        let dropped: Vec<String> = object
+            .keys()
+            .filter(|key| {
+                !matches!(key.as_str(), "$ref" | "$defs" | "definitions") && !ANNOTATIONS.contains(&key.as_str())
+            })
+            .filter(|key| {
+                let place = format!("{at}/{}", crate::error::escape_pointer_token(key));
+                !targets
+                    .iter()
+                    .any(|t| t == &place || t.strip_prefix(&place).is_some_and(|rest| rest.starts_with('/')))
+            })
+            .cloned()
+            .collect();
+        for key in dropped {
+            object.remove(&key);
+            changed.push(format!("{at}/{}", crate::error::escape_pointer_token(&key)));
+        }
+    });
+    changed
+}
+
 /// **Local references the copy no longer resolves are rebased onto it**: in typify's copy the
 /// definitions of `definitions` (draft-07) are entries of `$defs`, and the document root is the
 /// definition `root` (its title, [`crate::render::root_type`]). So `#` becomes
@@ -1460,7 +1507,14 @@ pub fn mixed_enums_as_any(schema: &mut Value) -> Vec<String> {
             return;
         };
         let types: std::collections::BTreeSet<&str> = values.iter().map(json_type).filter(|t| *t != "null").collect();
-        if types.len() == 1 && matches!(object.get("type"), Some(Value::Array(_))) {
+        let listed: std::collections::BTreeSet<&str> = object
+            .get("type")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect())
+            .unwrap_or_default();
+        // `["string", "null"]` beside string values is left (`nullable_definitions_split`
+        // reads it); a list of other types too is what typify cannot read.
+        if types.len() == 1 && !listed.is_empty() && listed != types {
             // `{"type": [every type], "enum": ["cover", "contain"]}` (expo): the values say
             // the type; typify reads the enum alone.
             object.remove("type");
@@ -2021,6 +2075,7 @@ mod tests {
         assert_eq!(out, json!({"enum": ["cover", "contain"]}));
         assert_eq!(changed, ["/type"]);
         for kept in [
+            json!({"type": ["string", "null"], "enum": ["http", null]}),
             json!({"enum": ["a", null]}),
             json!({"type": "string", "enum": ["a", 1]}),
         ] {
@@ -2354,6 +2409,23 @@ mod tests {
             json!({"properties": {"a": {"type": "number", "exclusiveMinimum": 0, "maximum": 9}, "b": {}}})
         );
         assert_eq!(changed.len(), 3);
+    }
+
+    #[test]
+    fn legacy_reference_siblings_are_dropped_but_targets_and_docs() {
+        let mut schema = json!({"$defs": {"p": {"properties": {
+            "children": {"$ref": "#/$defs/p", "items": {}, "type": "array", "description": "C."},
+            "kept": {"$ref": "#/$defs/p", "properties": {"x": {"type": "string"}}},
+            "x": {"$ref": "#/$defs/p/properties/kept/properties/x"}
+        }}}});
+        let changed = drop_reference_siblings(&mut schema);
+        assert_eq!(
+            changed,
+            ["/$defs/p/properties/children/items", "/$defs/p/properties/children/type"]
+        );
+        let members = &schema["$defs"]["p"]["properties"];
+        assert_eq!(members["children"], json!({"$ref": "#/$defs/p", "description": "C."}));
+        assert!(members["kept"].get("properties").is_some());
     }
 
     // A name already taken (by its Rust spelling) gets a number.
