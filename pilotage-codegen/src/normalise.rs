@@ -1455,7 +1455,8 @@ pub fn scalar_alternatives_as_their_type(schema: &mut Value) -> Vec<String> {
 ///
 /// Why: typify 0.8 converts array-form `items` only when `minItems` and `maxItems` both equal
 /// its length (a Rust tuple); any other (`["string", "integer"]` with optional trailing
-/// items, or further items allowed) is an `unhandled array validation` error.
+/// items, or further items allowed) is an `unhandled array validation` error. So is a fixed
+/// tuple with `uniqueItems`, which loses that keyword instead.
 /// Enforced instead by: the validator, which reads the original `items` and `additionalItems`.
 pub fn loose_tuples_as_lists(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
@@ -1471,6 +1472,9 @@ pub fn loose_tuples_as_lists(schema: &mut Value) -> Vec<String> {
             object.remove("items");
             object.remove("additionalItems");
             changed.push(format!("{at}/items"));
+        } else if object.remove("uniqueItems").is_some() {
+            // A fixed tuple with `uniqueItems` is `unhandled` too; the validator checks it.
+            changed.push(format!("{at}/uniqueItems"));
         }
     });
     changed
@@ -2047,6 +2051,10 @@ mod tests {
         assert_eq!(changed, ["/items"]);
         let fixed = json!({"type": "array", "items": [{"type": "string"}], "minItems": 1, "maxItems": 1});
         assert_eq!(run(loose_tuples_as_lists, fixed.clone()).0, fixed);
+        let mut unique = fixed.clone();
+        unique["uniqueItems"] = json!(true);
+        let (out, changed) = run(loose_tuples_as_lists, unique);
+        assert_eq!((out, changed), (fixed.clone(), vec!["/uniqueItems".to_owned()]));
         let list = json!({"type": "array", "items": {"type": "string"}});
         assert_eq!(run(loose_tuples_as_lists, list.clone()).0, list);
     }
