@@ -310,9 +310,16 @@ mod tests {
             "title": "Golangci-lint Configuration",
             "$ref": "https://golangci-lint.run/jsonschema/golangci.jsonschema.json"}))
         .unwrap();
-        assert!(generated.code.contains("GolangciLintConfiguration"), "{}", generated.code);
         assert!(
-            generated.warnings.iter().any(|w| w.contains("golangci.jsonschema.json")),
+            generated.code.contains("GolangciLintConfiguration"),
+            "{}",
+            generated.code
+        );
+        assert!(
+            generated
+                .warnings
+                .iter()
+                .any(|w| w.contains("golangci.jsonschema.json")),
             "{:?}",
             generated.warnings
         );
@@ -346,7 +353,10 @@ mod tests {
             "scheme": {"type": ["string", "null"], "enum": ["http", "https", null]}}}))
         .unwrap()
         .code;
-        assert!(code.contains("pub enum SchemeValue") && code.contains("pub struct Scheme("), "{code}");
+        assert!(
+            code.contains("pub enum SchemeValue") && code.contains("pub struct Scheme("),
+            "{code}"
+        );
     }
 
     #[test]

@@ -112,10 +112,14 @@ pub const ALL: &[Normalisation] = &[
 /// first, by [`crate::generate_types`], on the whole document, since it needs every `$id`),
 /// [`rebase_references`] (run next, since it needs the root type's name), then [`ALL`].
 pub fn names() -> Vec<&'static str> {
-    ["local_references_as_pointers", "rebase_references", "drop_reference_siblings"]
-        .into_iter()
-        .chain(ALL.iter().map(|n| n.name))
-        .collect()
+    [
+        "local_references_as_pointers",
+        "rebase_references",
+        "drop_reference_siblings",
+    ]
+    .into_iter()
+    .chain(ALL.iter().map(|n| n.name))
+    .collect()
 }
 
 /// What [`apply_all`] did: for each normalisation that changed anything, its name and the
@@ -206,9 +210,19 @@ pub fn pattern_members_as_maps(schema: &mut Value) -> Vec<String> {
 /// (`properties`, `required`), an enum (`enum`, `oneOf`, `anyOf`), a merge (`allOf`) or a
 /// constrained string newtype (`minLength`, `maxLength`, `pattern`).
 fn is_named_kind(schema: &Map<String, Value>) -> bool {
-    ["properties", "required", "enum", "oneOf", "anyOf", "allOf", "minLength", "maxLength", "pattern"]
-        .iter()
-        .any(|k| schema.contains_key(*k))
+    [
+        "properties",
+        "required",
+        "enum",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+    ]
+    .iter()
+    .any(|k| schema.contains_key(*k))
 }
 
 /// **A definition that is one named schema or `null` gets that schema as a definition of its
@@ -1004,7 +1018,12 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
     let mut targets: Vec<&str> = references
         .iter()
         .map(|(_, fragment)| fragment.as_str())
-        .filter(|fragment| is_deep(fragment) && schema.pointer(fragment).is_some_and(|t| t.is_object() || t.is_boolean()))
+        .filter(|fragment| {
+            is_deep(fragment)
+                && schema
+                    .pointer(fragment)
+                    .is_some_and(|t| t.is_object() || t.is_boolean())
+        })
         .collect();
     targets.sort_unstable();
     targets.dedup();
@@ -1063,7 +1082,10 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
             name = format!("{stem}_{n}");
             n += 1;
         }
-        moves.push((fragment.to_string(), format!("/$defs/{}", crate::error::escape_pointer_token(&name))));
+        moves.push((
+            fragment.to_string(),
+            format!("/$defs/{}", crate::error::escape_pointer_token(&name)),
+        ));
     }
     // Deepest first: a target inside another is replaced by its `$ref` before the outer moves.
     moves.sort_by_key(|(fragment, _)| std::cmp::Reverse(fragment.matches('/').count()));
@@ -1091,7 +1113,10 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
             *reference = format!("#{to}{}", &fragment[from.len()..]);
         }
     });
-    moves.into_iter().map(|(from, to)| format!("{from} (to {to})")).collect()
+    moves
+        .into_iter()
+        .map(|(from, to)| format!("{from} (to {to})"))
+        .collect()
 }
 
 /// **A `$ref` beside annotations only becomes a one-branch `anyOf`**:
@@ -1424,7 +1449,10 @@ const SCALAR_CONSTRAINTS: &[&str] = &[
 pub fn scalar_alternatives_as_their_type(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
-        if !matches!(object.get("type").and_then(Value::as_str), Some("string" | "number" | "integer")) {
+        if !matches!(
+            object.get("type").and_then(Value::as_str),
+            Some("string" | "number" | "integer")
+        ) {
             return;
         }
         for keyword in ["oneOf", "anyOf"] {
@@ -1859,9 +1887,13 @@ mod tests {
             json!({"type": "string", "enum": ["http", "https"]})
         );
         // warp-workflows' `nullable-string`: a constrained string is a newtype of its own.
-        let mut schema = json!({"$defs": {"nullable-string": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}});
+        let mut schema =
+            json!({"$defs": {"nullable-string": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}});
         assert_eq!(nullable_definitions_split(&mut schema), ["/$defs/nullable-string"]);
-        assert_eq!(schema["$defs"]["nullable-stringValue"], json!({"type": "string", "minLength": 1}));
+        assert_eq!(
+            schema["$defs"]["nullable-stringValue"],
+            json!({"type": "string", "minLength": 1})
+        );
     }
 
     #[test]
@@ -2374,7 +2406,10 @@ mod tests {
             ]
         );
         assert_eq!(schema["$defs"]["root"]["properties"]["a"]["$ref"], "#/$defs/1edb_full");
-        assert_eq!(schema["$defs"]["1edb_full"]["properties"]["b"]["$ref"], "#/$defs/6c39_local_one");
+        assert_eq!(
+            schema["$defs"]["1edb_full"]["properties"]["b"]["$ref"],
+            "#/$defs/6c39_local_one"
+        );
         assert_eq!(schema["$defs"]["6c39_local_one"], json!({"type": "integer"}));
     }
 
@@ -2404,7 +2439,10 @@ mod tests {
             drop_ill_typed_annotations,
             json!({"properties": {"a": {"type": "boolean", "deprecated": "use b", "examples": "Yes", "description": "A."}}}),
         );
-        assert_eq!(out, json!({"properties": {"a": {"type": "boolean", "description": "A."}}}));
+        assert_eq!(
+            out,
+            json!({"properties": {"a": {"type": "boolean", "description": "A."}}})
+        );
         assert_eq!(changed, ["/properties/a/deprecated", "/properties/a/examples"]);
         let (out, changed) = run(
             boolean_exclusive_bounds_as_numbers,
@@ -2429,7 +2467,10 @@ mod tests {
         let changed = drop_reference_siblings(&mut schema);
         assert_eq!(
             changed,
-            ["/$defs/p/properties/children/items", "/$defs/p/properties/children/type"]
+            [
+                "/$defs/p/properties/children/items",
+                "/$defs/p/properties/children/type"
+            ]
         );
         let members = &schema["$defs"]["p"]["properties"];
         assert_eq!(members["children"], json!({"$ref": "#/$defs/p", "description": "C."}));
@@ -2448,7 +2489,10 @@ mod tests {
             ["/$defs/a/properties/b (to /$defs/a_properties_b_2)"]
         );
         assert_eq!(schema["$defs"]["A_properties_b"], json!({"type": "string"}));
-        assert_eq!(schema["$defs"]["a_properties_b_2"]["items"]["$ref"], "#/$defs/a_properties_b_2");
+        assert_eq!(
+            schema["$defs"]["a_properties_b_2"]["items"]["$ref"],
+            "#/$defs/a_properties_b_2"
+        );
     }
 
     #[test]

@@ -83,12 +83,7 @@ pub fn walk_objects_mut(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut
 
 /// [`walk_objects_mut`]; `names`: the object's keys are member or definition names (the value
 /// of `properties`, `$defs`, ...), not keywords, so a member called `default` is entered.
-fn walk_objects(
-    schema: &mut Value,
-    pointer: &str,
-    names: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
-) {
+fn walk_objects(schema: &mut Value, pointer: &str, names: bool, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
     match schema {
         Value::Object(object) => {
             if !names {
@@ -97,7 +92,12 @@ fn walk_objects(
             for (key, child) in object.iter_mut() {
                 if names || !DATA.contains(&key.as_str()) {
                     let child_names = !names && MAP.contains(&key.as_str());
-                    walk_objects(child, &format!("{pointer}/{}", escape_pointer_token(key)), child_names, visit);
+                    walk_objects(
+                        child,
+                        &format!("{pointer}/{}", escape_pointer_token(key)),
+                        child_names,
+                        visit,
+                    );
                 }
             }
         }
@@ -137,7 +137,14 @@ mod tests {
         // Members named like instance keywords are schemas (modelparams' `default`).
         assert_eq!(
             seen,
-            ["", "/allOf/0", "/properties/default", "/properties/enum", "/x-group", "/x-group/full"]
+            [
+                "",
+                "/allOf/0",
+                "/properties/default",
+                "/properties/enum",
+                "/x-group",
+                "/x-group/full"
+            ]
         );
     }
 
