@@ -76,7 +76,7 @@ const DATA: &[&str] = &["enum", "const", "default", "examples"];
 
 /// Calls `visit` on every JSON object below and including `schema`, subschema or not (the
 /// value of an unknown keyword too, which a `$ref` may point into), except inside instance
-/// values ([`DATA`]: `enum`, `const`, `default`, `examples`); parents before children.
+/// values (`enum`, `const`, `default`, `examples`); parents before children.
 pub fn walk_objects_mut(schema: &mut Value, pointer: &str, visit: &mut dyn FnMut(&mut Map<String, Value>, &str)) {
     walk_objects(schema, pointer, false, visit);
 }
