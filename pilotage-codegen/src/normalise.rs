@@ -1148,13 +1148,14 @@ pub fn annotated_references_as_alternatives(schema: &mut Value) -> Vec<String> {
 /// **A `$ref` to another document is replaced by `{}`: any JSON value**, and its description
 /// says so (`memory.page.schema.json#/$defs/path`, `profile.core.schema.json`, ...).
 ///
-/// Why: the referenced documents are not available to the codegen, and typify 0.8 panics on
-/// a reference it cannot resolve. The explicit fallback is `serde_json::Value`, so no member
-/// is dropped: whatever the other document allows is kept as JSON. `cargo xtask regen` warns
-/// about each one.
-/// Enforced instead by: the validator treats the same references as accepting any value
-/// (`SchemaValidators::unresolved_references` lists them); vendor the referenced documents to
-/// check them.
+/// Why: typify 0.8 reads one document and panics on a reference it cannot resolve. The
+/// explicit fallback is `serde_json::Value`, so no member is dropped: whatever the other
+/// document allows is kept as JSON. The codegen warns about each one the validators could not
+/// resolve either.
+/// Enforced instead by: the validator, which follows the reference into the other document
+/// when it is in the schema set (`pilotage codegen A.json B.json`, `--map URI=FILE`,
+/// `Builder::document`), and otherwise accepts any value there and lists the reference in
+/// `Validators::unresolved_references`.
 pub fn external_references_as_any(schema: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
@@ -1166,7 +1167,7 @@ pub fn external_references_as_any(schema: &mut Value) -> Vec<String> {
         }
         object.remove("$ref");
         let note = format!(
-            "Unresolved external reference `{reference}`: any JSON value (serde_json::Value) until that document is vendored."
+            "Reference to another document `{reference}`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not."
         );
         append_to_description(object, &note);
         changed.push(format!("{at} ({reference})"));

@@ -105,7 +105,7 @@ fn pcp_deep_pointer_is_resolved_and_externals_are_explicit_values() {
     accepts::<pcp::AuditListOutput>(json!({"entries": [{"anything": [1, 2]}, "even a string"], "next_cursor": "c"}));
     let code = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/pcp_tools.rs")).unwrap();
     assert!(
-        code.contains("Unresolved external reference `profile.core.schema.json`"),
+        code.contains("Reference to another document `profile.core.schema.json`"),
         "the fallback is documented on the type"
     );
 }

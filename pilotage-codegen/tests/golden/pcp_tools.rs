@@ -100,7 +100,7 @@
     rustdoc::broken_intra_doc_links,
     rustdoc::invalid_html_tags
 )]
-///Unresolved external reference `memory.page.schema.json#/$defs/actor_at`: any JSON value (serde_json::Value) until that document is vendored.
+///Reference to another document `memory.page.schema.json#/$defs/actor_at`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct ActorAt(pub ::serde_json::Value);
@@ -347,7 +347,7 @@ pub struct ContextBriefOutput {
     pub partitions: ::std::option::Option<
         ::std::vec::Vec<ContextBriefOutputPartitionsItem>,
     >,
-    ///Unresolved external reference `profile.core.schema.json`: any JSON value (serde_json::Value) until that document is vendored. Unresolved external reference `profile.team.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
+    ///Reference to another document `profile.core.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not. Reference to another document `profile.team.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
     #[serde(
         default,
         deserialize_with = "::pilotage_types::wire::present",
@@ -390,7 +390,7 @@ impl ContextBriefOutput {
     }
     /**Sets the optional member `profile`.
 
-Unresolved external reference `profile.core.schema.json`: any JSON value (serde_json::Value) until that document is vendored. Unresolved external reference `profile.team.schema.json`: any JSON value (serde_json::Value) until that document is vendored.*/
+Reference to another document `profile.core.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not. Reference to another document `profile.team.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.*/
     #[must_use]
     pub fn with_profile(
         mut self,
@@ -1431,7 +1431,7 @@ impl<'de> ::serde::Deserialize<'de> for EraseRequestInputSubject {
 #[non_exhaustive]
 pub struct EraseRequestOutput {
     pub dry_run: bool,
-    ///For a real run: the receipt. Unresolved external reference `erasure.receipt.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
+    ///For a real run: the receipt. Reference to another document `erasure.receipt.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
     #[serde(
         default,
         deserialize_with = "::pilotage_types::wire::present",
@@ -1459,7 +1459,7 @@ impl EraseRequestOutput {
     }
     /**Sets the optional member `receipt`.
 
-For a real run: the receipt. Unresolved external reference `erasure.receipt.schema.json`: any JSON value (serde_json::Value) until that document is vendored.*/
+For a real run: the receipt. Reference to another document `erasure.receipt.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.*/
     #[must_use]
     pub fn with_receipt(
         mut self,
@@ -2733,7 +2733,7 @@ impl ::std::default::Default for MemoryReadInput {
 pub struct MemoryReadOutput {
     ///Markdown, without the frontmatter block.
     pub body: ::std::string::String,
-    ///Unresolved external reference `memory.page.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
+    ///Reference to another document `memory.page.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
     pub frontmatter: ::serde_json::Value,
     pub path: Path,
     ///Proposed revisions of this page the caller may see (SPEC §5.4).
@@ -4472,7 +4472,7 @@ impl<'de> ::serde::Deserialize<'de> for PartitionListOutputPartitionsItemAccessI
             .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
-///Unresolved external reference `memory.page.schema.json#/$defs/partition_name`: any JSON value (serde_json::Value) until that document is vendored.
+///Reference to another document `memory.page.schema.json#/$defs/partition_name`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct PartitionName(pub ::serde_json::Value);
@@ -4492,7 +4492,7 @@ impl ::std::convert::From<::serde_json::Value> for PartitionName {
         Self(value)
     }
 }
-///Unresolved external reference `memory.page.schema.json#/$defs/path`: any JSON value (serde_json::Value) until that document is vendored.
+///Reference to another document `memory.page.schema.json#/$defs/path`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct Path(pub ::serde_json::Value);
@@ -4512,7 +4512,7 @@ impl ::std::convert::From<::serde_json::Value> for Path {
         Self(value)
     }
 }
-///Unresolved external reference `memory.page.schema.json#/$defs/principal`: any JSON value (serde_json::Value) until that document is vendored.
+///Reference to another document `memory.page.schema.json#/$defs/principal`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct Principal(pub ::serde_json::Value);
@@ -4581,7 +4581,7 @@ pub struct ProfileGetOutput {
         ::std::string::String,
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///The profile.core or profile.team document, or null when the context has none yet (SPEC §4.4). Unresolved external reference `profile.core.schema.json`: any JSON value (serde_json::Value) until that document is vendored. Unresolved external reference `profile.team.schema.json`: any JSON value (serde_json::Value) until that document is vendored.
+    ///The profile.core or profile.team document, or null when the context has none yet (SPEC §4.4). Reference to another document `profile.core.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not. Reference to another document `profile.team.schema.json`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
     pub profile: ::serde_json::Value,
     pub profile_type: ProfileGetOutputProfileType,
     #[serde(flatten)]
@@ -5274,7 +5274,7 @@ impl<'de> ::serde::Deserialize<'de> for ReviewResolveOutputState {
             .deserialize_str(::pilotage_types::wire::OpenEnumVisitor::<Self>::new())
     }
 }
-///Unresolved external reference `memory.page.schema.json#/$defs/utc_datetime`: any JSON value (serde_json::Value) until that document is vendored.
+///Reference to another document `memory.page.schema.json#/$defs/utc_datetime`: typed as any JSON value (serde_json::Value); the validator checks it against that document when it is in the schema set, and accepts any value when it is not.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(transparent)]
 pub struct UtcDatetime(pub ::serde_json::Value);
