@@ -27,8 +27,13 @@
 //! expected (jsonschema here is built without its `idna` feature and accepts any string there)
 //! and listed apart.
 //!
+//! With `--base URI` (SchemaStore's is `https://json.schemastore.org/`), the files of DIR are a
+//! catalogue that refers to itself: each file `F` is the document `URI` + `F` (or `URI` + `F`
+//! without `.json`) and each schema's own base is `URI` + its name. jsonschema retrieves those
+//! (and nothing else), and the generator is given the ones a schema reaches as its schema set.
+//!
 //! ```text
-//! cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B]
+//! cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B] [--base URI]
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -43,7 +48,7 @@ use pilotage_codegen::validators::{generate_with, Options as GenOptions};
 use serde_json::{json, Map, Number, Value};
 
 const USAGE: &str =
-    "usage: cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B]";
+    "usage: cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B] [--base URI]";
 
 #[derive(Debug, Clone)]
 struct Options {
@@ -54,6 +59,9 @@ struct Options {
     filter: Option<String>,
     /// Schemas per scratch build (0: all in one).
     batch: usize,
+    /// `--base URI`: every file `F` of DIR is also the document `URI` + `F` (and `URI` + `F`
+    /// without `.json`), for both sides: the schemas of a catalogue that refer to each other.
+    base: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -64,6 +72,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         report: None,
         filter: None,
         batch: 0,
+        base: None,
     };
     let mut dir = None;
     let mut rest = args.iter();
@@ -76,6 +85,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--batch" => options.batch = number(value(arg)?, arg)?,
             "--report" => options.report = Some(PathBuf::from(value(arg)?)),
             "--filter" => options.filter = Some(value(arg)?),
+            "--base" => options.base = Some(value(arg)?),
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             other if dir.is_none() => dir = Some(PathBuf::from(other)),
             other => return Err(format!("unexpected argument `{other}`")),
@@ -810,18 +820,100 @@ fn instances(schema: &Value, file: &str, count: usize) -> Vec<Value> {
 // ---------------------------------------------------------------------------------------------
 // The oracle.
 
-/// Refuses every external document: no network, no files.
-struct Refuse;
+/// Refuses every external document (no network), except, with `--base`, the catalogue's own
+/// files.
+struct Refuse {
+    catalogue: Option<Catalogue>,
+}
 
 impl jsonschema::Retrieve for Refuse {
     fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let uri = uri.as_str();
+        if let Some(found) = self.catalogue.as_ref().and_then(|c| c.load(c.name_of(uri)?)) {
+            return Ok(found);
+        }
         Err(format!("agree: external documents are not retrieved ({uri})").into())
     }
 }
 
-fn oracle(schema: &Value) -> Result<jsonschema::Validator, String> {
+/// `--base URI`: the files of DIR as the documents `URI` + name.
+#[derive(Debug, Clone)]
+struct Catalogue {
+    base: String,
+    dir: PathBuf,
+}
+
+impl Catalogue {
+    /// The file name a reference (fragment removed) names in the catalogue: an absolute URI
+    /// under the base, or a relative one (the catalogue's files refer to each other by name).
+    fn name_of<'a>(&self, reference: &'a str) -> Option<&'a str> {
+        let reference = reference.split('#').next().unwrap_or_default();
+        let name = match reference.strip_prefix(self.base.as_str()) {
+            Some(name) => name,
+            None if reference.contains("://") || reference.is_empty() => return None,
+            None => reference.trim_start_matches("./"),
+        };
+        (!name.is_empty() && !name.contains('/')).then_some(name)
+    }
+
+    /// The catalogue's file `name` (or `name.json`), parsed.
+    fn load(&self, name: &str) -> Option<Value> {
+        [name.to_owned(), format!("{name}.json")]
+            .iter()
+            .map(|n| self.dir.join(n))
+            .find(|p| p.is_file())
+            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|b| serde_json::from_slice(&b).ok())
+    }
+
+    /// The catalogue documents `schema` refers to, directly or through each other (at most
+    /// 64), as (URI as referred to, file name, document).
+    fn closure(&self, schema: &Value) -> Vec<(String, String, Value)> {
+        fn references(value: &Value, out: &mut Vec<String>) {
+            match value {
+                Value::Object(object) => {
+                    for (key, child) in object {
+                        match (key.as_str(), child) {
+                            ("$ref", Value::String(r)) => out.push(r.clone()),
+                            ("enum" | "const" | "default" | "examples", _) => {}
+                            _ => references(child, out),
+                        }
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|v| references(v, out)),
+                _ => {}
+            }
+        }
+        let mut found: Vec<(String, String, Value)> = Vec::new();
+        let mut queue = vec![schema.clone()];
+        while let Some(document) = queue.pop() {
+            let mut refs = Vec::new();
+            references(&document, &mut refs);
+            for reference in refs {
+                let Some(name) = self.name_of(&reference) else { continue };
+                let uri = format!("{}{name}", self.base);
+                if found.len() >= 64 || found.iter().any(|(u, _, _)| *u == uri) {
+                    continue;
+                }
+                if let Some(value) = self.load(name) {
+                    queue.push(value.clone());
+                    found.push((uri, name.to_owned(), value));
+                }
+            }
+        }
+        found
+    }
+}
+
+fn oracle(schema: &Value, file: &str, catalogue: Option<&Catalogue>) -> Result<jsonschema::Validator, String> {
     match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        jsonschema::options().with_retriever(Refuse).build(schema)
+        let mut options = jsonschema::options().with_retriever(Refuse {
+            catalogue: catalogue.cloned(),
+        });
+        if let Some(catalogue) = catalogue {
+            options = options.with_base_uri(format!("{}{file}", catalogue.base));
+        }
+        options.build(schema)
     })) {
         Ok(Ok(validator)) => Ok(validator),
         Ok(Err(error)) => Err(first_line(&error.to_string())),
@@ -937,6 +1029,10 @@ struct Disagreement {
 fn agree(options: &Options) -> Result<bool, String> {
     let started = Instant::now();
     let files = schemas(options)?;
+    let catalogue = options.base.clone().map(|base| Catalogue {
+        base,
+        dir: options.dir.clone(),
+    });
     let mut entries: Vec<Entry> = Vec::new();
     let mut unreadable: Vec<(String, String)> = Vec::new();
     let mut skipped_both = 0usize;
@@ -961,7 +1057,14 @@ fn agree(options: &Options) -> Result<bool, String> {
             other => other.clone(),
         };
         let generated = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            generate_with(&doc, &file, true, &GenOptions::new())
+            let mut set = GenOptions::new();
+            if let Some(catalogue) = &catalogue {
+                set = set.base_uri(format!("{}{file}", catalogue.base));
+                for (uri, name, value) in catalogue.closure(&doc) {
+                    set = set.document(uri, name, value);
+                }
+            }
+            generate_with(&doc, &file, true, &set)
         }));
         let (tokens, refused) = match generated {
             Ok(Ok(validators)) => {
@@ -993,7 +1096,7 @@ fn agree(options: &Options) -> Result<bool, String> {
             compile_error: None,
             cases: Vec::new(),
         };
-        match oracle(&entry.schema) {
+        match oracle(&entry.schema, &file, catalogue.as_ref()) {
             Ok(validator) => {
                 if entry.tokens.is_some() {
                     for instance in instances(&entry.schema, &file, options.instances) {
@@ -1069,14 +1172,14 @@ fn agree(options: &Options) -> Result<bool, String> {
                 }
             }
         }
-        shrink(&binary, &entries, &mut found)?;
+        shrink(&binary, &entries, &mut found, catalogue.as_ref())?;
         disagreements.extend(found);
     }
     // jsonschema's reasons, for the disagreements.
     let mut validators: BTreeMap<usize, jsonschema::Validator> = BTreeMap::new();
     for d in &mut disagreements {
         if let std::collections::btree_map::Entry::Vacant(slot) = validators.entry(d.entry) {
-            if let Ok(v) = oracle(&entries[d.entry].schema) {
+            if let Ok(v) = oracle(&entries[d.entry].schema, &entries[d.entry].file, catalogue.as_ref()) {
                 slot.insert(v);
             }
         }
@@ -1105,11 +1208,16 @@ fn disagree(theirs: bool, ours: &Ours) -> bool {
 
 /// Smaller instances of each disagreement that still disagree: members and items removed,
 /// one at a time, a few rounds (each round one run of the scratch binary).
-fn shrink(binary: &Path, entries: &[Entry], found: &mut [Disagreement]) -> Result<(), String> {
+fn shrink(
+    binary: &Path,
+    entries: &[Entry],
+    found: &mut [Disagreement],
+    catalogue: Option<&Catalogue>,
+) -> Result<(), String> {
     let mut validators: BTreeMap<usize, jsonschema::Validator> = BTreeMap::new();
     for d in found.iter() {
         if let std::collections::btree_map::Entry::Vacant(slot) = validators.entry(d.entry) {
-            if let Ok(v) = oracle(&entries[d.entry].schema) {
+            if let Ok(v) = oracle(&entries[d.entry].schema, &entries[d.entry].file, catalogue) {
                 slot.insert(v);
             }
         }
@@ -1603,6 +1711,33 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_catalogue_names_its_files_and_follows_their_references() {
+        let dir = std::env::temp_dir().join(format!("agree-catalogue-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("partial.json"), r#"{"$ref": "base.json#/definitions/x"}"#).unwrap();
+        std::fs::write(dir.join("base.json"), r#"{"definitions": {"x": {"type": "string"}}}"#).unwrap();
+        let catalogue = Catalogue {
+            base: "https://json.schemastore.org/".to_owned(),
+            dir: dir.clone(),
+        };
+        assert_eq!(
+            catalogue.name_of("https://json.schemastore.org/base.json#/a"),
+            Some("base.json")
+        );
+        assert_eq!(catalogue.name_of("./partial.json"), Some("partial.json"));
+        assert_eq!(catalogue.name_of("https://example.com/x.json"), None);
+        assert_eq!(catalogue.name_of("#/definitions/x"), None);
+        assert!(catalogue.load("base").is_some(), "a name without .json");
+        let closure = catalogue.closure(&json!({"properties": {
+            "p": {"$ref": "https://json.schemastore.org/partial.json"},
+            "e": {"enum": [{"$ref": "missing.json"}]}}}));
+        let names: Vec<&str> = closure.iter().map(|(_, name, _)| name.as_str()).collect();
+        assert_eq!(names, ["partial.json", "base.json"]);
+        assert_eq!(closure[1].0, "https://json.schemastore.org/base.json");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn instances_are_deterministic_and_follow_the_schema() {
