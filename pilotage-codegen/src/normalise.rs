@@ -225,6 +225,23 @@ fn is_named_kind(schema: &Map<String, Value>) -> bool {
     .any(|k| schema.contains_key(*k))
 }
 
+/// Whether JSON Pointer `pointer` is `target` or inside it.
+fn is_within(pointer: &str, target: &str) -> bool {
+    pointer == target || pointer.strip_prefix(target).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// `stem`, or `stem` + `separator` + 2, 3, ...: the first whose Rust type name is not yet in
+/// `taken`, which then holds it.
+fn unique_name(taken: &mut std::collections::BTreeSet<String>, stem: &str, separator: &str) -> String {
+    let mut name = stem.to_owned();
+    let mut n = 2;
+    while !taken.insert(crate::render::rust_type_name(&name)) {
+        name = format!("{stem}{separator}{n}");
+        n += 1;
+    }
+    name
+}
+
 /// **A definition that is one named schema or `null` gets that schema as a definition of its
 /// own, `<Name>Value`**: `pathConfig: {"oneOf": [{"type": "object", "properties": ..},
 /// {"type": "null"}]}` becomes `pathConfig: {"oneOf": [{"$ref": "#/$defs/pathConfigValue"},
@@ -308,13 +325,7 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
             }
         }
         let Some(inner) = inner else { continue };
-        let mut name = format!("{key}Value");
-        let mut n = 2;
-        while taken.contains(&crate::render::rust_type_name(&name)) || added.iter().any(|(a, _)| *a == name) {
-            name = format!("{key}Value{n}");
-            n += 1;
-        }
-        taken.insert(crate::render::rust_type_name(&name));
+        let name = unique_name(&mut taken, &format!("{key}Value"), "");
         let reference = json!({"$ref": format!("#/$defs/{}", crate::error::escape_pointer_token(&name))});
         for keyword in ["oneOf", "anyOf"] {
             if let Some(Value::Array(branches)) = object.get_mut(keyword) {
@@ -895,7 +906,7 @@ pub fn inline_deep_references(schema: &mut Value) -> Vec<String> {
             };
             // A reference inside its own target (or an ancestor of it) would be copied into
             // itself without end: left as it is.
-            if at == fragment || at.starts_with(&format!("{fragment}/")) {
+            if is_within(at, fragment) {
                 return;
             }
             let reference = reference.clone();
@@ -999,15 +1010,11 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
     fn is_deep(fragment: &str) -> bool {
         fragment.starts_with("/$defs/") && fragment.split('/').filter(|t| !t.is_empty()).count() > 2
     }
-    fn within(at: &str, target: &str) -> bool {
-        at == target || at.strip_prefix(target).is_some_and(|rest| rest.starts_with('/'))
-    }
     // Every same-document `$ref` typify reads: (where it is, the pointer it names); and every
     // subschema typify reads.
     let mut references: Vec<(String, String)> = Vec::new();
     let mut read: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut scan = schema.clone();
-    walk_mut(&mut scan, "", &mut |object, at| {
+    crate::walk::walk(schema, "", &mut |object, at| {
         read.insert(at.to_owned());
         if let Some(Value::String(reference)) = object.get("$ref") {
             if let Some(fragment) = reference.strip_prefix('#') {
@@ -1034,7 +1041,7 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
         .map(|target| {
             references
                 .iter()
-                .filter(|(at, _)| within(at, target))
+                .filter(|(at, _)| is_within(at, target))
                 .filter_map(|(_, fragment)| targets.binary_search(&fragment.as_str()).ok())
                 .collect()
         })
@@ -1076,12 +1083,7 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
             .map(crate::error::unescape_pointer_token)
             .collect::<Vec<_>>()
             .join("_");
-        let mut name = stem.clone();
-        let mut n = 2;
-        while !taken.insert(crate::render::rust_type_name(&name)) {
-            name = format!("{stem}_{n}");
-            n += 1;
-        }
+        let name = unique_name(&mut taken, &stem, "_");
         moves.push((
             fragment.to_string(),
             format!("/$defs/{}", crate::error::escape_pointer_token(&name)),
@@ -1109,7 +1111,7 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
         let Some(fragment) = reference.strip_prefix('#') else {
             return;
         };
-        if let Some((from, to)) = moves.iter().find(|(from, _)| within(fragment, from)) {
+        if let Some((from, to)) = moves.iter().find(|(from, _)| is_within(fragment, from)) {
             *reference = format!("#{to}{}", &fragment[from.len()..]);
         }
     });
@@ -1277,7 +1279,7 @@ const ANNOTATIONS: &[&str] = &[
 /// draft too.
 pub fn drop_reference_siblings(schema: &mut Value) -> Vec<String> {
     let mut targets: Vec<String> = Vec::new();
-    walk_mut(&mut schema.clone(), "", &mut |object, _| {
+    crate::walk::walk(schema, "", &mut |object, _| {
         if let Some(Value::String(reference)) = object.get("$ref") {
             if let Some(fragment) = reference.strip_prefix('#') {
                 targets.push(fragment.to_owned());
@@ -1296,9 +1298,7 @@ pub fn drop_reference_siblings(schema: &mut Value) -> Vec<String> {
             })
             .filter(|key| {
                 let place = format!("{at}/{}", crate::error::escape_pointer_token(key));
-                !targets
-                    .iter()
-                    .any(|t| t == &place || t.strip_prefix(&place).is_some_and(|rest| rest.starts_with('/')))
+                !targets.iter().any(|t| is_within(t, &place))
             })
             .cloned()
             .collect();
