@@ -30,7 +30,7 @@ const USAGE: &str = "usage:
       check a Pilotage server surface against Part III
   cargo xtask bench [--summary-only]
       run the criterion benchmarks and print each ratio against its baseline and target
-  cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick]
+  cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick] [--bin-dir DIR]
       load, isolation, memory and fault traffic against the served reference engine (loopback only),
       and the framework's overhead against a bare rmcp server; exit 1 when a bound is broken
   cargo xtask corpus DIR [--compile N] [--report FILE] [--jobs N] [--timeout S] [--memory MIB] [--no-typify]

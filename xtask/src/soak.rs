@@ -5,12 +5,15 @@
 //! itself, prints a table, and exits 1 when a bound is broken.
 //!
 //! ```text
-//! cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick]
+//! cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick] [--bin-dir DIR]
 //! ```
 //!
 //! Defaults (100 clients, 5 loops each, 10,000 abandoned sessions) finish in about 40 s on 2
 //! cores with `--release` (after the release build); `--quick` (CI) is 10 clients, 2 loops,
-//! 1,000 sessions and no overhead figures.
+//! 1,000 sessions and no overhead figures. `--bin-dir DIR` takes `reference-engine` and
+//! `bare-engine` from DIR instead of building them: `.ci/run` passes the binaries its
+//! `cargo test --workspace` already built, since a build of one package resolves features of
+//! its own and would compile (and store) a second copy of the dependencies.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +31,8 @@ struct Options {
     loops: usize,
     sessions: usize,
     release: bool,
+    /// Prebuilt engines (`--bin-dir`): nothing is built.
+    bin_dir: Option<PathBuf>,
     /// The CI soak: small counts, and no overhead figures (ratios of a debug build at a few
     /// hundred calls are noise, not a measurement).
     quick: bool,
@@ -350,6 +355,20 @@ fn build(release: bool) -> Result<PathBuf, String> {
     }
     let target = crate::bench::target_dir(&workspace(), std::env::var_os("CARGO_TARGET_DIR").as_deref());
     Ok(target.join(if release { "release" } else { "debug" }))
+}
+
+/// The directory of prebuilt engines (`--bin-dir`), once both binaries are found in it.
+fn prebuilt(dir: &Path) -> Result<PathBuf, String> {
+    for name in ["reference-engine", "bare-engine"] {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Err(format!(
+                "--bin-dir {}: no `{name}` there (build it first: cargo build -p pilotage-reference-engine --bins)",
+                dir.display()
+            ));
+        }
+    }
+    Ok(dir.to_path_buf())
 }
 
 fn ms(d: Duration) -> String {
@@ -858,6 +877,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         loops: 5,
         sessions: 10_000,
         release: false,
+        bin_dir: None,
         quick: false,
     };
     let mut args = args.iter();
@@ -873,6 +893,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--loops" => options.loops = number("--loops")?,
             "--sessions" => options.sessions = number("--sessions")?,
             "--release" => options.release = true,
+            "--bin-dir" => {
+                let dir = args.next().ok_or("--bin-dir needs a directory")?;
+                options.bin_dir = Some(PathBuf::from(dir));
+            }
             "--quick" => {
                 options.clients = 10;
                 options.loops = 2;
@@ -890,11 +914,15 @@ pub fn main(args: &[String]) -> ExitCode {
     let options = match parse(args) {
         Ok(options) => options,
         Err(message) => {
-            eprintln!("error: {message}\nusage: cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick]");
+            eprintln!("error: {message}\nusage: cargo xtask soak [--clients N] [--loops N] [--sessions N] [--release] [--quick] [--bin-dir DIR]");
             return ExitCode::from(2);
         }
     };
-    let bin = match build(options.release) {
+    let built = match &options.bin_dir {
+        Some(dir) => prebuilt(dir),
+        None => build(options.release),
+    };
+    let bin = match built {
         Ok(bin) => bin,
         Err(message) => {
             eprintln!("error: {message}");
@@ -940,5 +968,32 @@ pub fn main(args: &[String]) -> ExitCode {
         }
         Ok(()) if broken > 0 => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bin_dir_is_taken_and_checked() {
+        let options = parse(&args(&["--quick", "--bin-dir", "target/debug"])).unwrap();
+        assert_eq!(options.bin_dir.as_deref(), Some(Path::new("target/debug")));
+        assert!(options.quick);
+        assert_eq!(parse(&args(&["--bin-dir"])).unwrap_err(), "--bin-dir needs a directory");
+        let empty = std::env::temp_dir().join(format!("pilotage-soak-bin-dir-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let error = prebuilt(&empty).unwrap_err();
+        assert!(error.contains("no `reference-engine` there"), "{error}");
+        std::fs::write(empty.join("reference-engine"), b"").unwrap();
+        let error = prebuilt(&empty).unwrap_err();
+        assert!(error.contains("no `bare-engine` there"), "{error}");
+        std::fs::write(empty.join("bare-engine"), b"").unwrap();
+        assert_eq!(prebuilt(&empty).unwrap(), empty);
+        std::fs::remove_dir_all(&empty).unwrap();
     }
 }
