@@ -675,23 +675,64 @@ fn declares_object_members(object: &Map<String, Value>) -> bool {
 
 /// **An object schema with `properties` and no `additionalProperties` gets
 /// `"additionalProperties": {}`**, which typify renders as a flattened
-/// `extra: serde_json::Map<String, Value>` member.
+/// `extra: serde_json::Map<String, Value>` member, unless it merges (`allOf`) a member that
+/// carries such a map itself.
 ///
 /// Why: the schema never closes objects (receivers ignore unknown members, Part II 1.2), and
 /// the typed round trip must be lossless: without this, typify's structs silently drop every
 /// member they do not declare, so `from_value` then `to_value` loses data.
+/// The exception is typify's merge: when it merges two objects, each member that only one of
+/// them declares is wrapped as `{"allOf": [<the other's additionalProperties>, member]}`
+/// unless that `additionalProperties` is `true` or absent (typify-impl merge.rs,
+/// `merge_additional`), and each wrapper is merged again when converted. With a map on both
+/// sides of `{"allOf": [{"$ref": "#/$defs/Chain-1"}], "properties": {"type": ...}}`, and
+/// `Chain-1` reaching `Chain-2` again through its members, the merges multiply past any time
+/// budget (SchemaStore's accelerator.json: over 60 s, against 47 ms). The merged type keeps
+/// its map all the same: typify gives a merge the map of the member that has one.
 /// Enforced instead by: nothing is dropped; an absent `additionalProperties` already means
 /// `{}` in JSON Schema. Schemas that do close objects (`additionalProperties: false`) are left
 /// alone and become `#[serde(deny_unknown_fields)]` structs.
 pub fn keep_unknown_members(schema: &mut Value) -> Vec<String> {
+    let mut merges_a_map = std::collections::BTreeSet::new();
+    crate::walk::walk(schema, "", &mut |object, at| {
+        if gets_unknown_members(object) && merges_unknown_members(schema, object) {
+            merges_a_map.insert(at.to_owned());
+        }
+    });
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
-        if declares_object_members(object) && !object.contains_key("additionalProperties") {
+        if gets_unknown_members(object) && !merges_a_map.contains(at) {
             object.insert("additionalProperties".into(), json!({}));
             changed.push(at.to_owned());
         }
     });
     changed
+}
+
+/// True when [`keep_unknown_members`] would give `object` a map of unknown members.
+fn gets_unknown_members(object: &Map<String, Value>) -> bool {
+    declares_object_members(object) && !object.contains_key("additionalProperties")
+}
+
+/// True when a member of `object`'s `allOf` (itself, or the definition its `$ref` names,
+/// resolved by last segment as typify does) has, or will get, an `additionalProperties`
+/// schema that is no boolean.
+fn merges_unknown_members(root: &Value, object: &Map<String, Value>) -> bool {
+    let Some(Value::Array(members)) = object.get("allOf") else {
+        return false;
+    };
+    members.iter().any(|member| {
+        let resolved = match member.get("$ref").and_then(Value::as_str) {
+            Some(reference) => reference
+                .strip_prefix('#')
+                .and_then(|fragment| fragment.rsplit('/').next())
+                .and_then(|last| root.get("$defs")?.get(crate::error::unescape_pointer_token(last))),
+            None => Some(member),
+        };
+        resolved.and_then(Value::as_object).is_some_and(|target| {
+            gets_unknown_members(target) || target.get("additionalProperties").is_some_and(Value::is_object)
+        })
+    })
 }
 
 /// True when `schema` only asserts things about a value's presence or absence and nothing
@@ -2342,6 +2383,28 @@ mod tests {
         assert_eq!(out["$defs"]["Closed"]["additionalProperties"], json!(false));
         assert!(out["$defs"]["Bare"].get("additionalProperties").is_none());
         assert_eq!(changed, ["/$defs/Open"]);
+    }
+
+    #[test]
+    fn keep_unknown_members_leaves_the_map_of_a_merge_to_its_members() {
+        let (out, changed) = run(
+            keep_unknown_members,
+            json!({"$defs": {
+            "Base": {"type": "object", "properties": {"a": {}}},
+            "Derived": {"allOf": [{"$ref": "#/definitions/Base"}], "properties": {"b": {}}},
+            "Inline": {"allOf": [{"properties": {"c": {}}}], "properties": {"b": {}}},
+            "OpenBase": {"type": "object", "properties": {"a": {}}, "additionalProperties": true},
+            "OverOpen": {"allOf": [{"$ref": "#/$defs/OpenBase"}], "properties": {"b": {}}},
+            "MapBase": {"properties": {"a": {}}, "additionalProperties": {"type": "string"}},
+            "OverMap": {"allOf": [{"$ref": "#/$defs/MapBase"}], "properties": {"b": {}}}}}),
+        );
+        // Derived's and Inline's members carry the map; OverOpen's member has none to give.
+        assert!(out["$defs"]["Derived"].get("additionalProperties").is_none());
+        assert!(out["$defs"]["Inline"].get("additionalProperties").is_none());
+        assert_eq!(out["$defs"]["Inline"]["allOf"][0]["additionalProperties"], json!({}));
+        assert_eq!(out["$defs"]["OverOpen"]["additionalProperties"], json!({}));
+        assert!(out["$defs"]["OverMap"].get("additionalProperties").is_none());
+        assert_eq!(changed, ["/$defs/Base", "/$defs/Inline/allOf/0", "/$defs/OverOpen"]);
     }
 
     #[test]

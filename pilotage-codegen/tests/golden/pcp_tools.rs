@@ -45,7 +45,6 @@
 //     /$defs/audit_list_output
 //     /$defs/context_brief_input
 //     /$defs/context_brief_output
-//     /$defs/context_brief_output/properties/memory/items
 //     /$defs/context_brief_output/properties/partitions/items
 //     /$defs/erase_request_input
 //     /$defs/erase_request_output
@@ -61,7 +60,6 @@
 //     /$defs/memory_read_output
 //     /$defs/memory_search_input
 //     /$defs/memory_search_output
-//     /$defs/memory_search_output/properties/results/items
 //     /$defs/memory_write_input
 //     /$defs/memory_write_output
 //     /$defs/page_summary
