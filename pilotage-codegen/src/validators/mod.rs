@@ -809,6 +809,9 @@ impl<'a> Gen<'a> {
             if let Some(limit) = object.get(keyword) {
                 let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
+                if keyword == "minLength" && limit == 0 {
+                    continue; // Every string has at least 0 characters (and `< 0` warns).
+                }
                 let op = if keyword == "minLength" { quote!(<) } else { quote!(>) };
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
                 strings.extend(quote!(if ::pilotage_types::validate::runtime::length(s) #op #limit { #fail }));
@@ -954,6 +957,9 @@ impl<'a> Gen<'a> {
             if let Some(limit) = object.get(keyword) {
                 let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
+                if keyword == "minItems" && limit == 0 {
+                    continue; // Always holds (and `< 0` warns in the generated code).
+                }
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
                 arrays.extend(quote!(if (a.len() as u64) #op #limit { #fail }));
             }
@@ -1142,6 +1148,9 @@ impl<'a> Gen<'a> {
             if let Some(limit) = object.get(keyword) {
                 let limit = count(limit)
                     .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
+                if keyword == "minProperties" && limit == 0 {
+                    continue; // Always holds (and `< 0` warns in the generated code).
+                }
                 let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
                 objects.extend(quote!(if (o.len() as u64) #op #limit { #fail }));
             }
@@ -1756,6 +1765,15 @@ mod tests {
             text.contains("is_i64") && !text.contains("is_integer"),
             "draft-04: 1.0 is no integer: {text}"
         );
+    }
+
+    #[test]
+    fn a_minimum_count_of_zero_generates_no_comparison() {
+        let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        let zero = tokens(json!({"$defs": {"a": {"minItems": 0, "minLength": 0, "minProperties": 0}}}));
+        assert!(!zero.contains("< 0u64"), "`len < 0` always holds and warns: {zero}");
+        let one = tokens(json!({"$defs": {"a": {"minItems": 1, "minLength": 1, "minProperties": 1}}}));
+        assert_eq!(one.matches("< 1u64").count(), 3, "{one}");
     }
 
     #[test]
