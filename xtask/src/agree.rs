@@ -869,26 +869,17 @@ impl Catalogue {
     /// The catalogue documents `schema` refers to, directly or through each other (at most
     /// 64), as (URI as referred to, file name, document).
     fn closure(&self, schema: &Value) -> Vec<(String, String, Value)> {
-        fn references(value: &Value, out: &mut Vec<String>) {
-            match value {
-                Value::Object(object) => {
-                    for (key, child) in object {
-                        match (key.as_str(), child) {
-                            ("$ref", Value::String(r)) => out.push(r.clone()),
-                            ("enum" | "const" | "default" | "examples", _) => {}
-                            _ => references(child, out),
-                        }
-                    }
-                }
-                Value::Array(items) => items.iter().for_each(|v| references(v, out)),
-                _ => {}
-            }
-        }
         let mut found: Vec<(String, String, Value)> = Vec::new();
         let mut queue = vec![schema.clone()];
         while let Some(document) = queue.pop() {
+            // Every `$ref` of the document, in schemas only: not in `enum`/`const`/`default`/
+            // `examples` values, but in members that merely have those names.
             let mut refs = Vec::new();
-            references(&document, &mut refs);
+            pilotage_codegen::walk::walk(&document, "", &mut |object, _| {
+                if let Some(Value::String(reference)) = object.get("$ref") {
+                    refs.push(reference.clone());
+                }
+            });
             for reference in refs {
                 let Some(name) = self.name_of(&reference) else { continue };
                 let uri = format!("{}{name}", self.base);
@@ -1730,12 +1721,19 @@ mod tests {
         assert_eq!(catalogue.name_of("https://example.com/x.json"), None);
         assert_eq!(catalogue.name_of("#/definitions/x"), None);
         assert!(catalogue.load("base").is_some(), "a name without .json");
+        std::fs::write(dir.join("member.json"), r#"{"type": "integer"}"#).unwrap();
+        std::fs::write(dir.join("value.json"), r#"{"type": "integer"}"#).unwrap();
         let closure = catalogue.closure(&json!({"properties": {
             "p": {"$ref": "https://json.schemastore.org/partial.json"},
-            "e": {"enum": [{"$ref": "missing.json"}]}}}));
-        let names: Vec<&str> = closure.iter().map(|(_, name, _)| name.as_str()).collect();
-        assert_eq!(names, ["partial.json", "base.json"]);
-        assert_eq!(closure[1].0, "https://json.schemastore.org/base.json");
+            "default": {"$ref": "member.json"},
+            "e": {"enum": [{"$ref": "value.json"}]}}}));
+        let mut names: Vec<&str> = closure.iter().map(|(_, name, _)| name.as_str()).collect();
+        names.sort_unstable();
+        // A member named `default` is a schema; an `enum` value is not.
+        assert_eq!(names, ["base.json", "member.json", "partial.json"]);
+        assert!(closure
+            .iter()
+            .any(|(uri, name, _)| name == "base.json" && uri == "https://json.schemastore.org/base.json"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
