@@ -428,6 +428,33 @@ impl<'a> Gen<'a> {
         &self.docs[self.cur.doc].file
     }
 
+    /// The checks of a minimum and a maximum count keyword (`minItems` and `maxItems`, ...) of
+    /// the schema object at `pointer`, on `length` (the instance's count, a `u64` expression).
+    /// A minimum of 0 always holds and gets no check (`length < 0u64` would also warn, as
+    /// `unused_comparisons`, in the crate that includes the generated code).
+    fn count_checks(
+        &self,
+        object: &serde_json::Map<String, Value>,
+        pointer: &str,
+        [minimum, maximum]: [(&str, TokenStream); 2],
+        length: &TokenStream,
+    ) -> Result<TokenStream, CodegenError> {
+        let mut out = TokenStream::new();
+        for ((keyword, why), is_minimum) in [(minimum, true), (maximum, false)] {
+            let Some(limit) = object.get(keyword) else { continue };
+            let at = child(pointer, keyword);
+            let limit =
+                count(limit).ok_or_else(|| self.error(&at, format!("`{keyword}` must be a non-negative integer")))?;
+            if is_minimum && limit == 0 {
+                continue;
+            }
+            let op = if is_minimum { quote!(<) } else { quote!(>) };
+            let fail = fail(&at, quote!(Why::#why(v, #limit)));
+            out.extend(quote!(if #length #op #limit { #fail }));
+        }
+        Ok(out)
+    }
+
     fn error(&self, pointer: &str, message: impl Into<String>) -> CodegenError {
         CodegenError::new(self.file(), pointer, message)
     }
@@ -805,18 +832,12 @@ impl<'a> Gen<'a> {
 
         // Strings.
         let mut strings = TokenStream::new();
-        for (keyword, why) in [("minLength", quote!(MinLength)), ("maxLength", quote!(MaxLength))] {
-            if let Some(limit) = object.get(keyword) {
-                let limit = count(limit)
-                    .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
-                if keyword == "minLength" && limit == 0 {
-                    continue; // Every string has at least 0 characters (and `< 0` warns).
-                }
-                let op = if keyword == "minLength" { quote!(<) } else { quote!(>) };
-                let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
-                strings.extend(quote!(if ::pilotage_types::validate::runtime::length(s) #op #limit { #fail }));
-            }
-        }
+        strings.extend(self.count_checks(
+            object,
+            pointer,
+            [("minLength", quote!(MinLength)), ("maxLength", quote!(MaxLength))],
+            &quote!(::pilotage_types::validate::runtime::length(s)),
+        )?);
         if let Some(pattern) = object.get("pattern") {
             let source = pattern
                 .as_str()
@@ -950,20 +971,12 @@ impl<'a> Gen<'a> {
                 arrays.extend(quote!(#ev.all_items();));
             }
         }
-        for (keyword, why, op) in [
-            ("minItems", quote!(MinItems), quote!(<)),
-            ("maxItems", quote!(MaxItems), quote!(>)),
-        ] {
-            if let Some(limit) = object.get(keyword) {
-                let limit = count(limit)
-                    .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
-                if keyword == "minItems" && limit == 0 {
-                    continue; // Always holds (and `< 0` warns in the generated code).
-                }
-                let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
-                arrays.extend(quote!(if (a.len() as u64) #op #limit { #fail }));
-            }
-        }
+        arrays.extend(self.count_checks(
+            object,
+            pointer,
+            [("minItems", quote!(MinItems)), ("maxItems", quote!(MaxItems))],
+            &quote!((a.len() as u64)),
+        )?);
         if object.get("uniqueItems") == Some(&Value::Bool(true)) {
             let fail = fail(&at("uniqueItems"), quote!(Why::Unique(v)));
             arrays.extend(quote!(if !::pilotage_types::validate::runtime::all_unique(a) { #fail }));
@@ -1141,20 +1154,15 @@ impl<'a> Gen<'a> {
                 }
             });
         }
-        for (keyword, why, op) in [
-            ("minProperties", quote!(MinProperties), quote!(<)),
-            ("maxProperties", quote!(MaxProperties), quote!(>)),
-        ] {
-            if let Some(limit) = object.get(keyword) {
-                let limit = count(limit)
-                    .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be a non-negative integer")))?;
-                if keyword == "minProperties" && limit == 0 {
-                    continue; // Always holds (and `< 0` warns in the generated code).
-                }
-                let fail = fail(&at(keyword), quote!(Why::#why(v, #limit)));
-                objects.extend(quote!(if (o.len() as u64) #op #limit { #fail }));
-            }
-        }
+        objects.extend(self.count_checks(
+            object,
+            pointer,
+            [
+                ("minProperties", quote!(MinProperties)),
+                ("maxProperties", quote!(MaxProperties)),
+            ],
+            &quote!((o.len() as u64)),
+        )?);
         // `dependentRequired`, and draft-07's `dependencies` in its array form.
         let mut dependent_required = Vec::new();
         let mut dependent_schemas = Vec::new();
