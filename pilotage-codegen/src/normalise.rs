@@ -723,10 +723,7 @@ fn merges_unknown_members(root: &Value, object: &Map<String, Value>) -> bool {
     };
     members.iter().any(|member| {
         let resolved = match member.get("$ref").and_then(Value::as_str) {
-            Some(reference) => reference
-                .strip_prefix('#')
-                .and_then(|fragment| fragment.rsplit('/').next())
-                .and_then(|last| root.get("$defs")?.get(crate::error::unescape_pointer_token(last))),
+            Some(reference) => definition_by_last_segment(reference).and_then(|name| root.get("$defs")?.get(name)),
             None => Some(member),
         };
         resolved.and_then(Value::as_object).is_some_and(|target| {
@@ -1670,17 +1667,28 @@ fn is_merge_site(object: &Map<String, Value>) -> bool {
             .any(|k| !matches!(k.as_str(), "allOf" | "anyOf" | "oneOf" | "type") && !ANNOTATIONS.contains(&k.as_str()))
 }
 
+/// The definition a same-document `$ref` names as typify resolves it, by the last segment of
+/// its fragment (`#/$defs/a/properties/b` names `b`); `None` for another document's.
+fn definition_by_last_segment(reference: &str) -> Option<String> {
+    let last = reference
+        .strip_prefix('#')?
+        .rsplit('/')
+        .next()
+        .filter(|l| !l.is_empty())?;
+    Some(crate::error::unescape_pointer_token(last))
+}
+
 /// The definitions a merge of `schema` inlines: its own `$ref`, and those of its `allOf`,
 /// `anyOf` and `oneOf` members, recursively (resolved by last segment, as typify does). A
 /// `$ref` below a member's `properties` or `items` stays a reference to a named type.
 fn inlined_definitions(schema: &Value, found: &mut std::collections::BTreeSet<String>) {
     let Value::Object(object) = schema else { return };
-    if let Some(Value::String(reference)) = object.get("$ref") {
-        if let Some(fragment) = reference.strip_prefix('#') {
-            if let Some(last) = fragment.rsplit('/').next().filter(|l| !l.is_empty()) {
-                found.insert(crate::error::unescape_pointer_token(last));
-            }
-        }
+    if let Some(name) = object
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(definition_by_last_segment)
+    {
+        found.insert(name);
     }
     for key in ["allOf", "anyOf", "oneOf"] {
         if let Some(Value::Array(members)) = object.get(key) {
