@@ -41,8 +41,6 @@ extern crate self as pilotage_types;
 
 pub mod access;
 pub mod capabilities;
-#[cfg(feature = "client")]
-pub mod client;
 mod constants;
 mod fault;
 #[rustfmt::skip]
@@ -55,8 +53,6 @@ pub mod names;
 pub mod output_schema;
 mod request_error;
 mod responses;
-#[cfg(feature = "server")]
-pub mod server;
 #[cfg(feature = "derive")]
 pub mod structural;
 pub mod tool;

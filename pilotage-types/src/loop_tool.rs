@@ -214,7 +214,8 @@ impl LoopToolState {
 }
 
 /// The JSON Pointer of a deserialisation path (below the program argument).
-pub(crate) fn pointer_of<'a>(segments: impl Iterator<Item = &'a serde_path_to_error::Segment>) -> String {
+#[doc(hidden)]
+pub fn pointer_of<'a>(segments: impl Iterator<Item = &'a serde_path_to_error::Segment>) -> String {
     use serde_path_to_error::Segment;
     let mut pointer = String::new();
     for segment in segments {

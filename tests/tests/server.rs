@@ -1,4 +1,4 @@
-//! The server framework (`pilotage_types::server`), rule by rule: an engine of a probe Language
+//! The server framework (`pilotage_server`), rule by rule: an engine of a probe Language
 //! driven in-process through `Engine::call` (runs, `store`, trace levels, identities, bounds,
 //! idempotency, the execute deadline, a panicking Language, guides, catalog, program faults,
 //! what cannot be built) and over HTTP with the official Rust SDK's client and raw requests
@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pilotage_types::server::prelude::*;
-use pilotage_types::server::{BuildError, Engine as _Engine};
+use pilotage_server::prelude::*;
+use pilotage_server::{BuildError, Engine as _Engine};
 use pilotage_types::{CatalogChangeKind, ExecuteResponse, SchemaDef, TraceFetchResponse, ValidateResponse};
 use serde_json::{json, Value};
 
@@ -827,7 +827,7 @@ fn an_engine_s_own_tools_are_served_beside_the_pilotage_ones() {
     );
     let whoami = ToolRoute::new_dyn(
         rmcp::model::Tool::new("whoami", "Who the server thinks you are.", schema),
-        |context: rmcp::handler::server::tool::ToolCallContext<'_, pilotage_types::server::PilotageServer>| {
+        |context: rmcp::handler::server::tool::ToolCallContext<'_, pilotage_server::PilotageServer>| {
             let identity = context.service.identity(&context.request_context);
             Box::pin(async move {
                 Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(identity)]).into())

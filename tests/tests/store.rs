@@ -1,4 +1,4 @@
-//! The run-store contract (`pilotage_types::server::store_contract`) on every implementation:
+//! The run-store contract (`pilotage_server::store_contract`) on every implementation:
 //! the memory store, SQLite (a temporary file) and Postgres (`PILOTAGE_POSTGRES_URL`, which
 //! `.ci/run` sets after starting a server of its own; under `CI=true` its absence fails, and
 //! elsewhere the Postgres case is skipped, loudly). Each store of the contract gets a fresh
@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use pilotage_types::server::store_contract::contract;
-use pilotage_types::server::{MemoryStore, PostgresStore, RunStore, SqliteStore};
+use pilotage_server::store_contract::contract;
+use pilotage_server::{MemoryStore, PostgresStore, RunStore, SqliteStore};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -87,7 +87,7 @@ fn a_store_that_cannot_open_says_where() {
         .unwrap_err();
     assert!(error.to_string().contains("/nonexistent-dir/runs.db"), "{error}");
     let error = runtime
-        .block_on(pilotage_types::server::open_store("redis://x", Default::default()))
+        .block_on(pilotage_server::open_store("redis://x", Default::default()))
         .err()
         .unwrap();
     assert!(

@@ -148,6 +148,8 @@ pub fn main(args: &[String]) -> ExitCode {
                     "-p",
                     "pilotage-types",
                     "-p",
+                    "pilotage-server",
+                    "-p",
                     "pilotage-codegen",
                     "-p",
                     "pilotage-json-schema-suite",
@@ -159,8 +161,6 @@ pub fn main(args: &[String]) -> ExitCode {
                     "server",
                     "--bench",
                     "suite",
-                    "--features",
-                    "pilotage-types/server",
                     "--",
                 ])
                 .args(["--warm-up-time", "1", "--measurement-time", "2", "--noplot"])

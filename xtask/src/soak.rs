@@ -21,7 +21,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pilotage_types::client::{ClientOptions, PilotageClient, RawResult, Revision, Target};
+use pilotage_client::{ClientOptions, PilotageClient, RawResult, Revision, Target};
 use serde_json::{json, Map, Value};
 
 /// How much traffic to send.
@@ -278,12 +278,12 @@ async fn load(
         let unknown = client
             .call_raw(
                 "trace_run",
-                object(json!({"run_id": pilotage_types::server::new_run_id()})),
+                object(json!({"run_id": pilotage_server::new_run_id()})),
             )
             .await;
         let runs = all_runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let sample: Vec<String> = runs.iter().flat_map(|r| r.iter().take(2).cloned()).take(200).collect();
-        let random: Vec<String> = (0..50).map(|_| pilotage_types::server::new_run_id()).collect();
+        let random: Vec<String> = (0..50).map(|_| pilotage_server::new_run_id()).collect();
         let asked: Vec<(String, bool)> = sample
             .into_iter()
             .map(|id| (id, isolated))
@@ -790,7 +790,7 @@ async fn overhead(options: &Options, bin: &Path, report: &Report) -> Result<(), 
 /// A Language whose execute panics or hangs, served by the framework on loopback: what the
 /// requests answered, and whether the engine answered a normal request after.
 async fn faulty_language() -> Result<((String, bool), (String, bool)), String> {
-    use pilotage_types::server::prelude::*;
+    use pilotage_server::prelude::*;
     struct Faulty;
     impl Language for Faulty {
         type Program = Value;
@@ -837,7 +837,7 @@ async fn faulty_language() -> Result<((String, bool), (String, bool)), String> {
     let url = format!("http://{}/mcp", listener.local_addr().map_err(|e| e.to_string())?);
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
     let client = connect(&Target::Url(url), true).await?;
-    let kind = |answer: &Result<RawResult, pilotage_types::client::ClientError>| match answer {
+    let kind = |answer: &Result<RawResult, pilotage_client::ClientError>| match answer {
         Ok(RawResult::Result {
             structured_content: Some(content),
             ..

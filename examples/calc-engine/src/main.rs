@@ -1,5 +1,5 @@
 //! A minimal Pilotage engine: the `calc/v1` Language, whose programs are lists of arithmetic
-//! steps applied to a number, served by `pilotage_types::server`. The whole engine is this file.
+//! steps applied to a number, served by `pilotage_server`. The whole engine is this file.
 //!
 //! ```text
 //! calc-engine                                # stdio
@@ -7,7 +7,7 @@
 //! calc-engine --http 127.0.0.1:8080 --stateless --store sqlite:runs.db
 //! ```
 
-use pilotage_types::server::prelude::*;
+use pilotage_server::prelude::*;
 use serde_json::{json, Value};
 
 /// A program: `{"start": 1, "steps": [{"op": "add", "by": 2}, {"op": "mul", "by": 3}]}`.
@@ -104,7 +104,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or("--store needs memory, sqlite:PATH or postgres://...")?,
         None => "memory",
     };
-    let store = pilotage_types::server::open_store(store, StoreLimits::default()).await?;
+    let store = pilotage_server::open_store(store, StoreLimits::default()).await?;
     let engine = Engine::builder("calc-engine", env!("CARGO_PKG_VERSION"))
         .language(Calc)
         .run_store(store)

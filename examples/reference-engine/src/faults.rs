@@ -3,7 +3,7 @@
 //! such as `pilotage check` can be shown to catch each. The framework itself cannot be made to
 //! break them: every fault here rewrites a request on its way in or an answer on its way out.
 
-use pilotage_types::server::PilotageServer;
+use pilotage_server::PilotageServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, DiscoverResult, ErrorData, InitializeRequestParams, InitializeResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,

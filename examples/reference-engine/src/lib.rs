@@ -1,5 +1,5 @@
 //! The Pilotage reference engine: the `workflow/v1` Language of Part III section 9, served by
-//! the toolkit's engine framework (`pilotage_types::server`). This file is all an engine
+//! the toolkit's engine framework (`pilotage_server`). This file is all an engine
 //! author writes: the Language's declaration, its guides and catalog ([`catalog`]), and its
 //! validate and execute stages ([`language`]). Everything Part III fixes (the manifest, the
 //! welcome text, the tools and their schemas, argument routing, the run store, retention and
@@ -15,7 +15,7 @@ pub mod language;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pilotage_types::server::prelude::*;
+use pilotage_server::prelude::*;
 use pilotage_types::{CatalogChangeKind, Execution};
 use serde_json::{Map, Value};
 
@@ -40,7 +40,7 @@ pub struct Options {
     /// How long runs are kept (default [`RETENTION`]).
     pub retention: Option<Duration>,
     /// Where runs are kept (default: in memory).
-    pub store: Option<std::sync::Arc<dyn pilotage_types::server::RunStore>>,
+    pub store: Option<std::sync::Arc<dyn pilotage_server::RunStore>>,
 }
 
 /// The `workflow/v1` Language.

@@ -50,7 +50,7 @@ use std::net::SocketAddr;
 use clap::Parser;
 use pilotage_reference_engine::faults::Faulty;
 use pilotage_reference_engine::{engine, Fault, Options};
-use pilotage_types::server::HttpOptions;
+use pilotage_server::HttpOptions;
 
 /// The Pilotage reference engine (workflow/v1) over stdio or streamable HTTP.
 #[derive(Parser, Debug)]
@@ -125,8 +125,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
     }
-    let limits = pilotage_types::server::StoreLimits::new(args.max_runs, 64 * 1024 * 1024);
-    let store = match pilotage_types::server::open_store(&args.store, limits).await {
+    let limits = pilotage_server::StoreLimits::new(args.max_runs, 64 * 1024 * 1024);
+    let store = match pilotage_server::open_store(&args.store, limits).await {
         Ok(store) => store,
         Err(error) => {
             <Args as clap::CommandFactory>::command()

@@ -1,5 +1,5 @@
 //! The client side of Part III (`pilotage discover`, `pilotage call`, on
-//! `pilotage_types::client`) against two engines: this reference engine (rmcp) and a small
+//! `pilotage_client`) against two engines: this reference engine (rmcp) and a small
 //! engine on the official TypeScript SDK's server (`tests/e2e/engine.mjs`), which differs where
 //! the spec allows: no inline manifest, the program argument `ruleset`, a Language without a
 //! catalog. Over stdio and streamable HTTP (sessions and stateless). Each answer's channel,

@@ -5,7 +5,7 @@
 
 use pilotage_reference_engine::{engine, Options};
 use pilotage_tests::part_iii::vendored_blocks;
-use pilotage_types::server::Engine;
+use pilotage_server::Engine;
 use serde_json::{json, Value};
 
 fn block(section: &str) -> Vec<Value> {

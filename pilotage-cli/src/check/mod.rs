@@ -27,7 +27,7 @@ pub mod rules;
 
 use std::collections::BTreeMap;
 
-use pilotage_types::client::{ClientError, DetectedBy, Discovery, ManifestSource, PilotageClient};
+use pilotage_client::{ClientError, DetectedBy, Discovery, ManifestSource, PilotageClient};
 use pilotage_types::Manifest;
 use serde::Serialize;
 use serde_json::Value;

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pilotage_types::client::{ClientError, Discovery, PilotageClient, RawResult};
+use pilotage_client::{ClientError, Discovery, PilotageClient, RawResult};
 use pilotage_types::{
     parse, CatalogListResult, ExecuteResponse, Execution, GuideFetchResult, GuideIndexResult, LanguageEntry, Manifest,
     RequestError, RequestErrorKind, TraceFetchResponse, TraceLevel, CATALOG_TOOL, GET_GUIDE_TOOL, MANIFEST_TOOL,
@@ -378,7 +378,7 @@ impl<'a> Run<'a> {
     /// The program argument of `tool` for the Language, and the JSON type its schema declares.
     fn program_argument(&self, tool: &str, language: &str) -> Option<(String, Value)> {
         let listed = self.discovery.tool(tool)?;
-        let argument = pilotage_types::client::request::program_argument(listed, language)?;
+        let argument = pilotage_client::request::program_argument(listed, language)?;
         let ty = listed
             .pointer(&format!("/inputSchema/properties/{argument}/type"))
             .cloned()

@@ -12,9 +12,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use pilotage_types::client::request::{construct, LoopCall};
-use pilotage_types::client::routing::{route, Channel, RawResult};
-use pilotage_types::client::ClientError;
+use pilotage_client::request::{construct, LoopCall};
+use pilotage_client::routing::{route, Channel, RawResult};
+use pilotage_client::ClientError;
 use pilotage_types::{ExecuteResponse, Stage, TraceFetchResponse, ValidateResponse};
 use serde_json::{json, Map, Value};
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use pilotage_types::client::ClientError;
+use pilotage_client::ClientError;
 use serde_json::{json, Value};
 
 use super::remote::{block_on, connect, ServerArgs};

@@ -6,8 +6,8 @@
 
 use std::io::Write;
 
-use pilotage_types::client::request::program_argument;
-use pilotage_types::client::{ClientError, Discovery};
+use pilotage_client::request::program_argument;
+use pilotage_client::{ClientError, Discovery};
 use pilotage_types::Stage;
 use serde_json::{json, Map, Value};
 

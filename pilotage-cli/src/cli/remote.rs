@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use pilotage_types::client::{ClientError, ClientOptions, PilotageClient, Revision, Target};
+use pilotage_client::{ClientError, ClientOptions, PilotageClient, Revision, Target};
 
 /// The server to talk to and how.
 #[derive(Debug, Clone, clap::Args)]

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pilotage_types::server::prelude::*;
-use pilotage_types::server::{open_store, PostgresStore, RunStore};
+use pilotage_server::prelude::*;
+use pilotage_server::{open_store, PostgresStore, RunStore};
 use serde_json::{json, Value};
 
 struct Echo;

@@ -65,7 +65,7 @@ impl Bare {
 
     #[tool(description = "Run a workflow/v1 document.")]
     async fn run_workflow(&self, Parameters(args): Parameters<Run>) -> Result<CallToolResult, ErrorData> {
-        let run_id = pilotage_types::server::new_run_id();
+        let run_id = pilotage_server::new_run_id();
         let program = Value::Object(args.workflow);
         let checked = language::check(&program);
         if !checked.diagnostics.is_empty() {

@@ -24,7 +24,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::engine::{Answer, Core};
-use crate::{EXTENSION_ID, META_KEY};
+use pilotage_types::{EXTENSION_ID, META_KEY};
 
 /// The engine's own MCP tools, served beside the Pilotage surface: an rmcp [`ToolRouter`] over
 /// [`PilotageServer`] (its handlers get the server, whose [`PilotageServer::identity`] tells
@@ -123,7 +123,7 @@ impl PilotageServer {
     /// the welcome text, the manifest inline.
     pub(crate) fn info(&self, declared: Option<bool>) -> InitializeResult {
         let mut settings = JsonObject::new();
-        settings.insert("version".into(), crate::PILOTAGE_VERSION.into());
+        settings.insert("version".into(), pilotage_types::PILOTAGE_VERSION.into());
         let extensions = ExtensionCapabilities::from([(EXTENSION_ID.to_owned(), settings)]);
         let resources = self.core.settings.resources;
         let capabilities = match resources {
@@ -146,7 +146,7 @@ impl PilotageServer {
             info = info.with_instructions(self.core.instructions.clone());
         }
         let mut meta = JsonObject::new();
-        let inline = crate::InitializeMetaValue::new().with_manifest(self.core.manifest.clone());
+        let inline = pilotage_types::InitializeMetaValue::new().with_manifest(self.core.manifest.clone());
         meta.insert(
             META_KEY.to_owned(),
             serde_json::to_value(&inline).expect("generated types serialize"),
@@ -160,9 +160,9 @@ impl PilotageServer {
 /// carrier error.
 pub(crate) fn result(answer: Answer) -> Result<CallToolResult, ErrorData> {
     match answer {
-        Answer::Carrier(message) => Err(crate::mcp::carrier_error(message)),
+        Answer::Carrier(message) => Err(pilotage_types::mcp::carrier_error(message)),
         Answer::Result { content, is_error } => {
-            let text = crate::mcp::summary(&content);
+            let text = pilotage_types::mcp::summary(&content);
             let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
             result.structured_content = Some(content);
             result.is_error = Some(is_error);
@@ -248,7 +248,7 @@ impl ServerHandler for PilotageServer {
             }
         }
         // Part III 9.6: an unknown tool is a carrier error.
-        Err(crate::mcp::carrier_error(format!("Unknown tool: {}", request.name)))
+        Err(pilotage_types::mcp::carrier_error(format!("Unknown tool: {}", request.name)))
     }
 
     async fn list_resources(

@@ -13,7 +13,7 @@ use tokio_postgres::{Client, NoTls};
 use super::runs::{
     millis, Expiry, IdempotencyHit, RunRecord, RunStore, StoreError, StoreFuture, StoreLimits, StoreSizes,
 };
-use crate::ExecuteResponse;
+use pilotage_types::ExecuteResponse;
 
 /// The schema, one migration per version; `{schema}` is the store's schema name.
 pub const MIGRATIONS: &[&str] = &["

@@ -99,7 +99,7 @@ fn host_of(authority: &str) -> String {
 }
 
 fn is_loopback(host: &str) -> bool {
-    crate::transport::LOOPBACK_HOSTS.contains(&host)
+    pilotage_types::transport::LOOPBACK_HOSTS.contains(&host)
 }
 
 /// Whether `headers` pass the Host and Origin rules (see the module docs).
@@ -276,8 +276,8 @@ impl Engine {
                 "a stateless deployment cannot declare session retention (Part III 8.1, 10.1-11)".into(),
             ));
         }
-        let hosts = crate::transport::allowed_hosts(options.allowed_hosts.iter().map(String::as_str));
-        let origins = crate::transport::allowed_origins(options.allowed_origins.iter().map(String::as_str));
+        let hosts = pilotage_types::transport::allowed_hosts(options.allowed_hosts.iter().map(String::as_str));
+        let origins = pilotage_types::transport::allowed_origins(options.allowed_origins.iter().map(String::as_str));
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)

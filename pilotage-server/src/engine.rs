@@ -4,7 +4,7 @@
 //! - the manifest (Part II 5.1 via the schema; Part III 4 binds its references), the inline
 //!   manifest and the extension declaration (1.2, 3.2), the welcome text (3.4);
 //! - the tool surface: the access tools (3.1, 4.1, 4.2) and three loop tools per Language
-//!   built by the derive's runtime ([`crate::loop_tool`]: 4.3 to 4.6, 5, 3.4 signposts);
+//!   built by the derive's runtime ([`pilotage_types::loop_tool`]: 4.3 to 4.6, 5, 3.4 signposts);
 //! - dispatch: arguments routed to their Part III 7.1 channel, results in the envelope of 6;
 //! - `pilotage_get_guide` (4.1), `pilotage_catalog` (4.2, 7.2 `catalog_version` siblings);
 //! - runs (4.3, 8.1, 8.2, 8.4): ids, `store`, trace levels, retention, idempotency, the
@@ -24,8 +24,8 @@ use super::language::{
     Catalog, Declaration, ExecuteInput, GuideText, Language, Ran, Retention, StageContext, Validated,
 };
 use super::runs::{Expiry, IdempotencyHit, MemoryStore, RunRecord, RunStore, StoreError, StoreLimits};
-use crate::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
-use crate::{
+use pilotage_types::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
+use pilotage_types::{
     AccessTool, ArgumentFault, CapabilityDeclaration, CapabilitySettings, CapabilityValue, CatalogChange,
     CatalogChangedResult, CatalogGetResult, CatalogListResult, CatalogRequest, CatalogTool, Diagnostic,
     ExecuteResponse, ExecuteTraceLevel, GuideFetchResult, GuideIndexResult, GuideRequest, GuidesTool, LanguageEntry,
@@ -77,7 +77,7 @@ fn program_of<P: serde::de::DeserializeOwned>(argument: &str, program: Value) ->
     serde_path_to_error::deserialize::<_, P>(program).map_err(|error| {
         vec![Diagnostic::error(
             "invalid_program",
-            crate::loop_tool::pointer_of(error.path().iter()),
+            pilotage_types::loop_tool::pointer_of(error.path().iter()),
             format!(
                 "the program in `{argument}` does not fit its Language's shape: {}",
                 error.inner()
@@ -279,7 +279,7 @@ fn shared_loop_tools(
         super::ProgramType::Array => Some("array"),
         super::ProgramType::Any => None,
     };
-    let both = declaration.execution == crate::Execution::Both;
+    let both = declaration.execution == pilotage_types::Execution::Both;
     let mut validate = Map::new();
     let mut execute = Map::new();
     for (d, _) in languages {
@@ -422,7 +422,7 @@ fn language_entry(served: &Served, resources: bool) -> LanguageEntry {
     )
     .with_execution(declaration.execution.clone())
     .with_trace(declaration.trace.clone())
-    .with_retention(crate::Retention(declaration.retention.declared()));
+    .with_retention(pilotage_types::Retention(declaration.retention.declared()));
     if served.has_catalog {
         let mut catalog = CapabilitySettings::new();
         catalog.search = flag(declaration.search);
@@ -448,7 +448,7 @@ fn welcome(languages: &[Served]) -> String {
     let names: Vec<&str> = languages.iter().map(|l| l.declaration.name.as_str()).collect();
     let mut text = format!(
         "This server speaks Pilotage ({}): call pilotage_manifest first. It serves the program Language{} {}",
-        crate::EXTENSION_ID,
+        pilotage_types::EXTENSION_ID,
         if names.len() == 1 { "" } else { "s" },
         names.join(", ")
     );
@@ -522,7 +522,7 @@ impl Core {
         let mut served = Vec::new();
         let mut names = std::collections::BTreeSet::new();
         for (declaration, language) in languages {
-            if !<LanguageIdentifier as crate::SchemaDef>::is_valid(&Value::String(declaration.name.clone())) {
+            if !<LanguageIdentifier as pilotage_types::SchemaDef>::is_valid(&Value::String(declaration.name.clone())) {
                 return Err(BuildError(format!(
                     "`{}` is not a Language identifier (name/vN)",
                     declaration.name
@@ -597,7 +597,7 @@ impl Core {
             }
         }
         let entries: Vec<LanguageEntry> = served.iter().map(|s| language_entry(s, settings.resources)).collect();
-        let manifest = Manifest::new(VersionString(crate::PILOTAGE_VERSION.to_owned()), entries);
+        let manifest = Manifest::new(VersionString(pilotage_types::PILOTAGE_VERSION.to_owned()), entries);
         let mut tools = vec![
             AccessTool::Manifest.definition().clone(),
             AccessTool::GetGuide.definition().clone(),
@@ -614,7 +614,7 @@ impl Core {
             .store
             .clone()
             .unwrap_or_else(|| Arc::new(MemoryStore::new(settings.limits)));
-        let mcp_tools = tools.iter().map(crate::mcp::tool).collect();
+        let mcp_tools = tools.iter().map(pilotage_types::mcp::tool).collect();
         Ok(Self {
             settings,
             languages: served,
@@ -875,7 +875,7 @@ impl Core {
         }
         if let (Some(expected), Some(catalog)) = (&members.expected_catalog_version, served.catalog()) {
             if expected != &catalog.version {
-                let outcome = crate::Outcome::failure(
+                let outcome = pilotage_types::Outcome::failure(
                     "catalog_drift",
                     format!("the catalog is at {}, not {expected}: validate again", catalog.version),
                 );
@@ -1194,7 +1194,7 @@ fn list(
             .ok_or_else(|| RequestError::invalid_request(format!("cursor '{cursor}' is not one this server gave")))?,
     };
     let q = q.as_deref().map(str::to_lowercase);
-    let matching: Vec<&crate::CatalogEntry> = catalog
+    let matching: Vec<&pilotage_types::CatalogEntry> = catalog
         .entries
         .iter()
         .filter(|e| kind.as_ref().is_none_or(|k| &e.kind == k))
@@ -1258,31 +1258,31 @@ mod tests {
     fn changes_since_follows_the_history() {
         let change = |id: &str, kind| CatalogChange::new(id, kind);
         let catalog = Catalog::new("v3", [])
-            .with_previous("v1", [change("a", crate::CatalogChangeKind::Added)])
+            .with_previous("v1", [change("a", pilotage_types::CatalogChangeKind::Added)])
             .with_previous(
                 "v2",
                 [
-                    change("a", crate::CatalogChangeKind::Modified),
-                    change("b", crate::CatalogChangeKind::Added),
+                    change("a", pilotage_types::CatalogChangeKind::Modified),
+                    change("b", pilotage_types::CatalogChangeKind::Added),
                 ],
             );
         assert_eq!(changes_since(&catalog, "v3"), Some(Vec::new()));
         let since_v1 = changes_since(&catalog, "v1").unwrap();
         assert_eq!(since_v1.len(), 2);
-        assert_eq!(since_v1[0].change, crate::CatalogChangeKind::Modified);
+        assert_eq!(since_v1[0].change, pilotage_types::CatalogChangeKind::Modified);
         assert_eq!(changes_since(&catalog, "v0"), None);
     }
 
     #[test]
     fn pages_cover_every_entry_once() {
-        let entries: Vec<crate::CatalogEntry> = (0..250)
+        let entries: Vec<pilotage_types::CatalogEntry> = (0..250)
             .map(|i| {
-                crate::CatalogEntry::new(
+                pilotage_types::CatalogEntry::new(
                     format!("e{i}"),
                     "function",
                     format!("Entry {i}"),
                     "safe",
-                    crate::RiskHints::new(true, false, false),
+                    pilotage_types::RiskHints::new(true, false, false),
                 )
             })
             .collect();

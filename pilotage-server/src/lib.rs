@@ -1,4 +1,4 @@
-//! The server side (feature `server`): a Pilotage engine framework on rmcp. You describe your
+//! A Pilotage engine framework on rmcp. You describe your
 //! Language and write its validate and execute stages; the framework serves the whole
 //! Pilotage surface Part III fixes, on every revision rmcp speaks, over stdio and HTTP, so
 //! that the engine cannot break 10.1.
@@ -9,7 +9,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! pilotage-types = { version = "0.1", features = ["server"] }
+//! pilotage-server = "0.1"          # features "sqlite", "postgres": the database run stores
 //! serde = { version = "1", features = ["derive"] }
 //! serde_json = "1"
 //! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
@@ -20,7 +20,7 @@
 //! error; your `validate` reports everything else about it.
 //!
 //! ```
-//! use pilotage_types::server::prelude::*;
+//! use pilotage_server::prelude::*;
 //!
 //! /// A program: numbers to add.
 //! #[derive(serde::Deserialize)]
@@ -65,7 +65,7 @@
 //! your own MCP tools, an identity function for HTTP).
 //!
 //! ```no_run
-//! # use pilotage_types::server::prelude::*;
+//! # use pilotage_server::prelude::*;
 //! # struct Adder;
 //! # impl Language for Adder { type Program = serde_json::Value;
 //! #   fn declaration(&self) -> Declaration { Declaration::new("adder/v1", "Sums") }
@@ -109,6 +109,13 @@
 //!   ([`Engine::http_router`]);
 //! - your own MCP tools beside the Pilotage ones ([`EngineBuilder::own_tools`]).
 
+/// The official Rust MCP SDK this framework serves with (`=3.11.0`), for [`EngineBuilder::own_tools`]
+/// and custom handlers ([`Engine::serve_stdio_with`]): use it through this path so that your tools
+/// and the framework agree on one version.
+pub use rmcp;
+/// The wire types, validators and tool definitions this framework speaks.
+pub use pilotage_types as types;
+
 mod engine;
 mod handler;
 mod http;
@@ -145,7 +152,7 @@ pub mod prelude {
         Catalog, Declaration, Engine, EngineBuilder, ExecuteInput, GuideText, HttpOptions, Language, ProgramType, Ran,
         Retention, StageContext, StoreLimits, Validated,
     };
-    pub use crate::{
+    pub use pilotage_types::{
         CatalogChange, CatalogChangeKind, CatalogEntry, Diagnostic, Guide, GuideLevel, LanguageIdentifier, Locator,
         Outcome, Plan, PlanStep, RequestError, RiskHints, Trace, TraceLevel, TraceStep,
     };
@@ -210,12 +217,12 @@ impl Engine {
     }
 
     /// The manifest it serves.
-    pub fn manifest(&self) -> &crate::Manifest {
+    pub fn manifest(&self) -> &pilotage_types::Manifest {
         &self.core.manifest
     }
 
     /// The Pilotage tools it lists, in `tools/list` order.
-    pub fn tools(&self) -> &[crate::ToolDefinition] {
+    pub fn tools(&self) -> &[pilotage_types::ToolDefinition] {
         &self.core.tools
     }
 
@@ -370,8 +377,8 @@ impl EngineBuilder {
     /// Builds the engine, or says why its declarations cannot be served.
     pub fn build(self) -> Result<Engine, BuildError> {
         if let Some(text) = &self.settings.instructions {
-            if !(text.contains("Pilotage") || text.contains(crate::EXTENSION_ID))
-                || !text.contains(crate::MANIFEST_TOOL)
+            if !(text.contains("Pilotage") || text.contains(pilotage_types::EXTENSION_ID))
+                || !text.contains(pilotage_types::MANIFEST_TOOL)
             {
                 return Err(BuildError(
                     "the welcome text must name Pilotage and direct the agent to pilotage_manifest first (Part III 3.4)"

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::routing::{route, Channel, RawResult};
-use crate::{parse_compatible, InitializeMetaValue, Manifest, EXTENSION_ID, MANIFEST_TOOL, META_KEY};
+use pilotage_types::{parse_compatible, InitializeMetaValue, Manifest, EXTENSION_ID, MANIFEST_TOOL, META_KEY};
 
 /// How the server was recognised as a Pilotage server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,12 +68,12 @@ impl Discovery {
     /// What kind of Pilotage tool `name` is, from the binding's fixed names and the manifest's
     /// `loop` objects (Part III 4, 4.3): the union its results must follow (Part III 6),
     /// whatever `outputSchema` the server declares. `None` for a tool that is not Pilotage's.
-    pub fn tool_kind(&self, name: &str) -> Option<crate::ToolKind> {
-        use crate::ToolKind;
+    pub fn tool_kind(&self, name: &str) -> Option<pilotage_types::ToolKind> {
+        use pilotage_types::ToolKind;
         match name {
-            crate::MANIFEST_TOOL => return Some(ToolKind::Manifest),
-            crate::GET_GUIDE_TOOL => return Some(ToolKind::GetGuide),
-            crate::CATALOG_TOOL => return Some(ToolKind::Catalog),
+            pilotage_types::MANIFEST_TOOL => return Some(ToolKind::Manifest),
+            pilotage_types::GET_GUIDE_TOOL => return Some(ToolKind::GetGuide),
+            pilotage_types::CATALOG_TOOL => return Some(ToolKind::Catalog),
             _ => {}
         }
         self.manifest.languages.iter().find_map(|language| {

@@ -12,7 +12,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use super::runs::{
     millis, Expiry, IdempotencyHit, RunRecord, RunStore, StoreError, StoreFuture, StoreLimits, StoreSizes,
 };
-use crate::ExecuteResponse;
+use pilotage_types::ExecuteResponse;
 
 /// The schema, one migration per version (applied in order, each once).
 pub const MIGRATIONS: &[&str] = &["

@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use crate::{parse_compatible, RequestError, RequestErrorKind, SchemaDef};
+use pilotage_types::{parse_compatible, RequestError, RequestErrorKind, SchemaDef};
 
 /// The channel a call ended on.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,7 +132,7 @@ pub fn route<T: SchemaDef + serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ExecuteResponse, ValidateResponse};
+    use pilotage_types::{ExecuteResponse, ValidateResponse};
     use serde_json::json;
 
     fn result(is_error: bool, content: Value) -> RawResult {

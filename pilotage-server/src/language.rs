@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::{CatalogChange, CatalogEntry, Diagnostic, Guide, Outcome, Plan, RequestError, TraceLevel, TraceStep};
+use pilotage_types::{CatalogChange, CatalogEntry, Diagnostic, Guide, Outcome, Plan, RequestError, TraceLevel, TraceStep};
 
 /// How long a Language keeps a Run's record for trace fetch (Part II via the schema's
 /// `retention`; Part III 8.1).
@@ -31,7 +31,7 @@ impl Retention {
     pub fn declared(self) -> String {
         match self {
             Self::None => "none".to_owned(),
-            Self::Session => crate::SESSION_RETENTION.to_owned(),
+            Self::Session => pilotage_types::SESSION_RETENTION.to_owned(),
             Self::For(duration) => iso8601(duration),
         }
     }
@@ -82,9 +82,9 @@ pub struct Declaration {
     /// Its human title.
     pub title: String,
     /// `json-pointer` (the default) or `text-range`: how diagnostics point into programs.
-    pub locator: crate::Locator,
+    pub locator: pilotage_types::Locator,
     /// `immediate` (the default), `deploy` or `both` (then the execute tool requires `mode`).
-    pub execution: crate::Execution,
+    pub execution: pilotage_types::Execution,
     /// The trace level runs are recorded at: `summary` or `full` (the default).
     pub trace: TraceLevel,
     /// How long runs are kept for trace fetch.
@@ -153,8 +153,8 @@ impl Declaration {
         let tool_names = default_tool_names(&name);
         Self {
             title: title.into(),
-            locator: crate::Locator::JsonPointer,
-            execution: crate::Execution::Immediate,
+            locator: pilotage_types::Locator::JsonPointer,
+            execution: pilotage_types::Execution::Immediate,
             trace: TraceLevel::Full,
             retention: Retention::For(Duration::from_secs(3600)),
             context_schema: None,
@@ -183,13 +183,13 @@ impl Declaration {
     }
 
     /// Sets the locator.
-    pub fn with_locator(mut self, locator: crate::Locator) -> Self {
+    pub fn with_locator(mut self, locator: pilotage_types::Locator) -> Self {
         self.locator = locator;
         self
     }
 
     /// Sets the execution (`both`: the execute tool requires `mode`, Part III 4.4).
-    pub fn with_execution(mut self, execution: crate::Execution) -> Self {
+    pub fn with_execution(mut self, execution: pilotage_types::Execution) -> Self {
         self.execution = execution;
         self
     }
@@ -405,7 +405,7 @@ impl Validated {
         !self
             .diagnostics
             .iter()
-            .any(|d| d.severity == crate::DiagnosticSeverity::Error)
+            .any(|d| d.severity == pilotage_types::DiagnosticSeverity::Error)
     }
 }
 
@@ -526,7 +526,7 @@ pub trait Language: Send + Sync + 'static {
 
     /// The narration of a stored run's trace (`trace_fetch.narrate` declared), answering
     /// `question` when one is asked.
-    fn narrate(&self, trace: &crate::Trace, question: Option<&str>) -> Option<String> {
+    fn narrate(&self, trace: &pilotage_types::Trace, question: Option<&str>) -> Option<String> {
         let _ = (trace, question);
         None
     }

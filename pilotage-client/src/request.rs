@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::discovery::Discovery;
-use crate::{parse_compatible, reserved_member, Execution, ProgramDeclaration, Stage, META_KEY};
+use pilotage_types::{parse_compatible, reserved_member, Execution, ProgramDeclaration, Stage, META_KEY};
 
 /// The arguments of one loop request, by meaning; [`construct`] names them as the server does.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -191,7 +191,7 @@ pub fn construct(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::discovery::{DetectedBy, ManifestSource};
+    use crate::discovery::{DetectedBy, ManifestSource};
     use serde_json::json;
 
     fn discovery(execution: &str, meta: Value) -> Discovery {

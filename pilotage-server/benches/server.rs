@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pilotage_types::server::prelude::*;
+use pilotage_server::prelude::*;
 use pilotage_types::{CatalogListResult, GuideFetchResult, ValidateResponse};
 use serde_json::{json, Value};
 
@@ -168,7 +168,7 @@ fn benches(c: &mut Criterion) {
             let parsed: Program = serde_json::from_value(black_box(&arguments)["program"].clone()).unwrap();
             let _ = Bench::check(&parsed);
             let response =
-                pilotage_types::ExecuteResponse::new(pilotage_types::server::new_run_id(), Outcome::success("success"))
+                pilotage_types::ExecuteResponse::new(pilotage_server::new_run_id(), Outcome::success("success"))
                     .with_output(parsed.steps.len());
             serde_json::to_value(response).unwrap()
         })

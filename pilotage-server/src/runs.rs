@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::{ExecuteResponse, Outcome, TraceLevel, TraceStep};
+use pilotage_types::{ExecuteResponse, Outcome, TraceLevel, TraceStep};
 
 /// A new run id: `run_` and 32 hexadecimal digits, 128 bits from the operating system's
 /// random source.

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use super::runs::{Expiry, IdempotencyHit, RunRecord, RunStore, StoreError, StoreLimits};
-use crate::{ExecuteResponse, Outcome, TraceLevel, TraceStep};
+use pilotage_types::{ExecuteResponse, Outcome, TraceLevel, TraceStep};
 
 /// Makes a fresh, empty store with the given limits.
 pub type MakeStore = dyn Fn(StoreLimits) -> Pin<Box<dyn Future<Output = Result<Arc<dyn RunStore>, StoreError>> + Send>>;

@@ -1,4 +1,4 @@
-//! The client side of Part III (feature `client`): a Pilotage client on the official Rust SDK's
+//! The client side of Part III: a Pilotage client on the official Rust SDK's
 //! client (rmcp), over a child process (stdio) or streamable HTTP, that does what Part III
 //! 10.2 asks of a client and nothing it forbids:
 //!
@@ -20,8 +20,8 @@
 //! caller calls it.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), pilotage_types::client::ClientError> {
-//! use pilotage_types::client::{Channel, ClientOptions, LoopCall, PilotageClient, Target};
+//! # async fn demo() -> Result<(), pilotage_client::ClientError> {
+//! use pilotage_client::{Channel, ClientOptions, LoopCall, PilotageClient, Target};
 //! let mut client = PilotageClient::connect(&Target::Url("http://127.0.0.1:8080/mcp".into()), ClientOptions::default()).await?;
 //! let discovery = client.discover().await?;
 //! let language = discovery.manifest.languages[0].name.0.clone();
@@ -55,7 +55,7 @@ pub use discovery::{DetectedBy, Discovery, ManifestSource, NotPilotage};
 pub use request::{LoopCall, Refusal};
 pub use routing::{Channel, ContractViolation, RawResult, RoutedRequestError};
 
-use crate::{
+use pilotage_types::{
     CatalogRequest, CatalogToolOutput, ExecuteResponse, GetGuideToolOutput, GuideRequest, RequestErrorKind, SchemaDef,
     Stage, TraceFetchResponse, ValidateResponse, CATALOG_TOOL, EXTENSION_ID, GET_GUIDE_TOOL, MANIFEST_TOOL,
 };
@@ -671,7 +671,7 @@ mod tests {
     use serde_json::json;
 
     fn request_error(kind: &str) -> Channel<Value> {
-        let error: crate::RequestError =
+        let error: pilotage_types::RequestError =
             serde_json::from_value(json!({"error": {"kind": kind, "message": "m"}})).unwrap();
         Channel::RequestError(RoutedRequestError {
             kind: error.error.kind.effective(),
