@@ -4,6 +4,9 @@
 //! - `pilotage lint --tools FILE [--manifest FILE] [--initialize FILE] [--stateless] [--format text|json]`
 //! - `pilotage discover [--format text|json] [--timeout SECONDS] [--stateless] (--url URL | -- CMD [ARGS...])`
 //! - `pilotage call --language L --stage validate|execute|trace [--program FILE] ... (--url URL | -- CMD [ARGS...])`
+//! - `pilotage check [--allow-execute] [--program LANG=FILE]... (--url URL | -- CMD [ARGS...])`
+//! - `pilotage codegen SCHEMA... [--out FILE|DIR]`
+//! - `pilotage new NAME --language ID [--dir PATH] [--path-to-workspace DIR]`
 //!
 //! Exit status: 0 success, 1 a failed check, 2 unusable input or usage.
 

@@ -10,10 +10,7 @@ fn codegen(c: &mut Criterion) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/pilotage.schema.json");
     let schema = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let schema = schema.as_slice();
-    let settings = TypesSettings {
-        source_name: "schemas/pilotage.schema.json".into(),
-        ..TypesSettings::default()
-    };
+    let settings = TypesSettings::new("schemas/pilotage.schema.json");
     let mut group = c.benchmark_group("codegen/pilotage_schema");
     group.sample_size(20);
     group.bench_function("toolkit", |b| {

@@ -17,6 +17,7 @@
 //! constructor CatalogChange::new: (change: impl Into<CatalogChangeKind>, id: impl Into<String>)
 //! setter Diagnostic::with_hint: (value: impl Into<String>)
 //! const PILOTAGE_VERSION: "1.1"
+//! conversion DiagnosticPath from &str
 //! ```
 //!
 //! The part before `: ` identifies the item; the detail is what may change about it.
@@ -32,12 +33,22 @@ use crate::postpass::option_inner;
 /// The snapshot of the public items of `file` (the final generated syntax tree).
 /// `open` maps each open enum (as rewritten by [`crate::enums`]) to its values.
 pub fn snapshot(file: &syn::File, open: &BTreeMap<String, Vec<String>>) -> String {
+    let types: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Struct(item) if is_public(&item.vis) => Some(item.ident.to_string()),
+            Item::Enum(item) if is_public(&item.vis) => Some(item.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     let mut lines = Vec::new();
     for item in &file.items {
         match item {
             Item::Struct(item) if is_public(&item.vis) => struct_lines(item, &mut lines),
             Item::Enum(item) if is_public(&item.vis) => enum_lines(item, open, &mut lines),
             Item::Const(item) if is_public(&item.vis) => const_lines(item, &mut lines),
+            Item::Impl(item) if item.trait_.is_some() => conversion_lines(item, &types, open, &mut lines),
             Item::Impl(item) => impl_lines(item, open, &mut lines),
             _ => {}
         }
@@ -86,6 +97,37 @@ fn impl_lines(item: &syn::ItemImpl, open: &BTreeMap<String, Vec<String>>, lines:
             })
             .collect();
         lines.push(format!("{kind} {ty}::{}: ({})", signature.ident, arguments.join(", ")));
+    }
+}
+
+/// A `From` impl into a type of the file that is not an open enum (whose conversions are the
+/// same for every one): `conversion T from S`, so that code writing `"x".into()` where a `T`
+/// is wanted is known to rely on it (a union's conversions: [`crate::constructors::union_conversions`]).
+fn conversion_lines(
+    item: &syn::ItemImpl,
+    types: &BTreeSet<String>,
+    open: &BTreeMap<String, Vec<String>>,
+    lines: &mut Vec<String>,
+) {
+    let Some((_, path, _)) = &item.trait_ else { return };
+    let Some(last) = path.segments.last() else { return };
+    if last.ident != "From" {
+        return;
+    }
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return;
+    };
+    let Some(syn::GenericArgument::Type(source)) = arguments.args.first() else {
+        return;
+    };
+    let syn::Type::Path(target) = item.self_ty.as_ref() else {
+        return;
+    };
+    let Some(target) = target.path.get_ident().map(ToString::to_string) else {
+        return;
+    };
+    if types.contains(&target) && !open.contains_key(&target) {
+        lines.push(format!("conversion {target} from {}", compact(source)));
     }
 }
 
@@ -227,11 +269,22 @@ pub enum Impact {
 
 /// One change between two snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ApiChange {
     /// Additive or breaking.
     pub impact: Impact,
     /// What changed, one line, naming the item.
     pub description: String,
+}
+
+impl ApiChange {
+    /// A change of `impact`, described in one line naming the item.
+    pub fn new(impact: Impact, description: impl Into<String>) -> Self {
+        Self {
+            impact,
+            description: description.into(),
+        }
+    }
 }
 
 impl std::fmt::Display for ApiChange {
@@ -279,7 +332,7 @@ fn owner(key: &str) -> Option<&str> {
             .map(|(t, _)| t.split_once("::").map_or(t, |(t, _)| t)),
         "value" => path.split_once(' ').map(|(t, _)| t),
         "variant" => path.split_once("::").map(|(t, _)| t),
-        "element" => path.split_once(' ').map(|(t, _)| t),
+        "element" | "conversion" => path.split_once(' ').map(|(t, _)| t),
         "constructor" | "setter" => path.split_once("::").map(|(t, _)| t),
         _ => None,
     }
@@ -338,6 +391,7 @@ pub fn diff(old: &str, new: &str) -> Vec<ApiChange> {
                     "element" => push(Impact::Additive, format!("new element {path} of constant list")),
                     "constructor" => push(Impact::Additive, format!("new constructor {path}{detail}")),
                     "setter" => push(Impact::Additive, format!("new setter {path}{detail}")),
+                    "conversion" => push(Impact::Additive, format!("new conversion {path}")),
                     _ => push(Impact::Additive, format!("new {key}: {detail}")),
                 }
             }
@@ -406,6 +460,8 @@ mod tests {
         pub struct Diagnostic { pub code: ::std::string::String, #[serde(flatten)] pub extra: ::serde_json::Map<String, Value> }
         pub enum Severity { #[serde(rename = "error")] Error, #[serde(rename = "warning")] Warning }
         #[serde(untagged)] pub enum Path { Text(::std::string::String), Range(Range) }
+        impl ::std::convert::From<Range> for Path { fn from(value: Range) -> Self { Self::Range(value) } }
+        impl ::std::convert::From<Diagnostic> for ::std::string::String { fn from(value: Diagnostic) -> Self { value.code } }
         pub struct Gone { pub a: u8 }
         pub const VERSION: &str = "1.1";
         pub const KINDS: &[&str] = &["a", "b"];
@@ -422,10 +478,17 @@ mod tests {
             "value Severity \"error\"",
             "type Path: enum",
             "variant Path::Text: (String)",
+            "conversion Path from Range",
             "const VERSION: \"1.1\"",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} missing from\n{text}");
         }
+        // Conversions into other types, and an open enum's (the same for every one), are not
+        // listed.
+        assert!(
+            !text.contains("conversion String") && !text.contains("conversion Severity"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -434,6 +497,7 @@ mod tests {
             pub struct Diagnostic { pub code: ::std::string::String, pub source: ::std::option::Option<::std::string::String>, pub line: u64, #[serde(flatten)] pub extra: ::serde_json::Map<String, Value> }
             pub enum Severity { #[serde(rename = "error")] Error, #[serde(rename = "warning")] Warning, #[serde(rename = "info")] Info }
             #[serde(untagged)] pub enum Path { Text(::std::string::String), Range(Range), Other(u8) }
+            impl ::std::convert::From<&str> for Path { fn from(value: &str) -> Self { Self::Text(value.to_owned()) } }
             pub struct Annotation { pub text: ::std::string::String }
             pub const VERSION: &str = "1.2";
             pub const KINDS: &[&str] = &["a", "c"];
@@ -450,6 +514,8 @@ mod tests {
             (Impact::Additive, "constant VERSION changed value: \"1.1\" -> \"1.2\""),
             (Impact::Additive, "new element KINDS \"c\" of constant list"),
             (Impact::Breaking, "removed element KINDS \"b\""),
+            (Impact::Additive, "new conversion Path from &str"),
+            (Impact::Breaking, "removed conversion Path from Range"),
         ];
         for (impact, description) in expect {
             assert!(
@@ -462,7 +528,7 @@ mod tests {
         assert_eq!(changes.len(), expect.len(), "{text:#?}");
         assert_eq!(changes[0].impact, Impact::Breaking, "breaking first");
         assert!(
-            summary(&changes).contains("5 additive, 4 breaking"),
+            summary(&changes).contains("6 additive, 5 breaking"),
             "{}",
             summary(&changes)
         );

@@ -220,14 +220,13 @@ impl Builder {
                     options.documents.push(document.clone());
                 }
             }
-            let settings = TypesSettings {
-                source_name: shown.clone(),
-                schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
-                constants: Vec::new(),
-                embed_schema: Some(copy.clone()),
-                names,
-                validators: options,
-            };
+            let mut settings = TypesSettings::new(shown.clone())
+                .with_schema_def_trait("::pilotage_types::SchemaDef")
+                .with_embed_schema(copy.clone())
+                .with_validators(options);
+            if let Some(names) = names {
+                settings = settings.with_names(names);
+            }
             let generated = crate::generate_types(&bytes, &settings)?;
             for warning in &generated.warnings {
                 if build_script {

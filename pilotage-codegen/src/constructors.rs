@@ -7,7 +7,12 @@
 //! - `T::new(..)` takes exactly the **required** members, in the order of the schema's
 //!   `required` array (then, for members a `required` array does not name in this order, the
 //!   order of the fields), each as `impl Into<Member>` (a required nullable member as
-//!   `Option<Member>`);
+//!   `Option<Member>`), except that **`new` never takes two positional booleans**: when two
+//!   or more required members are `bool`, none of them is an argument; each starts `false` and
+//!   has a setter `with_<member>(self, value: bool) -> Self` (`RiskHints::new()
+//!   .with_read_only(true)`), which `new`'s doc comment names. A struct with at most one
+//!   required `bool` takes it as an argument like any other; other required members have no
+//!   setter;
 //! - one chaining setter per optional member, `with_<member>(self, value) -> Self`, the member
 //!   in snake case as its field is (a keyword's trailing `_` dropped: `loop_` → `with_loop`);
 //!   a nullable optional member (`Option<Option<M>>`) takes `Option<M>`, `None` meaning a
@@ -16,13 +21,20 @@
 //! - unknown members (the flattened `extra` map) start empty; the field stays public.
 //!
 //! For an enum variant with named fields, `T::<variant in snake case>(..)` takes the variant's
-//! required members in the same way, its optional members starting absent.
+//! required members in the same way (booleans included: a variant has no setters to take
+//! them), its optional members starting absent.
 //!
 //! Which members are required is read off the field as typify and the post-pass wrote it (a
 //! member serde may omit carries `#[serde(default ..)]`): [`presence`], shared with the API
 //! snapshot ([`crate::api`]). The order comes from the (normalised) schema: [`required_orders`]
 //! follows each definition's type through its members, items and map values, and matches the
 //! structs it cannot reach by their member names.
+//!
+//! For a union (an untagged enum), [`union_conversions`] adds what typify leaves out: a union
+//! with a string alternative converts from `&str` and `String`, one with a number alternative
+//! from that number type (`DiagnosticPath::from("/steps/0")`, so `Diagnostic::new(.., "/x",
+//! ..)` compiles), each only when exactly one alternative takes the source type and the union
+//! has no conversion of its own from it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,6 +48,7 @@ use crate::postpass::{named_type, option_inner, wire_name, SerdeField};
 
 /// How a field of a generated struct takes part in construction.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Presence {
     /// A required member: an argument of `new`.
     Required,
@@ -47,6 +60,7 @@ pub enum Presence {
 
 /// The value an optional member starts with.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Initial {
     /// `None` (an `Option` field).
     Absent,
@@ -334,20 +348,43 @@ fn initial_value(field: &Field) -> TokenStream {
     }
 }
 
+/// Whether `ty` is `bool`.
+fn is_bool(ty: &syn::Type) -> bool {
+    let key = type_key(ty);
+    key == "bool" || key.ends_with("primitive::bool")
+}
+
+/// The required members of a struct that are not arguments of its `new`: its required `bool`
+/// members when it has two or more (in construction order), none otherwise. Each starts
+/// `false` and has a setter, so that no constructor takes two positional booleans.
+fn flags<'a>(required: &[&'a Field]) -> Vec<&'a Field> {
+    let flags: Vec<&Field> = required.iter().copied().filter(|f| is_bool(&f.ty)).collect();
+    if flags.len() >= 2 {
+        flags
+    } else {
+        Vec::new()
+    }
+}
+
 /// The field initialisers and arguments of a constructor over `fields` (all named fields of a
-/// struct or variant), with the required ones in `order`.
+/// struct or variant), with the required ones in `order`; the required members of `flags`
+/// ([`flags`]) are no arguments and start `false`.
 fn constructor_parts(
     all: &[&Field],
     members: &[(String, &Field)],
     order: Option<&Vec<String>>,
+    flags: &[&Field],
 ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let is_flag = |field: &Field| flags.iter().any(|f| std::ptr::eq(*f, field));
     let required = ordered_required(members, order);
-    let arguments = required.iter().map(|f| argument(f)).collect();
+    let arguments = required.iter().filter(|f| !is_flag(f)).map(|f| argument(f)).collect();
     let initialisers = all
         .iter()
         .map(|field| {
             let ident = field.ident.as_ref().expect("named field");
-            let value = if required.iter().any(|r| std::ptr::eq(*r, *field)) {
+            let value = if is_flag(field) {
+                quote!(false)
+            } else if required.iter().any(|r| std::ptr::eq(*r, *field)) {
                 argument_value(field)
             } else {
                 initial_value(field)
@@ -403,12 +440,36 @@ fn struct_impl(item: &syn::ItemStruct, order: Option<&Vec<String>>) -> Result<To
     };
     let all: Vec<&Field> = fields.named.iter().collect();
     let members = members(item);
-    let (arguments, initialisers) = constructor_parts(&all, &members, order);
     let required = ordered_required(&members, order);
-    let new_doc = format!(
-        "A `{name}` with its required members ({}), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.",
-        code_list(&required)
-    );
+    let flags = flags(&required);
+    let (arguments, initialisers) = constructor_parts(&all, &members, order, &flags);
+    let setter_of = |field: &Field| format_ident!("with_{}", method_stem(field.ident.as_ref().expect("named field")));
+    let new_doc = if flags.is_empty() {
+        format!(
+            "A `{name}` with its required members ({}), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.",
+            code_list(&required)
+        )
+    } else {
+        let arguments: Vec<&Field> = required
+            .iter()
+            .copied()
+            .filter(|f| !flags.iter().any(|g| std::ptr::eq(*g, *f)))
+            .collect();
+        let setters: Vec<String> = flags.iter().map(|f| format!("`{}`", setter_of(f))).collect();
+        let arguments = if arguments.is_empty() {
+            "no arguments".to_owned()
+        } else {
+            format!(
+                "its required members other than booleans ({}), in the order of the schema's `required`",
+                code_list(&arguments)
+            )
+        };
+        format!(
+            "A `{name}` with {arguments}; its required booleans ({}) start `false`, each set to `true` with its own method ({}); every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.",
+            code_list(&flags),
+            setters.join(", ")
+        )
+    };
     let mut methods = vec![quote! {
         #[doc = #new_doc]
         pub fn new(#(#arguments),*) -> Self {
@@ -416,6 +477,26 @@ fn struct_impl(item: &syn::ItemStruct, order: Option<&Vec<String>>) -> Result<To
         }
     }];
     let mut seen = BTreeSet::new();
+    for field in &flags {
+        let ident = field.ident.as_ref().expect("named field");
+        let setter = setter_of(field);
+        if !seen.insert(setter.to_string()) {
+            return Err(format!("struct {name}: two members make the same setter `{setter}`"));
+        }
+        let wire = wire_name(field).unwrap_or_else(|| method_stem(ident));
+        let mut doc = format!("Sets the required member `{wire}` (`false` until set).");
+        if let Some(line) = first_doc_line(field) {
+            doc.push_str(&format!("\n\n{line}"));
+        }
+        methods.push(quote! {
+            #[doc = #doc]
+            #[must_use]
+            pub fn #setter(mut self, value: bool) -> Self {
+                self.#ident = value;
+                self
+            }
+        });
+    }
     for (wire, field) in &members {
         let Presence::Optional(initial) = presence(field) else {
             continue;
@@ -521,7 +602,7 @@ fn enum_impl(item: &syn::ItemEnum, orders: &[(BTreeSet<String>, Vec<String>)]) -
             .filter_map(|f| Some((wire_name(f)?, *f)))
             .collect();
         let order = order_by_members(&members, orders);
-        let (arguments, initialisers) = constructor_parts(&all, &members, order.as_ref());
+        let (arguments, initialisers) = constructor_parts(&all, &members, order.as_ref(), &[]);
         let required = ordered_required(&members, order.as_ref());
         let variant_ident = &variant.ident;
         let method = format_ident!("{}", snake_case(variant_ident));
@@ -593,7 +674,178 @@ pub fn apply(
         items.extend(made.items);
     }
     file.items = items;
+    union_conversions(file);
     Ok(())
+}
+
+/// The source types [`union_conversions`] considers: the string family, then the numbers.
+const STRING_SOURCES: &[&str] = &["&str", "String"];
+const NUMBER_SOURCES: &[&str] = &[
+    "f64", "f32", "i64", "u64", "i32", "u32", "i16", "u16", "i8", "u8", "i128", "u128", "isize", "usize",
+];
+
+/// A type as comparable text: no spaces, no leading `::`, `String` for the standard library's.
+fn type_key(ty: &syn::Type) -> String {
+    let text = ty.to_token_stream().to_string().replace(' ', "");
+    let text = text.replace("&::", "&");
+    let text = text.strip_prefix("::").unwrap_or(&text).to_owned();
+    text.replace("std::string::String", "String")
+}
+
+/// The types a source type stands for when asking whether an alternative accepts it: a string
+/// is a string whether borrowed or owned.
+fn family(source: &str) -> &'static [&'static str] {
+    if STRING_SOURCES.contains(&source) {
+        &["&str", "String", "&String"]
+    } else {
+        NUMBER_SOURCES
+            .iter()
+            .position(|n| *n == source)
+            .map_or(&[], |i| &NUMBER_SOURCES[i..=i])
+    }
+}
+
+fn is_untagged(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("serde")
+            && a.meta
+                .require_list()
+                .is_ok_and(|list| list.tokens.to_string().split(',').any(|t| t.trim() == "untagged"))
+    })
+}
+
+/// **Unions convert from their string and number alternatives.** For every untagged enum of
+/// `file` and every source type `S` (`&str`, `String`, each primitive number type), appends
+/// `impl From<S> for Union` building the one alternative that takes `S`: the alternative's type
+/// is `S` (a `String` for `&str`), or a type of the file with an infallible `From<S>` (a newtype
+/// over `String`, an open string enum).
+///
+/// None is added when two alternatives accept `S` (`String` beside a newtype over `String`, a
+/// closed string enum whose `TryFrom<&str>` also accepts a string, `serde_json::Value`, which
+/// accepts every scalar): which one a string means would be a guess. None is added either when
+/// the union already converts from `S` (typify writes `From` for an alternative whose type is
+/// unique, and `FromStr` / `TryFrom<&str>` for a union of scalars, which a `From<&str>` would
+/// conflict with).
+pub fn union_conversions(file: &mut syn::File) {
+    // (type, source) of every `From` (infallible) and `TryFrom` / `FromStr` (fallible) impl.
+    let mut infallible = BTreeSet::new();
+    let mut fallible = BTreeSet::new();
+    for item in &file.items {
+        let Item::Impl(imp) = item else { continue };
+        let Some((_, path, _)) = &imp.trait_ else { continue };
+        let Some(last) = path.segments.last() else { continue };
+        let target = type_key(&imp.self_ty);
+        let source = match &last.arguments {
+            syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+                Some(syn::GenericArgument::Type(ty)) => Some(type_key(ty)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (last.ident.to_string().as_str(), source) {
+            ("From", Some(source)) => {
+                infallible.insert((target, source));
+            }
+            ("TryFrom", Some(source)) => {
+                fallible.insert((target, source));
+            }
+            ("FromStr", _) => {
+                fallible.insert((target, "&str".to_owned()));
+            }
+            _ => {}
+        }
+    }
+    let converts = |set: &BTreeSet<(String, String)>, target: &str, source: &str| {
+        set.contains(&(target.to_owned(), source.to_owned()))
+    };
+    let accepts = |target: &str, source: &str| {
+        target == "serde_json::Value"
+            || family(source)
+                .iter()
+                .any(|s| *s == target || converts(&infallible, target, s) || converts(&fallible, target, s))
+    };
+    // How an alternative of type `target` is built from `value: source`, when it can be.
+    let build = |target: &str, source: &str| -> Option<TokenStream> {
+        if target == source {
+            Some(quote!(value))
+        } else if source == "&str" && target == "String" {
+            Some(quote!(::std::borrow::ToOwned::to_owned(value)))
+        } else if converts(&infallible, target, source) {
+            Some(quote!(::std::convert::From::from(value)))
+        } else if source == "&str" && converts(&infallible, target, "String") {
+            Some(quote!(::std::convert::From::from(::std::borrow::ToOwned::to_owned(
+                value
+            ))))
+        } else if source == "String" && converts(&infallible, target, "&str") {
+            Some(quote!(::std::convert::From::from(value.as_str())))
+        } else {
+            None
+        }
+    };
+    let mut added: BTreeMap<String, Vec<Item>> = BTreeMap::new();
+    for item in &file.items {
+        let Item::Enum(union) = item else { continue };
+        if !is_untagged(&union.attrs) {
+            continue;
+        }
+        let name = &union.ident;
+        let own = name.to_string();
+        let alternatives: Vec<(&syn::Ident, String)> = union
+            .variants
+            .iter()
+            .filter_map(|v| match &v.fields {
+                Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                    Some((&v.ident, type_key(&fields.unnamed[0].ty)))
+                }
+                _ => None,
+            })
+            .collect();
+        for source in STRING_SOURCES.iter().chain(NUMBER_SOURCES) {
+            if converts(&infallible, &own, source) || converts(&fallible, &own, source) {
+                continue;
+            }
+            let takers: Vec<&(&syn::Ident, String)> = alternatives.iter().filter(|(_, t)| accepts(t, source)).collect();
+            let [(variant, target)] = takers.as_slice() else {
+                continue;
+            };
+            let Some(body) = build(target, source) else { continue };
+            let source_ty: syn::Type = match *source {
+                "&str" => syn::parse_quote!(&str),
+                "String" => syn::parse_quote!(::std::string::String),
+                number => syn::parse_str(number).expect("a primitive type parses"),
+            };
+            added.entry(own.clone()).or_default().push(syn::parse_quote! {
+                impl ::std::convert::From<#source_ty> for #name {
+                    fn from(value: #source_ty) -> Self {
+                        Self::#variant(#body)
+                    }
+                }
+            });
+        }
+    }
+    if added.is_empty() {
+        return;
+    }
+    // Each union's conversions after the union and the impls that follow it.
+    let owner = |item: &Item| match item {
+        Item::Enum(union) => Some(union.ident.to_string()),
+        Item::Impl(imp) => Some(type_key(&imp.self_ty)),
+        _ => None,
+    };
+    let items = std::mem::take(&mut file.items);
+    let mut current: Option<String> = None;
+    for item in items {
+        let this = owner(&item);
+        if current.is_some() && current != this {
+            file.items
+                .extend(added.remove(current.as_deref().unwrap_or_default()).unwrap_or_default());
+        }
+        current = this;
+        file.items.push(item);
+    }
+    for (_, rest) in added {
+        file.items.extend(rest);
+    }
 }
 
 #[cfg(test)]
@@ -718,6 +970,98 @@ mod tests {
     }
 
     #[test]
+    fn two_or_more_required_booleans_are_set_by_name_not_by_position() {
+        let schema = serde_json::json!({"$defs": {
+            "Hints": {"type": "object", "properties": {
+                "readOnly": {"type": "boolean"}, "label": {"type": "string"},
+                "destructive": {"type": "boolean"}, "openWorld": {"type": "boolean"},
+                "note": {"type": "string"}},
+                "required": ["readOnly", "label", "destructive", "openWorld"]},
+            "Verdict": {"type": "object", "properties": {
+                "valid": {"type": "boolean"}, "reason": {"type": "string"}},
+                "required": ["valid", "reason"]}}});
+        let settings = crate::TypesSettings::new("s.json");
+        let generated = crate::generate_types(schema.to_string().as_bytes(), &settings).unwrap();
+        let api: Vec<&str> = generated.api.lines().collect();
+        let lines = |prefix: &str| -> Vec<&str> { api.iter().copied().filter(|l| l.starts_with(prefix)).collect() };
+        // Three required booleans and a string: `new` takes the string; each boolean a setter.
+        assert_eq!(
+            lines("constructor Hints::"),
+            ["constructor Hints::new: (label: impl Into<String>)"],
+            "{api:#?}"
+        );
+        assert_eq!(
+            lines("setter Hints::"),
+            [
+                "setter Hints::with_read_only: (value: bool)",
+                "setter Hints::with_destructive: (value: bool)",
+                "setter Hints::with_open_world: (value: bool)",
+                "setter Hints::with_note: (value: impl Into<String>)",
+            ],
+            "{api:#?}"
+        );
+        // The members stay required on the wire.
+        assert!(api.contains(&"member Hints.read_only: required bool"), "{api:#?}");
+        let code = &generated.code;
+        assert!(
+            code.contains("pub fn with_read_only(mut self, value: bool) -> Self {"),
+            "{code}"
+        );
+        assert!(
+            code.contains("read_only: false")
+                && code.contains("destructive: false")
+                && code.contains("open_world: false"),
+            "{code}"
+        );
+        assert!(
+            code.contains("its required booleans (`readOnly`, `destructive`, `openWorld`) start `false`, each set to `true` with its own method (`with_read_only`, `with_destructive`, `with_open_world`)"),
+            "new's doc names the booleans and their setters: {code}"
+        );
+        assert!(
+            code.contains("Sets the required member `readOnly` (`false` until set)."),
+            "{code}"
+        );
+        // Required booleans are no reason for `Default`.
+        assert!(!code.contains("impl ::std::default::Default for Hints"), "{code}");
+        // One required boolean: an argument as before, and no setter.
+        assert_eq!(
+            lines("constructor Verdict::"),
+            ["constructor Verdict::new: (valid: impl Into<bool>, reason: impl Into<String>)"],
+            "{api:#?}"
+        );
+        assert!(lines("setter Verdict::").is_empty(), "{api:#?}");
+        // Against the positional constructor: breaking for `new`, additive for the setters.
+        let before = generated
+            .api
+            .lines()
+            .filter(|l| !l.starts_with("setter Hints::with_") || l.contains("with_note"))
+            .map(|l| {
+                if l.starts_with("constructor Hints::new") {
+                    "constructor Hints::new: (read_only: impl Into<bool>, label: impl Into<String>, destructive: impl Into<bool>, open_world: impl Into<bool>)"
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let changes: Vec<String> = crate::api::diff(&before, &generated.api)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(changes.len(), 4, "{changes:#?}");
+        assert!(
+            changes[0].starts_with("breaking constructor Hints::new takes other arguments"),
+            "{changes:#?}"
+        );
+        assert!(
+            changes[1..]
+                .iter()
+                .all(|c| c.starts_with("additive new setter Hints::with_")),
+            "{changes:#?}"
+        );
+    }
+
+    #[test]
     fn a_variant_spelled_as_a_keyword_gets_a_method_name() {
         for (variant, method) in [
             ("Enum", "enum_"),
@@ -751,6 +1095,65 @@ mod tests {
         );
         assert!(out.contains("pub fn shared("), "{out}");
         assert!(!out.contains("pub fn plain"), "{out}");
+    }
+
+    #[test]
+    fn unions_convert_from_the_one_alternative_that_takes_a_string_or_a_number() {
+        let source = r#"
+            #[serde(untagged)] pub enum Path { String(::std::string::String), TextRange(TextRange) }
+            impl ::std::convert::From<TextRange> for Path { fn from(value: TextRange) -> Self { Self::TextRange(value) } }
+            #[serde(untagged)] pub enum Count { Exact(u64), Ratio(Ratio), Many(::std::vec::Vec<u64>) }
+            pub struct Ratio(pub f64);
+            impl ::std::convert::From<f64> for Ratio { fn from(value: f64) -> Self { Self(value) } }
+            pub struct Id(pub ::std::string::String);
+            impl ::std::convert::From<::std::string::String> for Id { fn from(value: ::std::string::String) -> Self { Self(value) } }
+            #[serde(untagged)] pub enum Twice { Text(::std::string::String), Id(Id), Count(i64) }
+            pub enum Kind { A }
+            impl ::std::convert::TryFrom<&str> for Kind { type Error = (); fn try_from(v: &str) -> Result<Self, ()> { Err(()) } }
+            #[serde(untagged)] pub enum Closed { Kind(Kind), Text(::std::string::String) }
+            #[serde(untagged)] pub enum Any { Text(::std::string::String), Value(::serde_json::Value) }
+            #[serde(untagged)] pub enum Parsed { Text(::std::string::String), Count(i64) }
+            impl ::std::str::FromStr for Parsed { type Err = (); fn from_str(v: &str) -> Result<Self, ()> { Err(()) } }
+            impl ::std::convert::TryFrom<::std::string::String> for Parsed { type Error = (); fn try_from(v: ::std::string::String) -> Result<Self, ()> { Err(()) } }
+            pub enum NotAUnion { Text(::std::string::String) }
+        "#;
+        let mut file: syn::File = syn::parse_str(source).unwrap();
+        union_conversions(&mut file);
+        let out = prettyplease::unparse(&file);
+        let conversions = |source: &str, union: &str| {
+            out.matches(&format!("impl ::std::convert::From<{source}> for {union} {{"))
+                .count()
+        };
+        assert_eq!(conversions("&str", "Path"), 1, "{out}");
+        assert_eq!(conversions("::std::string::String", "Path"), 1, "{out}");
+        assert_eq!(conversions("TextRange", "Path"), 1, "typify's own one stays: {out}");
+        // Right after the union and its impls.
+        assert!(
+            out.find("for Path {").unwrap() < out.find("pub enum Count").unwrap(),
+            "{out}"
+        );
+        // Numbers, through a newtype's conversion too; `Vec<u64>` takes no number.
+        assert_eq!(conversions("u64", "Count"), 1, "{out}");
+        assert_eq!(conversions("f64", "Count"), 1, "{out}");
+        assert!(out.contains("Self::Ratio(::std::convert::From::from(value))"), "{out}");
+        // A string and a newtype over `String`: ambiguous, so neither; the number still.
+        assert_eq!(
+            conversions("&str", "Twice") + conversions("::std::string::String", "Twice"),
+            0,
+            "{out}"
+        );
+        assert_eq!(conversions("i64", "Twice"), 1, "{out}");
+        // A closed enum that tries a string, and `serde_json::Value`, also take strings.
+        assert_eq!(conversions("&str", "Closed"), 0, "{out}");
+        assert_eq!(conversions("&str", "Any"), 0, "{out}");
+        // typify's `FromStr` / `TryFrom<String>` of the union: no `From` of those beside them.
+        assert_eq!(
+            conversions("&str", "Parsed") + conversions("::std::string::String", "Parsed"),
+            0,
+            "{out}"
+        );
+        assert_eq!(conversions("i64", "Parsed"), 1, "{out}");
+        assert_eq!(conversions("&str", "NotAUnion"), 0, "{out}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::fmt;
 
 /// A failure of the generation pipeline, located in the input schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CodegenError {
     /// The schema's display name (normally its path), as given in [`crate::TypesSettings::source_name`].
     pub file: String,

@@ -39,6 +39,7 @@ use serde_json::Value;
 
 /// The output of [`generate_types`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GeneratedTypes {
     /// The complete Rust source file, header included.
     pub code: String,
@@ -209,12 +210,9 @@ mod tests {
     use super::*;
 
     fn generate(schema: serde_json::Value) -> Result<GeneratedTypes, CodegenError> {
-        let settings = TypesSettings {
-            source_name: "s.json".to_owned(),
-            embed_schema: Some("s.schema.json".to_owned()),
-            schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
-            ..TypesSettings::default()
-        };
+        let settings = TypesSettings::new("s.json")
+            .with_embed_schema("s.schema.json")
+            .with_schema_def_trait("::pilotage_types::SchemaDef");
         let generated = generate_types(schema.to_string().as_bytes(), &settings)?;
         syn::parse_file(&generated.code).expect("the generated file parses");
         Ok(generated)
@@ -383,6 +381,39 @@ mod tests {
             code.contains("pub enum SchemeValue") && code.contains("pub struct Scheme("),
             "{code}"
         );
+    }
+
+    #[test]
+    fn unions_convert_from_their_string_and_number_alternatives() {
+        let code = generate(serde_json::json!({"$defs": {
+            "Range": {"type": "object", "properties": {"start": {"type": "integer"}}, "required": ["start"]},
+            "Path": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Range"}]},
+            "Amount": {"anyOf": [{"type": "number"}, {"$ref": "#/$defs/Range"}]},
+            "Id": {"type": "string", "description": "An id."},
+            "Named": {"anyOf": [{"$ref": "#/$defs/Id"}, {"$ref": "#/$defs/Range"}]},
+            "Scalar": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}))
+        .unwrap()
+        .code;
+        let conversions = |union: &str, source: &str| {
+            code.matches(&format!("impl ::std::convert::From<{source}> for {union} {{"))
+                .count()
+        };
+        // A string alternative: from `&str` and `String`, beside typify's own conversions.
+        assert_eq!(conversions("Path", "&str"), 1, "{code}");
+        assert_eq!(conversions("Path", "::std::string::String"), 1, "{code}");
+        assert_eq!(conversions("Path", "Range"), 1, "{code}");
+        assert!(
+            code.contains("Self::String(::std::borrow::ToOwned::to_owned(value))"),
+            "{code}"
+        );
+        // A newtype over `String` is built through its own conversion.
+        assert_eq!(conversions("Named", "&str"), 1, "{code}");
+        assert_eq!(conversions("Named", "::std::string::String"), 1, "{code}");
+        // A number alternative typify already converts from is not converted twice.
+        assert_eq!(conversions("Amount", "f64"), 1, "{code}");
+        assert_eq!(conversions("Amount", "&str"), 0, "{code}");
+        assert_eq!(conversions("Scalar", "i64"), 1, "{code}");
+        assert_eq!(conversions("Scalar", "&str"), 1, "{code}");
     }
 
     #[test]

@@ -30,8 +30,9 @@ use crate::error::{unescape_pointer_token, CodegenError};
 /// differ only in these may share one generated type.
 const ANNOTATIONS: &[&str] = &["title", "description", "$comment", "examples", "default", "deprecated"];
 
-/// A parsed name table.
+/// A name table: [`NameTable::parse`], or [`NameTable::new`] and the `with_*` methods.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NameTable {
     /// The table's display name (its path), used in errors.
     pub file: String,
@@ -42,6 +43,28 @@ pub struct NameTable {
 }
 
 impl NameTable {
+    /// An empty table, named `file` in errors.
+    pub fn new(file: impl Into<String>) -> Self {
+        Self {
+            file: file.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Names the type of the subschema at `pointer` (a JSON Pointer into the schema) `name`.
+    #[must_use]
+    pub fn with_type(mut self, pointer: impl Into<String>, name: impl Into<String>) -> Self {
+        self.types.insert(pointer.into(), name.into());
+        self
+    }
+
+    /// Names the variant of the `anyOf` / `oneOf` member at `pointer` `name`.
+    #[must_use]
+    pub fn with_variant(mut self, pointer: impl Into<String>, name: impl Into<String>) -> Self {
+        self.variants.insert(pointer.into(), name.into());
+        self
+    }
+
     /// Parses a table: a JSON object with optional `types` and `variants` objects mapping JSON
     /// Pointers to names (and an optional `$comment`).
     pub fn parse(bytes: &[u8], file: &str) -> Result<Self, CodegenError> {

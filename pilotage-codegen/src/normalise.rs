@@ -56,6 +56,7 @@ use crate::walk::walk_mut;
 
 /// One named rewrite of the typify input.
 #[derive(Clone, Copy)]
+#[non_exhaustive]
 pub struct Normalisation {
     /// Stable name, used in the generated header and in tests.
     pub name: &'static str,

@@ -9,6 +9,7 @@ use crate::walk::walk;
 
 /// How a `$ref` resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RefTarget {
     /// `#/$defs/<name>` (or `#/definitions/<name>`) naming an existing definition.
     Definition(String),

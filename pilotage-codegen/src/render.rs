@@ -16,6 +16,7 @@ use crate::normalise::Report;
 
 /// Where a generated constant's value comes from.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ConstantSource {
     /// The `major.minor` version inside the schema's `$id` (for example `.../schemas/1.1/...`).
     IdVersion,
@@ -23,8 +24,9 @@ pub enum ConstantSource {
     Pointer(String),
 }
 
-/// One constant read out of the schema.
+/// One constant read out of the schema: [`ConstantSpec::new`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ConstantSpec {
     /// The Rust name (`SCREAMING_SNAKE_CASE`).
     pub name: String,
@@ -34,8 +36,21 @@ pub struct ConstantSpec {
     pub doc: String,
 }
 
-/// Settings of one generated types file.
+impl ConstantSpec {
+    /// The constant `name` (`SCREAMING_SNAKE_CASE`), read from `source`, documented by `doc`.
+    pub fn new(name: impl Into<String>, source: ConstantSource, doc: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            source,
+            doc: doc.into(),
+        }
+    }
+}
+
+/// Settings of one generated types file: [`TypesSettings::new`], then the `with_*` setters.
+/// `#[non_exhaustive]`, so that a new setting is a new setter and breaks no build script.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct TypesSettings {
     /// The schema's path as shown in the header and in errors (workspace-relative).
     pub source_name: String,
@@ -57,7 +72,56 @@ pub struct TypesSettings {
     pub validators: crate::validators::Options,
 }
 
-/// What the earlier stages did, for the header and the API snapshot.
+impl TypesSettings {
+    /// The settings of the file generated from the schema shown as `source_name`: no
+    /// `SchemaDef` trait, no constants, validators in a file of their own, no name table,
+    /// validators' defaults ([`crate::validators::Options::new`]).
+    pub fn new(source_name: impl Into<String>) -> Self {
+        Self {
+            source_name: source_name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Implements the trait at `path` (with `const DEF: &'static str`) for every `$defs` type.
+    #[must_use]
+    pub fn with_schema_def_trait(mut self, path: impl Into<String>) -> Self {
+        self.schema_def_trait = Some(path.into());
+        self
+    }
+
+    /// The constants to read out of the schema (replacing any set before).
+    #[must_use]
+    pub fn with_constants(mut self, constants: impl IntoIterator<Item = ConstantSpec>) -> Self {
+        self.constants = constants.into_iter().collect();
+        self
+    }
+
+    /// Embeds the schema (`include_str!` of `path`, relative to the generated file) and its
+    /// validators in the generated file ([`TypesSettings::embed_schema`]).
+    #[must_use]
+    pub fn with_embed_schema(mut self, path: impl Into<String>) -> Self {
+        self.embed_schema = Some(path.into());
+        self
+    }
+
+    /// Names the generated types with `table` ([`crate::names`]).
+    #[must_use]
+    pub fn with_names(mut self, table: crate::NameTable) -> Self {
+        self.names = Some(table);
+        self
+    }
+
+    /// How the validators are generated.
+    #[must_use]
+    pub fn with_validators(mut self, options: crate::validators::Options) -> Self {
+        self.validators = options;
+        self
+    }
+}
+
+/// What the earlier stages did, for the header and the API snapshot: [`Provenance::new`].
+#[non_exhaustive]
 pub struct Provenance<'a> {
     /// The normalisations applied, with their pointers.
     pub normalised: &'a Report,
@@ -71,7 +135,28 @@ pub struct Provenance<'a> {
     pub def_types: &'a std::collections::BTreeMap<String, String>,
 }
 
+impl<'a> Provenance<'a> {
+    /// What the normalisations, the name table, the open enums, the nullable members' post-pass
+    /// and typify did.
+    pub fn new(
+        normalised: &'a Report,
+        named: &'a crate::names::Applied,
+        open: &'a crate::enums::OpenEnums,
+        nullable: &'a [String],
+        def_types: &'a std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        Self {
+            normalised,
+            named,
+            open,
+            nullable,
+            def_types,
+        }
+    }
+}
+
 /// A rendered types file and the snapshot of its public API.
+#[non_exhaustive]
 pub struct Rendered {
     /// The complete file.
     pub code: String,

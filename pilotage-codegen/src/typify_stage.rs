@@ -80,6 +80,7 @@ fn to_schemars(value: &Value, file: &str, pointer: &str) -> Result<schemars08::s
 
 /// What typify made of the definitions.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Typified {
     /// The generated items.
     pub tokens: TokenStream,

@@ -21,6 +21,7 @@ use crate::error::{escape_pointer_token, unescape_pointer_token, CodegenError};
 
 /// The two shapes of an outputSchema union.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Flavour {
     /// `anyOf` of `$ref`s plus the reachable `$defs`.
     Bundled,

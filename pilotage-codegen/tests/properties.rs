@@ -82,11 +82,7 @@ proptest! {
     #[test]
     fn generation_never_panics_and_what_it_writes_parses(a in schema(), b in schema()) {
         let document = json!({"$defs": {"A": a, "B": b}});
-        let settings = TypesSettings {
-            source_name: "generated.schema.json".into(),
-            schema_def_trait: Some("crate::SchemaDef".into()),
-            ..TypesSettings::default()
-        };
+        let settings = TypesSettings::new("generated.schema.json").with_schema_def_trait("crate::SchemaDef");
         match generate_types(document.to_string().as_bytes(), &settings) {
             Ok(generated) => {
                 let parsed = syn::parse_file(&generated.code);

@@ -66,6 +66,7 @@ pub fn expand(container: &Container) -> TokenStream {
                 catalog: #catalog,
                 execution_both: #execution_both,
                 destructive: #destructive,
+                read_only: false,
                 idempotent: #idempotent,
                 open_world: #open_world,
                 members: &[#(#members),*],
@@ -92,6 +93,9 @@ pub fn expand(container: &Container) -> TokenStream {
                     arguments: &::pilotage_types::__private::serde_json::Value,
                 ) -> ::std::result::Result<Self, ::pilotage_types::ArgumentFault> {
                     state().from_arguments::<Self>(arguments)
+                }
+                fn loop_tool_state() -> ::std::option::Option<&'static ::pilotage_types::__private::LoopToolState> {
+                    ::std::option::Option::Some(state())
                 }
             }
         };

@@ -24,6 +24,31 @@ pub fn derive_pilotage_tool(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     ast::Container::from_ast(&input)
         .and_then(|container| valid::check(&container).map(|()| expand::expand(&container)))
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|error| {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(fallback(&input));
+            tokens
+        })
         .into()
+}
+
+/// After an error, an impl of the trait so that the struct's uses (`with_execute_tool::<T>()`,
+/// `T::tool_definition()`) do not add errors of their own: the crate does not compile, so
+/// the bodies never run (as serde_derive and thiserror do).
+fn fallback(input: &DeriveInput) -> proc_macro2::TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, type_generics, where_clause) = input.generics.split_for_impl();
+    quote::quote! {
+        #[automatically_derived]
+        impl #impl_generics ::pilotage_types::PilotageTool for #ident #type_generics #where_clause {
+            fn tool_definition() -> &'static ::pilotage_types::ToolDefinition {
+                ::std::unreachable!("the PilotageTool derive reported an error")
+            }
+            fn from_arguments(
+                _: &::pilotage_types::__private::serde_json::Value,
+            ) -> ::std::result::Result<Self, ::pilotage_types::ArgumentFault> {
+                ::std::unreachable!("the PilotageTool derive reported an error")
+            }
+        }
+    }
 }

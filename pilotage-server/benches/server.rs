@@ -34,7 +34,7 @@ impl Bench {
                 "fn",
                 format!("Entry {i}"),
                 "safe",
-                RiskHints::new(true, false, false),
+                RiskHints::new().with_read_only(true),
             )
         });
         Self {

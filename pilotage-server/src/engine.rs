@@ -21,10 +21,11 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::language::{
-    Catalog, Declaration, ExecuteInput, GuideText, Language, Ran, Retention, StageContext, Validated,
+    Catalog, Declaration, DerivedTool, ExecuteInput, GuideText, Language, Ran, Retention, StageContext, Validated,
 };
 use super::runs::{Expiry, IdempotencyHit, MemoryStore, RunRecord, RunStore, StoreError, StoreLimits};
 use pilotage_types::loop_tool::{LoopToolSpec, LoopToolState, ProgramSpec};
+use pilotage_types::shape::ShapeSchema;
 use pilotage_types::{
     AccessTool, ArgumentFault, CapabilityDeclaration, CapabilitySettings, CapabilityValue, CatalogChange,
     CatalogChangedResult, CatalogGetResult, CatalogListResult, CatalogRequest, CatalogTool, Diagnostic,
@@ -43,50 +44,117 @@ pub(crate) enum Executed {
     Ran(Ran),
     /// A request error of the Language (or `not_found` for an unknown `program_ref`).
     Error(RequestError),
+    /// The arguments did not fit the author's derived execute tool (Part III 7.1 routing).
+    Fault(ArgumentFault),
+}
+
+/// The arguments of one call, for the stage: the raw arguments, and the author's derived
+/// loop-tool struct that parses them, when the Language serves one for the stage.
+#[derive(Clone, Copy)]
+pub(crate) struct Call<'a> {
+    pub arguments: &'a Value,
+    pub derived: Option<DerivedTool>,
+}
+
+impl Call<'_> {
+    /// `cx` with the arguments parsed into the derived struct (after the program fitted).
+    fn bind(&self, mut cx: StageContext) -> Result<StageContext, ArgumentFault> {
+        if let Some(derived) = self.derived {
+            cx.arguments = Some((derived.parse)(self.arguments)?);
+        }
+        Ok(cx)
+    }
 }
 
 /// A [`Language`] with its type erased, so that one engine serves several.
 pub(crate) trait ErasedLanguage: Send + Sync {
+    /// Compiles the program's schema, when known (the build's refusal names its pointer).
+    fn prepare(&mut self, declaration: &Declaration) -> Result<(), BuildError>;
     fn language_guides(&self) -> Arc<[GuideText]>;
     fn language_catalog(&self) -> Option<Arc<Catalog>>;
-    fn validate(&self, program: Value, context: Option<Value>, cx: StageContext) -> BoxFuture<'_, Validated>;
-    fn execute(
-        &self,
+    fn validate<'a>(
+        &'a self,
+        program: Value,
+        context: Option<Value>,
+        call: Call<'a>,
+        cx: StageContext,
+    ) -> BoxFuture<'a, Result<Validated, ArgumentFault>>;
+    fn execute<'a>(
+        &'a self,
         program: Result<Value, String>,
         input: ExecuteInput<()>,
+        call: Call<'a>,
         cx: StageContext,
-    ) -> BoxFuture<'_, Executed>;
-    fn narrate(&self, trace: &Trace, question: Option<&str>) -> Option<String>;
+    ) -> BoxFuture<'a, Executed>;
+    fn narrate(&self, trace: &Trace, question: Option<&str>, cx: &StageContext) -> Option<String>;
 }
 
 /// A [`Language`] of type `L` behind [`ErasedLanguage`].
 pub(crate) struct ErasedFor<L> {
     language: L,
     argument: String,
+    /// The program's JSON Schema, compiled at build, when known.
+    shape: Option<ShapeSchema>,
 }
 
 impl<L> ErasedFor<L> {
     pub(crate) fn new(language: L, argument: String) -> Self {
-        Self { language, argument }
+        Self {
+            language,
+            argument,
+            shape: None,
+        }
     }
 }
 
-/// `program` as the Language's type, or the `invalid_program` diagnostic at the failing path
-/// (Part III 4.6: program faults are diagnostics).
-fn program_of<P: serde::de::DeserializeOwned>(argument: &str, program: Value) -> Result<P, Vec<Diagnostic>> {
-    serde_path_to_error::deserialize::<_, P>(program).map_err(|error| {
-        vec![Diagnostic::error(
-            "invalid_program",
-            pilotage_types::loop_tool::pointer_of(error.path().iter()),
-            format!(
-                "the program in `{argument}` does not fit its Language's shape: {}",
-                error.inner()
-            ),
-        )]
-    })
+impl<L: Language> ErasedFor<L> {
+    /// `program` as the Language's type, or its faults as diagnostics (Part III 4.6: program
+    /// faults are diagnostics): every violation of the program's schema when it is known,
+    /// else serde's first fault as `invalid_program` at the failing path.
+    fn program_of(&self, program: Value) -> Result<L::Program, Vec<Diagnostic>> {
+        if let Some(shape) = &self.shape {
+            let violations = shape.check(&program);
+            if !violations.is_empty() {
+                return Err(violations
+                    .iter()
+                    .map(|violation| self.language.program_diagnostic(violation, violation.to_diagnostic()))
+                    .collect());
+            }
+        }
+        serde_path_to_error::deserialize::<_, L::Program>(program).map_err(|error| {
+            vec![Diagnostic::error(
+                "invalid_program",
+                pilotage_types::loop_tool::pointer_of(error.path().iter()),
+                format!(
+                    "the program in `{}` does not fit its Language's shape: {}",
+                    self.argument,
+                    error.inner()
+                ),
+            )]
+        })
+    }
 }
 
 impl<L: Language> ErasedLanguage for ErasedFor<L> {
+    fn prepare(&mut self, declaration: &Declaration) -> Result<(), BuildError> {
+        let derived = || {
+            declaration.derived[..2]
+                .iter()
+                .flatten()
+                .find_map(|tool| (tool.state)()?.program_schema(&declaration.program_argument).cloned())
+        };
+        if let Some(schema) = self.language.program_schema().or_else(derived) {
+            let shape = ShapeSchema::new(schema).map_err(|error| {
+                BuildError(format!(
+                    "{}: the program's JSON Schema cannot be checked by the toolkit: {error}",
+                    declaration.name
+                ))
+            })?;
+            self.shape = Some(shape);
+        }
+        Ok(())
+    }
+
     fn language_guides(&self) -> Arc<[GuideText]> {
         self.language.guides()
     }
@@ -95,24 +163,34 @@ impl<L: Language> ErasedLanguage for ErasedFor<L> {
         self.language.catalog()
     }
 
-    fn validate(&self, program: Value, context: Option<Value>, cx: StageContext) -> BoxFuture<'_, Validated> {
+    fn validate<'a>(
+        &'a self,
+        program: Value,
+        context: Option<Value>,
+        call: Call<'a>,
+        cx: StageContext,
+    ) -> BoxFuture<'a, Result<Validated, ArgumentFault>> {
         Box::pin(async move {
-            match program_of::<L::Program>(&self.argument, program) {
-                Ok(program) => self.language.validate(&program, context.as_ref(), &cx).await,
-                Err(diagnostics) => Validated::with_diagnostics(diagnostics),
+            match self.program_of(program) {
+                Ok(program) => {
+                    let cx = call.bind(cx)?;
+                    Ok(self.language.validate(&program, context.as_ref(), &cx).await)
+                }
+                Err(diagnostics) => Ok(Validated::with_diagnostics(diagnostics)),
             }
         })
     }
 
-    fn execute(
-        &self,
+    fn execute<'a>(
+        &'a self,
         program: Result<Value, String>,
         input: ExecuteInput<()>,
+        call: Call<'a>,
         cx: StageContext,
-    ) -> BoxFuture<'_, Executed> {
+    ) -> BoxFuture<'a, Executed> {
         Box::pin(async move {
             let program: L::Program = match program {
-                Ok(inline) => match program_of(&self.argument, inline) {
+                Ok(inline) => match self.program_of(inline) {
                     Ok(program) => program,
                     Err(diagnostics) => return Executed::Refused(diagnostics),
                 },
@@ -122,6 +200,10 @@ impl<L: Language> ErasedLanguage for ErasedFor<L> {
                         return Executed::Error(RequestError::not_found(format!("unknown program_ref '{reference}'")))
                     }
                 },
+            };
+            let cx = match call.bind(cx) {
+                Ok(cx) => cx,
+                Err(fault) => return Executed::Fault(fault),
             };
             let checked = self.language.validate(&program, input.context.as_ref(), &cx).await;
             if !checked.is_valid() {
@@ -141,8 +223,8 @@ impl<L: Language> ErasedLanguage for ErasedFor<L> {
         })
     }
 
-    fn narrate(&self, trace: &Trace, question: Option<&str>) -> Option<String> {
-        self.language.narrate(trace, question)
+    fn narrate(&self, trace: &Trace, question: Option<&str>, cx: &StageContext) -> Option<String> {
+        self.language.narrate_in(trace, question, cx)
     }
 }
 
@@ -248,6 +330,7 @@ fn loop_tools(declaration: &Declaration, has_catalog: bool) -> [Option<LoopToolS
         &[(declaration, has_catalog)],
         &declaration.tool_names,
         &declaration.tool_descriptions,
+        declaration.derived.map(|tool| tool.and_then(|tool| (tool.state)())),
     )
 }
 
@@ -259,6 +342,7 @@ fn shared_loop_tools(
     languages: &[(&Declaration, bool)],
     tool_names: &[String; 3],
     descriptions: &[String; 3],
+    derived: [Option<&'static LoopToolState>; 3],
 ) -> [Option<LoopToolState>; 3] {
     let any = |f: &dyn Fn(&Declaration) -> bool| languages.iter().any(|(d, _)| f(d));
     let declaration = languages[0].0;
@@ -349,23 +433,59 @@ fn shared_loop_tools(
         trace.insert("question".into(), property(Some("string"), "A question about the run."));
     }
 
-    let build = |index: usize, stage: Stage, members: Map<String, Value>| {
+    let build = |index: usize, stage: Stage, mut members: Map<String, Value>| {
+        let (mut name, mut title, mut description) = (leak(&tool_names[index]), None, leak(&descriptions[index]));
+        let mut required = Vec::new();
+        // The author's derived struct names the tool and adds its own members (their schemas
+        // as the derive made them permissive); the Part III members stay the framework's.
+        if let Some(state) = derived[index] {
+            let own = state.spec();
+            if !state.definition.name.is_empty() {
+                name = leak(&state.definition.name);
+            }
+            title = own.title;
+            if !own.description.is_empty() {
+                description = own.description;
+            }
+            let schema = &state.definition.input_schema;
+            let is_own = |member: &str| {
+                pilotage_types::reserved_member(member).is_none() && !programs.iter().any(|p| p.argument == member)
+            };
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for (member, property) in properties.iter().filter(|(member, _)| is_own(member)) {
+                    members.insert(member.clone(), property.clone());
+                }
+            }
+            if let Some(Value::Array(names)) = schema.get("required") {
+                required.extend(
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .filter(|m| is_own(m))
+                        .map(str::to_owned),
+                );
+            }
+        }
         let names: Vec<&'static str> = members.keys().map(|k| leak(k)).collect();
         let spec = LoopToolSpec {
             stage,
-            name: leak(&tool_names[index]),
-            title: None,
-            description: leak(&descriptions[index]),
+            name,
+            title,
+            description,
             programs: if stage == Stage::Trace { &[] } else { programs },
             languages: language_names,
             catalog: has_catalog && stage == Stage::Execute,
             execution_both: both && stage == Stage::Execute,
-            destructive: any(&|d| d.destructive),
+            destructive: any(&|d| d.destructive.unwrap_or(true)),
+            read_only: languages.iter().all(|(d, _)| d.read_only.unwrap_or(false)),
             idempotent: languages.iter().all(|(d, _)| d.idempotent),
-            open_world: any(&|d| d.open_world),
+            open_world: any(&|d| d.open_world.unwrap_or(false)),
             members: leak_list(names),
         };
-        LoopToolState::new(json!({"type": "object", "properties": members}), spec)
+        LoopToolState::new(
+            json!({"type": "object", "properties": members, "required": required}),
+            spec,
+        )
     };
     [
         Some(build(0, Stage::Validate, validate)),
@@ -499,6 +619,166 @@ pub fn catalog_uri(language: &str) -> String {
     format!("pilotage://catalog/{}", path_segment(language))
 }
 
+/// Part III 4.5: the execute tool's hints follow from the catalog, or what the author states
+/// agrees with it. Unstated hints are filled in (`Some`) from the catalog's `risk_hints`.
+fn resolve_effects(declaration: &mut Declaration, catalog: Option<&Catalog>) -> Result<(), BuildError> {
+    let entries = catalog.map(|c| c.entries.as_slice()).unwrap_or_default();
+    let destructive_entry = entries.iter().find(|e| e.risk_hints.destructive);
+    let writing_entry = entries.iter().find(|e| !e.risk_hints.read_only);
+    if let (Some(false), Some(entry)) = (declaration.destructive, destructive_entry) {
+        return Err(BuildError(format!(
+            "{}: the execute tool is declared not destructive, but the catalog entry `{}` is destructive \
+             (risk_hints.destructive); its Runs may destroy (Part III 4.5): drop with_destructive(false)",
+            declaration.name, entry.id
+        )));
+    }
+    if let (Some(true), Some(entry)) = (declaration.read_only, writing_entry) {
+        return Err(BuildError(format!(
+            "{}: the execute tool is declared read-only, but the catalog entry `{}` is not read-only \
+             (risk_hints.readOnly false) (Part III 4.5)",
+            declaration.name, entry.id
+        )));
+    }
+    if catalog.is_some() {
+        let all_read_only = !entries.is_empty() && writing_entry.is_none();
+        declaration.destructive.get_or_insert(destructive_entry.is_some());
+        declaration.read_only.get_or_insert(all_read_only);
+        declaration
+            .open_world
+            .get_or_insert(entries.iter().any(|e| e.risk_hints.open_world));
+    }
+    if declaration.read_only == Some(true) && declaration.destructive == Some(true) {
+        return Err(BuildError(format!(
+            "{}: the execute tool cannot be both read-only and destructive",
+            declaration.name
+        )));
+    }
+    Ok(())
+}
+
+/// Part III 4.1: every guide's topics answer in the topic form, so each has a `## <topic>`
+/// section; guide ids are unique, and a guide names the Language that serves it (or none,
+/// filled in when served).
+fn check_guides(declaration: &Declaration, guides: &[GuideText]) -> Result<(), BuildError> {
+    let mut ids = std::collections::BTreeSet::new();
+    for text in guides {
+        let guide = &text.guide;
+        if !ids.insert(guide.id.as_str()) {
+            return Err(BuildError(format!(
+                "{}: two guides have the id `{}`",
+                declaration.name, guide.id
+            )));
+        }
+        if !guide.language.0.is_empty() && guide.language.0 != declaration.name {
+            return Err(BuildError(format!(
+                "{}: the guide `{}` names the Language `{}` (leave it empty, or use GuideText::from_markdown)",
+                declaration.name, guide.id, guide.language.0
+            )));
+        }
+        for topic in &guide.topics {
+            if topic_section(&text.body, topic).is_none() {
+                return Err(BuildError(format!(
+                    "{}: the guide `{}` lists the topic `{topic}`, but its body has no `## {topic}` section \
+                     for the topic form to answer (Part III 4.1)",
+                    declaration.name, guide.id
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The author's derived loop tools agree with the declaration they serve: the stage, the
+/// program argument and Language, and every Part III member they list is one the framework
+/// serves for this declaration.
+fn check_derived(declaration: &Declaration, tools: &[Option<LoopToolState>; 3]) -> Result<(), BuildError> {
+    const SLOTS: [(Stage, &str); 3] = [
+        (Stage::Validate, "validate"),
+        (Stage::Execute, "execute"),
+        (Stage::Trace, "trace"),
+    ];
+    for (index, derived) in declaration.derived.iter().enumerate() {
+        let Some(derived) = derived else { continue };
+        let (stage, slot) = SLOTS[index];
+        let name = derived.type_name;
+        let Some(state) = (derived.state)() else {
+            return Err(BuildError(format!(
+                "{}: `{name}` is not a #[derive(PilotageTool)] struct",
+                declaration.name
+            )));
+        };
+        let spec = state.spec();
+        if spec.stage != stage {
+            return Err(BuildError(format!(
+                "{}: `{name}` is a {} tool; it cannot serve as the {slot} tool",
+                declaration.name,
+                spec.stage.loop_member()
+            )));
+        }
+        let Some(served) = &tools[index] else {
+            return Err(BuildError(format!(
+                "{}: `{name}` is given as the {slot} tool, but the Language keeps no runs (retention none), \
+                 so it has no {slot} tool",
+                declaration.name
+            )));
+        };
+        match (stage, spec.programs) {
+            (Stage::Trace, _) => {
+                if !spec.languages.is_empty() && !spec.languages.contains(&declaration.name.as_str()) {
+                    return Err(BuildError(format!(
+                        "{}: the trace tool `{name}` serves {:?}, not this Language",
+                        declaration.name, spec.languages
+                    )));
+                }
+            }
+            (_, [program])
+                if program.argument == declaration.program_argument && program.language == declaration.name => {}
+            (_, programs) => {
+                return Err(BuildError(format!(
+                    "{}: `{name}` must have one program member, `{}` of language \"{}\" (the declaration's program \
+                     argument); it has {}",
+                    declaration.name,
+                    declaration.program_argument,
+                    declaration.name,
+                    if programs.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        programs
+                            .iter()
+                            .map(|p| format!("`{}` of \"{}\"", p.argument, p.language))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                )));
+            }
+        }
+        let served_members = served.spec().members;
+        for member in spec.members {
+            if pilotage_types::reserved_member(member).is_some() && !served_members.contains(member) {
+                return Err(BuildError(format!(
+                    "{}: `{name}` lists the Part III member `{member}`, which this Language's {slot} tool does not \
+                     take (declare the sub-feature it belongs to, or drop the member)",
+                    declaration.name
+                )));
+            }
+        }
+        if stage == Stage::Execute && spec.execution_both != (declaration.execution == pilotage_types::Execution::Both)
+        {
+            return Err(BuildError(format!(
+                "{}: `{name}` says execution {}, the declaration {}",
+                declaration.name,
+                if spec.execution_both {
+                    "\"both\""
+                } else {
+                    "not \"both\""
+                },
+                declaration.execution.as_str()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Why an engine could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildError(pub String);
@@ -521,25 +801,37 @@ impl Core {
         }
         let mut served = Vec::new();
         let mut names = std::collections::BTreeSet::new();
-        for (declaration, language) in languages {
+        for (mut declaration, mut language) in languages {
             if !<LanguageIdentifier as pilotage_types::SchemaDef>::is_valid(&Value::String(declaration.name.clone())) {
                 return Err(BuildError(format!(
                     "`{}` is not a Language identifier (name/vN)",
                     declaration.name
                 )));
             }
-            let has_catalog = language.language_catalog().is_some();
+            let catalog = language.language_catalog();
+            let has_catalog = catalog.is_some();
             if (declaration.search || declaration.changed_since) && !has_catalog {
                 return Err(BuildError(format!(
                     "{}: catalog sub-features are declared but the Language has no catalog",
                     declaration.name
                 )));
             }
+            resolve_effects(&mut declaration, catalog.as_deref())?;
+            check_guides(&declaration, &language.language_guides())?;
+            if settings.shared.is_some() && declaration.derived.iter().any(Option::is_some) {
+                return Err(BuildError(format!(
+                    "{}: derived loop tools cannot be shared tools (share_loop_tools serves several Languages \
+                     through the framework's own tools)",
+                    declaration.name
+                )));
+            }
+            language.prepare(&declaration)?;
             let tools = if settings.shared.is_some() {
                 [None, None, None]
             } else {
                 loop_tools(&declaration, has_catalog)
             };
+            check_derived(&declaration, &tools)?;
             let tool_names = tools.each_ref().map(|t| t.as_ref().map(|t| t.definition.name.clone()));
             served.push(Served {
                 declaration,
@@ -570,7 +862,7 @@ impl Core {
                 }
                 let languages: Vec<(&Declaration, bool)> =
                     served.iter().map(|s| (&s.declaration, s.has_catalog)).collect();
-                let tools = shared_loop_tools(&languages, tool_names, descriptions);
+                let tools = shared_loop_tools(&languages, tool_names, descriptions, [None, None, None]);
                 let tool_names = tools.each_ref().map(|t| t.as_ref().map(|t| t.definition.name.clone()));
                 for s in &mut served {
                     s.names = tool_names.clone();
@@ -711,9 +1003,17 @@ impl Core {
             .served(request.language())
             .ok_or_else(|| Self::unknown_language(request.language()))?;
         let guides = served.language.language_guides();
+        // A guide built from Markdown alone names no Language: it is the one serving it.
+        let metadata = |text: &GuideText| {
+            let mut guide = text.guide.clone();
+            if guide.language.0.is_empty() {
+                guide.language = LanguageIdentifier(served.declaration.name.clone());
+            }
+            guide
+        };
         let (id, topic) = match request {
             GuideRequest::Index { .. } => {
-                let index = GuideIndexResult::new(guides.iter().map(|g| g.guide.clone()));
+                let index = GuideIndexResult::new(guides.iter().map(metadata));
                 return Ok(serde_json::to_value(index).expect("serializes"));
             }
             GuideRequest::Fetch { id, .. } => (id, None),
@@ -722,7 +1022,7 @@ impl Core {
         let Some(text) = guides.iter().find(|g| &g.guide.id == id) else {
             return Err(RequestError::not_found(format!("unknown guide '{id}'")));
         };
-        let mut guide = text.guide.clone();
+        let mut guide = metadata(text);
         guide.body = Some(match topic {
             None => text.body.clone(),
             Some(topic) => topic_section(&text.body, topic)
@@ -784,11 +1084,15 @@ impl Core {
             .get(&served.declaration.program_argument)
             .cloned()
             .unwrap_or(Value::Null);
-        let cx = StageContext {
-            identity: identity.to_owned(),
-            run_id: None,
+        let cx = StageContext::new(identity);
+        let call = Call {
+            arguments,
+            derived: served.declaration.derived[0],
         };
-        let checked = served.language.validate(program, members.context, cx).await;
+        let checked = match served.language.validate(program, members.context, call, cx).await {
+            Ok(checked) => checked,
+            Err(fault) => return fault_answer(fault, Stage::Validate, None),
+        };
         let valid = checked.is_valid();
         let mut response = ValidateResponse::new(valid, checked.diagnostics);
         if valid {
@@ -833,8 +1137,13 @@ impl Core {
             (members.test_run.is_some(), declaration.test_run, "test_run"),
         ] {
             if given && !declared {
+                let feature = if member == "test_run" {
+                    "execute.test_run"
+                } else {
+                    "execute.idempotency"
+                };
                 return Answer::error(RequestError::unsupported(format!(
-                    "`{member}` is not supported by {}",
+                    "`{member}` is not supported by {}: it does not declare {feature}",
                     declaration.name
                 )));
             }
@@ -893,13 +1202,14 @@ impl Core {
             test_run: members.test_run.unwrap_or(false),
             mode: members.mode,
         };
-        let cx = StageContext {
-            identity: identity.to_owned(),
-            run_id: Some(run_id.clone()),
+        let cx = StageContext::new(identity).with_run_id(run_id.clone());
+        let call = Call {
+            arguments,
+            derived: declaration.derived[1],
         };
         // The execute stage is bounded (Part III 8.2): past the deadline the request is
         // answered bounds_exceeded; a panic of the Language is an internal error.
-        let stage = std::panic::AssertUnwindSafe(served.language.execute(program, input, cx));
+        let stage = std::panic::AssertUnwindSafe(served.language.execute(program, input, call, cx));
         let executed = match tokio::time::timeout(self.settings.execute_deadline, futures_catch_unwind(stage)).await {
             Ok(Ok(executed)) => executed,
             Ok(Err(())) => {
@@ -919,6 +1229,7 @@ impl Core {
         };
         let response = match executed {
             Executed::Error(error) => return Answer::error(error),
+            Executed::Fault(fault) => return fault_answer(fault, Stage::Execute, Some(&run_id)),
             // A refused Run is never retained.
             Executed::Refused(diagnostics) => ExecuteResponse::validation_error(run_id, diagnostics),
             Executed::Ran(ran) => {
@@ -996,10 +1307,18 @@ impl Core {
         };
         if members.question.is_some() && !served.declaration.narrate {
             return Answer::error(RequestError::unsupported(format!(
-                "`question` is not supported by {}",
+                "`question` is not supported by {}: it does not declare trace_fetch.narrate",
                 served.declaration.name
             )));
         }
+        let call = Call {
+            arguments,
+            derived: served.declaration.derived[2],
+        };
+        let cx = match call.bind(StageContext::new(identity)) {
+            Ok(cx) => cx,
+            Err(fault) => return fault_answer(fault, Stage::Trace, None),
+        };
         // Part III 9.5: one not_found for an unknown, an expired and another identity's run.
         let unknown = || Answer::error(RequestError::not_found("unknown run: it may have expired"));
         let record = match self.runs.get(identity, &members.run_id).await {
@@ -1015,7 +1334,7 @@ impl Core {
         let mut response = TraceFetchResponse::new(members.run_id, record.outcome, trace.clone());
         response.output = record.output;
         if served.declaration.narrate {
-            response.narration = served.language.narrate(&trace, members.question.as_deref());
+            response.narration = served.language.narrate(&trace, members.question.as_deref(), &cx);
         }
         Answer::ok(&response)
     }
@@ -1282,7 +1601,7 @@ mod tests {
                     "function",
                     format!("Entry {i}"),
                     "safe",
-                    pilotage_types::RiskHints::new(true, false, false),
+                    pilotage_types::RiskHints::new().with_read_only(true),
                 )
             })
             .collect();

@@ -29,6 +29,14 @@ use pilotage_types::{EXTENSION_ID, META_KEY};
 /// The engine's own MCP tools, served beside the Pilotage surface: an rmcp [`ToolRouter`] over
 /// [`PilotageServer`] (its handlers get the server, whose [`PilotageServer::identity`] tells
 /// who asks).
+///
+/// Write them with rmcp's `#[tool_router]` / `#[tool]` macros through the re-export
+/// [`crate::rmcp`] (rmcp `=3.11.0`): your crate then needs `rmcp = { version = "=3.11.0",
+/// features = ["server", "macros"] }` for the macros' expansion, and `schemars` for their
+/// arguments. These are tools of your own, not loop tools: for a loop tool with typed members
+/// of its own, derive it and name it in the declaration
+/// ([`crate::Declaration::with_execute_tool`]), and the framework serves it as the manifest's
+/// loop tool.
 pub type OwnTools = ToolRouter<PilotageServer>;
 
 /// Maps an HTTP request to the authorization identity it carries (for example an OAuth
@@ -248,7 +256,10 @@ impl ServerHandler for PilotageServer {
             }
         }
         // Part III 9.6: an unknown tool is a carrier error.
-        Err(pilotage_types::mcp::carrier_error(format!("Unknown tool: {}", request.name)))
+        Err(pilotage_types::mcp::carrier_error(format!(
+            "Unknown tool: {}",
+            request.name
+        )))
     }
 
     async fn list_resources(

@@ -323,9 +323,13 @@ impl Engine {
         Ok(router.layer(axum::middleware::from_fn_with_state(sessions, guard)))
     }
 
-    /// Serves the engine over HTTP at `http://ADDR/mcp` until Ctrl-C, printing where it
-    /// listens on standard error (and a warning when bound beyond loopback with no allowed
-    /// host).
+    /// Serves the engine over HTTP at `http://ADDR/mcp` until Ctrl-C.
+    ///
+    /// Once listening it prints one line on standard error, `NAME: serving MCP over
+    /// streamable HTTP at http://ADDR/mcp (MODE)`, where `NAME` is the engine's name, `ADDR`
+    /// the bound address (the real port when you asked for port 0) and `MODE` `sessions` or
+    /// `stateless`: scripts and tests read the URL from it. Bound beyond loopback with no
+    /// allowed host, it first prints a line starting `warning: `.
     pub async fn serve_http(&self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
         self.serve_http_with(addr, options, |server| server).await
     }

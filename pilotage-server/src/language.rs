@@ -2,6 +2,7 @@
 //! validate and execute stage functions), and the values those functions take and return.
 //! Everything protocol-shaped is built from these by the framework.
 
+use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +10,11 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use pilotage_types::{CatalogChange, CatalogEntry, Diagnostic, Guide, Outcome, Plan, RequestError, TraceLevel, TraceStep};
+use pilotage_types::shape::ShapeViolation;
+use pilotage_types::{
+    ArgumentFault, CatalogChange, CatalogEntry, Diagnostic, Guide, GuideLevel, LanguageIdentifier, Outcome,
+    PilotageTool, Plan, RequestError, TraceLevel, TraceStep,
+};
 
 /// How long a Language keeps a Run's record for trace fetch (Part II via the schema's
 /// `retention`; Part III 8.1).
@@ -103,13 +108,22 @@ pub struct Declaration {
     /// One sentence for each loop tool's description (the framework adds the stage and
     /// Language signposts of Part III 3.4 when they are missing).
     pub tool_descriptions: [String; 3],
-    /// The execute tool's effect hints (Part III 4.5): destructive (the default: a Run may
-    /// change the world), idempotent, open world.
-    pub destructive: bool,
-    /// See [`Declaration::destructive`].
+    /// The execute tool's `destructiveHint` (Part III 4.5), when the author states it
+    /// ([`Declaration::with_destructive`]). Unstated, it follows from the catalog: `true` when
+    /// any entry's `risk_hints.destructive` is, `false` when none is; without a catalog,
+    /// `true` (a Run may change the world). Stated `false` beside a destructive catalog entry
+    /// is a [`crate::BuildError`] naming the entry.
+    pub destructive: Option<bool>,
+    /// The execute tool's `readOnlyHint`, when stated ([`Declaration::with_read_only`]).
+    /// Unstated, it follows from the catalog: `true` when every entry is `readOnly` (and
+    /// there is at least one), else `false`; without a catalog, `false`. Stated `true` beside
+    /// an entry that is not read-only is a [`crate::BuildError`] naming the entry.
+    pub read_only: Option<bool>,
+    /// The execute tool's `idempotentHint` (default `false`; [`Declaration::with_idempotent`]).
     pub idempotent: bool,
-    /// See [`Declaration::destructive`].
-    pub open_world: bool,
+    /// The execute tool's `openWorldHint`, when stated ([`Declaration::with_open_world`]).
+    /// Unstated, `true` when any catalog entry's `risk_hints.openWorld` is, else `false`.
+    pub open_world: Option<bool>,
     /// `plan`: validate answers a plan for a valid program.
     pub plan: bool,
     /// `execute.idempotency`: the execute tool takes `idempotency_key`.
@@ -128,6 +142,41 @@ pub struct Declaration {
     /// `execute.program_ref`: Runs of promoted programs by reference
     /// ([`Language::program_ref`]).
     pub program_ref: bool,
+    /// The author's `#[derive(PilotageTool)]` structs serving as the validate, execute and
+    /// trace tools ([`Declaration::with_validate_tool`] and its siblings).
+    pub(crate) derived: [Option<DerivedTool>; 3],
+}
+
+/// An author's `#[derive(PilotageTool)]` struct bound to one loop stage of a Language.
+#[derive(Clone, Copy)]
+pub(crate) struct DerivedTool {
+    /// The struct's Rust type name, for build errors.
+    pub type_name: &'static str,
+    /// The derive's runtime state (definition, spec, program schemas).
+    pub state: fn() -> Option<&'static pilotage_types::loop_tool::LoopToolState>,
+    /// Parses the arguments into the struct (its Part III 7.1 routing), type-erased.
+    pub parse: fn(&Value) -> Result<Arc<dyn Any + Send + Sync>, ArgumentFault>,
+}
+
+impl std::fmt::Debug for DerivedTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.type_name)
+    }
+}
+
+impl DerivedTool {
+    fn of<T: PilotageTool + Send + Sync + 'static>() -> Self {
+        fn parse<T: PilotageTool + Send + Sync + 'static>(
+            arguments: &Value,
+        ) -> Result<Arc<dyn Any + Send + Sync>, ArgumentFault> {
+            T::from_arguments(arguments).map(|tool| Arc::new(tool) as Arc<dyn Any + Send + Sync>)
+        }
+        Self {
+            type_name: std::any::type_name::<T>(),
+            state: T::loop_tool_state,
+            parse: parse::<T>,
+        }
+    }
 }
 
 /// The default loop tool names of a Language: its identifier with every character that is not
@@ -167,9 +216,10 @@ impl Declaration {
                 format!("Run a {name} program and return its outcome, output and trace."),
                 format!("Fetch the stored trace of a {name} run by run_id."),
             ],
-            destructive: true,
+            destructive: None,
+            read_only: None,
             idempotent: false,
-            open_world: false,
+            open_world: None,
             plan: false,
             idempotency: false,
             test_run: false,
@@ -178,6 +228,7 @@ impl Declaration {
             search: false,
             changed_since: false,
             program_ref: false,
+            derived: [None, None, None],
             name,
         }
     }
@@ -238,11 +289,69 @@ impl Declaration {
         self
     }
 
-    /// Sets the execute tool's effect hints.
-    pub fn with_effects(mut self, destructive: bool, idempotent: bool, open_world: bool) -> Self {
-        self.destructive = destructive;
+    /// States the execute tool's `destructiveHint` (unstated, it follows from the catalog:
+    /// see [`Declaration::destructive`]).
+    pub fn with_destructive(mut self, destructive: bool) -> Self {
+        self.destructive = Some(destructive);
+        self
+    }
+
+    /// States the execute tool's `readOnlyHint` (unstated, it follows from the catalog: see
+    /// [`Declaration::read_only`]).
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = Some(read_only);
+        self
+    }
+
+    /// States the execute tool's `idempotentHint` (default `false`).
+    pub fn with_idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = idempotent;
-        self.open_world = open_world;
+        self
+    }
+
+    /// States the execute tool's `openWorldHint` (unstated, it follows from the catalog: see
+    /// [`Declaration::open_world`]).
+    pub fn with_open_world(mut self, open_world: bool) -> Self {
+        self.open_world = Some(open_world);
+        self
+    }
+
+    /// Serves the author's `#[derive(PilotageTool)]` struct `T` as this Language's validate
+    /// tool. See [`Declaration::with_execute_tool`]: the same rules hold.
+    pub fn with_validate_tool<T: PilotageTool + Send + Sync + 'static>(mut self) -> Self {
+        self.derived[0] = Some(DerivedTool::of::<T>());
+        self
+    }
+
+    /// Serves the author's `#[derive(PilotageTool)]` struct `T` as this Language's execute
+    /// tool, with typed members of its own beside the Part III ones.
+    ///
+    /// The struct names the tool (its `name`, `title`, description and its own members); the
+    /// framework still owns every Part III member (`input`, `trace_level`, `store`,
+    /// `idempotency_key`, ...: declared by the framework as this declaration says, whether or
+    /// not the struct lists them), their channels (Part III 7.1) and the envelope (6). Every
+    /// call is parsed into `T` by the derive's rules (a member that does not fit is a request
+    /// error, a program that does not fit is a diagnostic), and the stage function receives
+    /// it through [`StageContext::arguments`]. The struct's program member must be this
+    /// Language's program argument, its `language` this Language, and a Part III member it
+    /// lists must be one this declaration serves: otherwise [`crate::EngineBuilder::build`]
+    /// answers a [`crate::BuildError`] naming the struct and the member. When the program
+    /// member's type also derives `schemars::JsonSchema` (it must, for the derive), programs
+    /// are checked against that schema first and every violation is answered (see
+    /// [`Language::program_schema`]).
+    ///
+    /// Not available with [`crate::EngineBuilder::share_loop_tools`] (a shared tool serves
+    /// several Languages; the build says so).
+    pub fn with_execute_tool<T: PilotageTool + Send + Sync + 'static>(mut self) -> Self {
+        self.derived[1] = Some(DerivedTool::of::<T>());
+        self
+    }
+
+    /// Serves the author's `#[derive(PilotageTool)]` struct `T` as this Language's trace
+    /// tool; its own members reach [`Language::narrate_in`] through
+    /// [`StageContext::arguments`]. See [`Declaration::with_execute_tool`].
+    pub fn with_trace_tool<T: PilotageTool + Send + Sync + 'static>(mut self) -> Self {
+        self.derived[2] = Some(DerivedTool::of::<T>());
         self
     }
 
@@ -306,13 +415,77 @@ pub struct GuideText {
 }
 
 impl GuideText {
-    /// A guide with `body`; `size_bytes` is taken from the body.
+    /// A guide from what its author knows: its `id`, `title`, `level` and Markdown `body`.
+    /// The framework computes the rest: `topics` are the body's `## ` headings in order (the
+    /// topic form answers the section under each), `language` is the Language that serves
+    /// it, `size_bytes` the body's length in bytes, `tokens_estimate` a quarter of it
+    /// (rounded up), and `version` a digest of the body (`sha-` and 16 hexadecimal digits of
+    /// FNV-1a), so that it changes exactly when the body does.
+    ///
+    /// ```
+    /// use pilotage_server::prelude::*;
+    /// let guide = GuideText::from_markdown("intro", "Adding numbers", GuideLevel::Core,
+    ///     "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n\n## output\nThe sum.\n");
+    /// assert_eq!(guide.guide.topics, ["programs", "output"]);
+    /// assert_eq!(guide.guide.size_bytes, guide.body.len() as u64);
+    /// ```
+    pub fn from_markdown(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        level: GuideLevel,
+        body: impl Into<String>,
+    ) -> Self {
+        let body = body.into();
+        let topics = topics_of(&body);
+        let guide = Guide::new(
+            id,
+            title,
+            level,
+            topics,
+            LanguageIdentifier(String::new()),
+            body_version(&body),
+            0u64,
+        )
+        .with_tokens_estimate(body.len().div_ceil(4) as u64);
+        Self::new(guide, body)
+    }
+
+    /// A guide from its full metadata and `body`; `size_bytes` is taken from the body, and
+    /// the `language` is set to the serving Language's identifier when it is empty. Every
+    /// topic must have a `## <topic>` section in the body (the build checks it); prefer
+    /// [`GuideText::from_markdown`], which reads them from the body.
     pub fn new(mut guide: Guide, body: impl Into<String>) -> Self {
         let body = body.into();
         guide.size_bytes = body.len() as u64;
         guide.body = None;
         Self { guide, body }
     }
+}
+
+/// The `## ` headings of a Markdown body, in order, without repeats.
+pub(crate) fn topics_of(body: &str) -> Vec<String> {
+    let mut topics: Vec<String> = Vec::new();
+    for line in body.lines() {
+        // As the topic form reads a section: the whole heading line, trailing space aside.
+        if let Some(topic) = line
+            .trim_end()
+            .strip_prefix("## ")
+            .filter(|t| !t.is_empty() && !t.starts_with(char::is_whitespace))
+        {
+            if !topics.iter().any(|t| t == topic) {
+                topics.push(topic.to_owned());
+            }
+        }
+    }
+    topics
+}
+
+/// `sha-` and the 64-bit FNV-1a digest of `body` in hexadecimal: a guide's content version.
+fn body_version(body: &str) -> String {
+    let digest = body.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("sha-{digest:016x}")
 }
 
 /// One version of the catalog and the changes that led to it from the version before.
@@ -370,7 +543,10 @@ pub struct Validated {
     pub diagnostics: Vec<Diagnostic>,
     /// The plan (sent only when the program is valid and `plan` is declared).
     pub plan: Option<Plan>,
-    /// The catalog references the program uses (Part II 6.4 rule 5), when valid.
+    /// The catalog references the program uses, when valid (Part II 6.4 rule 5): the `id`
+    /// of every catalog entry the program names (for example the operations its steps
+    /// call), answered as the validate response's `references` so that an agent or host can
+    /// look up their `risk_hints` before running it.
     pub references: Option<Vec<String>>,
 }
 
@@ -394,7 +570,8 @@ impl Validated {
         self
     }
 
-    /// Sets the references.
+    /// Sets the catalog references: the catalog entry ids the program uses (see
+    /// [`Validated::references`]).
     pub fn with_references(mut self, references: impl IntoIterator<Item = String>) -> Self {
         self.references = Some(references.into_iter().collect());
         self
@@ -464,21 +641,85 @@ pub struct ExecuteInput<P> {
 }
 
 /// What a stage function knows about the request beside its arguments.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct StageContext {
     /// The identity the request is made under (who may see its runs, Part III 8.4).
     pub identity: String,
     /// The run id, for execute (already chosen, so that steps and logs can name it).
     pub run_id: Option<String>,
+    /// The call's arguments parsed into the author's derived loop-tool struct, when the
+    /// Language serves one for this stage.
+    pub(crate) arguments: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for StageContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StageContext")
+            .field("identity", &self.identity)
+            .field("run_id", &self.run_id)
+            .field("arguments", &self.arguments.is_some())
+            .finish()
+    }
+}
+
+impl StageContext {
+    /// A context for `identity` (for calling stage functions in tests).
+    pub fn new(identity: impl Into<String>) -> Self {
+        Self {
+            identity: identity.into(),
+            run_id: None,
+            arguments: None,
+        }
+    }
+
+    /// Sets the run id.
+    pub fn with_run_id(mut self, run_id: impl Into<String>) -> Self {
+        self.run_id = Some(run_id.into());
+        self
+    }
+
+    /// Sets the parsed arguments, as the framework does for a derived loop tool.
+    pub fn with_arguments<T: Send + Sync + 'static>(mut self, arguments: T) -> Self {
+        self.arguments = Some(Arc::new(arguments));
+        self
+    }
+
+    /// The call's arguments as the author's `#[derive(PilotageTool)]` struct `T`, when the
+    /// Language serves `T` for this stage ([`Declaration::with_execute_tool`] and its
+    /// siblings); `None` otherwise (no struct bound, or another type asked for). The crate
+    /// docs' "Loop tools of your own" has a whole example.
+    ///
+    /// ```
+    /// use pilotage_server::prelude::*;
+    /// struct DryRun(bool);
+    /// let cx = StageContext::new("someone").with_arguments(DryRun(true));
+    /// assert!(cx.arguments::<DryRun>().is_some_and(|d| d.0));
+    /// assert!(cx.arguments::<String>().is_none());
+    /// ```
+    pub fn arguments<T: 'static>(&self) -> Option<&T> {
+        self.arguments.as_deref()?.downcast_ref::<T>()
+    }
 }
 
 /// A program Language served by the framework. The author implements the stage functions;
 /// the framework owns the protocol around them.
 ///
 /// `Program` is the program's Rust type: arguments are deserialized into it, and a program
-/// that does not fit is reported as an `invalid_program` diagnostic at the failing path
-/// (Part III 4.6), never as a request error.
+/// that does not fit is reported through diagnostics (Part III 4.6), never as a request
+/// error, and `validate` is not called for it:
+///
+/// - when the program's JSON Schema is known ([`Language::program_schema`], or the program
+///   member of a derived loop tool: [`Declaration::with_execute_tool`]), the program is
+///   checked against it first, by the toolkit's own checker
+///   ([`pilotage_types::shape`]), and *every* violation is one diagnostic (a code per kind of
+///   fault: `missing_member`, `wrong_type`, `unknown_member`, `not_allowed`,
+///   `out_of_range`, `wrong_length`, `pattern_mismatch`, `no_variant`, ...; the JSON Pointer;
+///   a message), which [`Language::program_diagnostic`] may rename or give hints;
+/// - otherwise (the type does not derive `schemars::JsonSchema`) serde's first fault is one
+///   `invalid_program` diagnostic at the failing path. To answer several faults with codes
+///   of your own without a schema, take a loose type (`serde_json::Value`) and report them
+///   from `validate`.
 pub trait Language: Send + Sync + 'static {
     /// The program, as a `serde` type.
     type Program: DeserializeOwned + Send + Sync + 'static;
@@ -529,5 +770,31 @@ pub trait Language: Send + Sync + 'static {
     fn narrate(&self, trace: &pilotage_types::Trace, question: Option<&str>) -> Option<String> {
         let _ = (trace, question);
         None
+    }
+
+    /// [`Language::narrate`] with the request's context (its identity, and a derived trace
+    /// tool's arguments: [`StageContext::arguments`]). The default calls `narrate`.
+    fn narrate_in(&self, trace: &pilotage_types::Trace, question: Option<&str>, cx: &StageContext) -> Option<String> {
+        let _ = cx;
+        self.narrate(trace, question)
+    }
+
+    /// The JSON Schema of [`Language::Program`], when known: programs are then checked
+    /// against it before they are deserialized, and every violation is answered as a
+    /// diagnostic. The default is the schema of a derived loop tool's program member
+    /// ([`Declaration::with_execute_tool`] or `with_validate_tool`), else none (serde's first
+    /// fault is answered). When your program type derives `schemars::JsonSchema`, return
+    /// [`crate::program_schema::<Self::Program>()`](crate::program_schema). A schema with a
+    /// keyword the toolkit cannot check is a [`crate::BuildError`] naming its pointer.
+    fn program_schema(&self) -> Option<Value> {
+        None
+    }
+
+    /// The diagnostic answered for one violation of [`Language::program_schema`]: the
+    /// default is `diagnostic` as the toolkit made it (its code, pointer and message); return
+    /// another code, or add a hint (`diagnostic.with_hint(..)`).
+    fn program_diagnostic(&self, violation: &ShapeViolation, diagnostic: Diagnostic) -> Diagnostic {
+        let _ = violation;
+        diagnostic
     }
 }

@@ -5,25 +5,33 @@
 //!
 //! # From an empty crate to a served, checked engine
 //!
-//! **1. One dependency line.**
+//! **1. The dependencies.**
 //!
 //! ```toml
 //! [dependencies]
 //! pilotage-server = "0.1"          # features "sqlite", "postgres": the database run stores
+//! pilotage-types = { version = "0.1", features = ["derive"] }  # only for #[derive(PilotageTool)]
 //! serde = { version = "1", features = ["derive"] }
 //! serde_json = "1"
+//! schemars = "1"                   # programs checked schema-first, and the derive
 //! tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 //! ```
 //!
+//! (`pilotage new NAME --language ID` writes such a crate, which builds and is clean under
+//! `pilotage check --allow-execute` as written.)
+//!
 //! **2. Your program as a `serde` type, and your Language.** A program that does not fit the
-//! type is reported as an `invalid_program` diagnostic at the failing path, never as an
-//! error; your `validate` reports everything else about it.
+//! type is reported through diagnostics, never as an error, and `validate` is not called for
+//! it: when the type also derives `schemars::JsonSchema` and [`Language::program_schema`]
+//! returns its schema, with *every* violation of that schema (a code, the JSON Pointer and a
+//! message each); without one, with serde's first fault as one `invalid_program`
+//! diagnostic. Your `validate` reports everything else about it.
 //!
 //! ```
 //! use pilotage_server::prelude::*;
 //!
 //! /// A program: numbers to add.
-//! #[derive(serde::Deserialize)]
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! pub struct Sum {
 //!     pub numbers: Vec<f64>,
 //! }
@@ -37,10 +45,14 @@
 //!         Declaration::new("adder/v1", "Sums of numbers")
 //!     }
 //!
+//!     fn program_schema(&self) -> Option<serde_json::Value> {
+//!         Some(program_schema::<Sum>())
+//!     }
+//!
 //!     fn guides(&self) -> std::sync::Arc<[GuideText]> {
-//!         let guide = Guide::new("intro", "Adding numbers", GuideLevel::Core, ["programs".to_owned()],
-//!             LanguageIdentifier("adder/v1".to_owned()), "1", 0u64);
-//!         vec![GuideText::new(guide, "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n")].into()
+//!         // Topics, size and version come from the body: one topic per `## ` section.
+//!         let body = "# Adding numbers\n\n## programs\n`{\"numbers\": [1, 2]}`\n";
+//!         vec![GuideText::from_markdown("intro", "Adding numbers", GuideLevel::Core, body)].into()
 //!     }
 //!
 //!     async fn validate(&self, program: &Sum, _context: Option<&serde_json::Value>, _cx: &StageContext) -> Validated {
@@ -58,6 +70,77 @@
 //! }
 //! # let engine = Engine::builder("adder-engine", "1.0").language(Adder).build().unwrap();
 //! # assert_eq!(engine.manifest().languages.len(), 1);
+//! ```
+//!
+//! **A catalog** (optional): the environment-bound names programs may use (Part II 5.4),
+//! served by `pilotage_catalog`. Each [`CatalogEntry`](pilotage_types::CatalogEntry) has an
+//! `id` (what programs name and `with_references` lists), a `kind` (what sort of name it is, in
+//! your Language's words: `tool`, `function`, `table`, `operation`...), a `name`, a `risk` (a
+//! short word for people: `none`, `low`, `writes`...) and `risk_hints`, the booleans a host
+//! compares before a run (`readOnly`, `destructive`, `openWorld`; the host's risk gate uses
+//! these, not the MCP annotations). The execute tool's `destructiveHint` and `readOnlyHint`
+//! follow from them unless you state them, and stating one the catalog contradicts is a
+//! [`BuildError`] naming the entry (Part III 4.5).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use pilotage_server::prelude::*;
+//!
+//! let send = CatalogEntry::new("send_email", "tool", "Send an email", "external",
+//!         RiskHints::new().with_open_world(true))
+//!     .with_description("Sends one email.")
+//!     .with_input_schema(serde_json::Map::from_iter([("type".to_owned(), serde_json::json!("object"))]));
+//! let delete = CatalogEntry::new("delete_user", "tool", "Delete a user", "destroys",
+//!         RiskHints::new().with_destructive(true));
+//! let catalog = Arc::new(Catalog::new("2026-12-01", [send, delete]));
+//! // In `impl Language`: fn catalog(&self) -> Option<Arc<Catalog>> { Some(self.catalog.clone()) }
+//! # assert_eq!(catalog.entries.len(), 2);
+//! ```
+//!
+//! A trace step's and a plan step's `calls` names the catalog entry (its `id`) that the step
+//! invokes, so that a trace or a plan can be matched against the catalog's risk hints.
+//!
+//! **Loop tools of your own** (optional): when execute (or validate, or trace fetch) needs a
+//! typed argument of yours beside the Part III ones (a dry-run flag, an environment, a
+//! budget), derive the tool and name it in the declaration. The framework still owns the
+//! Part III members, their channels and the envelope; your stage function reads the struct
+//! from [`StageContext::arguments`]. The derive's compile-time rules hold: a member that
+//! would break Part III's permissive schema does not compile.
+//!
+//! ```
+//! use pilotage_server::prelude::*;
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)] pub struct Sum { pub numbers: Vec<f64> }
+//!
+//! /// Add numbers up.
+//! #[derive(serde::Deserialize, schemars::JsonSchema, PilotageTool)]
+//! #[pilotage(stage = "execute", name = "adder_run", language = "adder/v1")]
+//! pub struct AdderRun {
+//!     #[pilotage(program)]
+//!     pub program: Option<Sum>,
+//!     /// Round the sum to this many digits.
+//!     pub digits: Option<u32>,
+//!     /// Read by the framework (the derive asks every execute tool for it, Part III 4.4).
+//!     pub trace_level: Option<String>,
+//! }
+//!
+//! struct Adder;
+//! impl Language for Adder {
+//!     type Program = Sum;
+//!     fn declaration(&self) -> Declaration {
+//!         Declaration::new("adder/v1", "Sums of numbers").with_execute_tool::<AdderRun>()
+//!     }
+//!     async fn validate(&self, _: &Sum, _: Option<&serde_json::Value>, _: &StageContext) -> Validated {
+//!         Validated::valid()
+//!     }
+//!     async fn execute(&self, run: ExecuteInput<Sum>, cx: &StageContext) -> Result<Ran, RequestError> {
+//!         let digits = cx.arguments::<AdderRun>().and_then(|call| call.digits);
+//!         let total: f64 = run.program.numbers.iter().sum();
+//!         let total = digits.map_or(total, |d| (total * 10f64.powi(d as i32)).round() / 10f64.powi(d as i32));
+//!         Ok(Ran::success(total, []))
+//!     }
+//! }
+//! let engine = Engine::builder("adder-engine", "1.0").language(Adder).build().unwrap();
+//! assert!(engine.tools().iter().any(|t| t.name == "adder_run" && t.input_schema["properties"]["digits"].is_object()));
 //! ```
 //!
 //! **3. An engine, served.** [`Engine::builder`] takes any number of Languages, and options
@@ -109,12 +192,12 @@
 //!   ([`Engine::http_router`]);
 //! - your own MCP tools beside the Pilotage ones ([`EngineBuilder::own_tools`]).
 
+/// The wire types, validators and tool definitions this framework speaks.
+pub use pilotage_types as types;
 /// The official Rust MCP SDK this framework serves with (`=3.11.0`), for [`EngineBuilder::own_tools`]
 /// and custom handlers ([`Engine::serve_stdio_with`]): use it through this path so that your tools
 /// and the framework agree on one version.
 pub use rmcp;
-/// The wire types, validators and tool definitions this framework speaks.
-pub use pilotage_types as types;
 
 mod engine;
 mod handler;
@@ -146,12 +229,32 @@ pub use store_postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use store_sqlite::SqliteStore;
 
+/// The JSON Schema of a program type that derives `schemars::JsonSchema`, as
+/// [`Language::program_schema`] takes it (draft 2020-12, the deserialization view): programs
+/// are then checked against it and every violation is answered as a diagnostic.
+///
+/// ```
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Sum { numbers: Vec<f64> }
+/// let schema = pilotage_server::program_schema::<Sum>();
+/// assert_eq!(schema["required"], serde_json::json!(["numbers"]));
+/// ```
+pub fn program_schema<T: schemars::JsonSchema>() -> serde_json::Value {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
 /// Everything an engine author needs, in one `use`.
 pub mod prelude {
     pub use super::{
-        Catalog, Declaration, Engine, EngineBuilder, ExecuteInput, GuideText, HttpOptions, Language, ProgramType, Ran,
-        Retention, StageContext, StoreLimits, Validated,
+        open_store, program_schema, BuildError, Catalog, Declaration, Engine, EngineBuilder, ExecuteInput, GuideText,
+        HttpOptions, Language, ProgramType, Ran, Retention, RunStore, StageContext, StoreLimits, Validated,
     };
+    pub use pilotage_types::shape::ShapeViolation;
+    pub use pilotage_types::PilotageTool;
     pub use pilotage_types::{
         CatalogChange, CatalogChangeKind, CatalogEntry, Diagnostic, Guide, GuideLevel, LanguageIdentifier, Locator,
         Outcome, Plan, PlanStep, RequestError, RiskHints, Trace, TraceLevel, TraceStep,
@@ -319,7 +422,10 @@ impl EngineBuilder {
         self
     }
 
-    /// Bounds the run store (default [`StoreLimits::default`]).
+    /// Bounds the run store the engine makes itself (default [`StoreLimits::default`]): the
+    /// in-memory store used when no [`Self::run_store`] is given. Once a store is given, its
+    /// own limits apply (pass them to [`open_store`] or the store's constructor) and these are
+    /// not used.
     pub fn store_limits(mut self, limits: StoreLimits) -> Self {
         self.settings.limits = limits;
         self
@@ -357,7 +463,8 @@ impl EngineBuilder {
         self
     }
 
-    /// Serves your own MCP tools beside the Pilotage ones.
+    /// Serves your own MCP tools beside the Pilotage ones (see [`OwnTools`] for the rmcp
+    /// version and features they need).
     pub fn own_tools(mut self, tools: OwnTools) -> Self {
         self.own_tools = Some(Arc::new(tools));
         self

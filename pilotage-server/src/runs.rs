@@ -139,6 +139,18 @@ impl StoreLimits {
             ..Self::default()
         }
     }
+
+    /// Sets the bound on idempotency records.
+    pub fn with_max_idempotency(mut self, max_idempotency: usize) -> Self {
+        self.max_idempotency = max_idempotency;
+        self
+    }
+
+    /// Sets how long an idempotency record is kept.
+    pub fn with_idempotency_ttl(mut self, ttl: Duration) -> Self {
+        self.idempotency_ttl = ttl;
+        self
+    }
 }
 
 /// What is kept of one Run for trace fetch (stored as JSON by the database stores).

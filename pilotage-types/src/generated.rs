@@ -772,6 +772,16 @@ impl ::std::convert::From<TextRange> for DiagnosticPath {
         Self::TextRange(value)
     }
 }
+impl ::std::convert::From<&str> for DiagnosticPath {
+    fn from(value: &str) -> Self {
+        Self::String(::std::borrow::ToOwned::to_owned(value))
+    }
+}
+impl ::std::convert::From<::std::string::String> for DiagnosticPath {
+    fn from(value: ::std::string::String) -> Self {
+        Self::String(value)
+    }
+}
 ///`DiagnosticSeverity`
 /**
 
@@ -2383,18 +2393,32 @@ pub struct RiskHints {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl RiskHints {
-    ///A `RiskHints` with its required members (`readOnly`, `destructive`, `openWorld`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
-    pub fn new(
-        read_only: impl ::std::convert::Into<bool>,
-        destructive: impl ::std::convert::Into<bool>,
-        open_world: impl ::std::convert::Into<bool>,
-    ) -> Self {
+    ///A `RiskHints` with no arguments; its required booleans (`readOnly`, `destructive`, `openWorld`) start `false`, each set to `true` with its own method (`with_read_only`, `with_destructive`, `with_open_world`); every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
         Self {
-            destructive: destructive.into(),
-            open_world: open_world.into(),
-            read_only: read_only.into(),
+            destructive: false,
+            open_world: false,
+            read_only: false,
             extra: ::std::default::Default::default(),
         }
+    }
+    ///Sets the required member `readOnly` (`false` until set).
+    #[must_use]
+    pub fn with_read_only(mut self, value: bool) -> Self {
+        self.read_only = value;
+        self
+    }
+    ///Sets the required member `destructive` (`false` until set).
+    #[must_use]
+    pub fn with_destructive(mut self, value: bool) -> Self {
+        self.destructive = value;
+        self
+    }
+    ///Sets the required member `openWorld` (`false` until set).
+    #[must_use]
+    pub fn with_open_world(mut self, value: bool) -> Self {
+        self.open_world = value;
+        self
     }
 }
 ///`TextPosition`

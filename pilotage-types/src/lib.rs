@@ -54,6 +54,8 @@ pub mod output_schema;
 mod request_error;
 mod responses;
 #[cfg(feature = "derive")]
+pub mod shape;
+#[cfg(feature = "derive")]
 pub mod structural;
 pub mod tool;
 pub mod transport;

@@ -34,6 +34,14 @@ pub trait PilotageTool: Sized {
 
     /// Parses `tools/call` arguments, routing every fault to its Part III 7.1 channel.
     fn from_arguments(arguments: &Value) -> Result<Self, ArgumentFault>;
+
+    /// The derive's runtime state of this tool (its spec and the raw schemas of its program
+    /// members), for the server framework that serves a derived struct as a Language's loop
+    /// tool. `None` for a hand-written implementation.
+    #[doc(hidden)]
+    fn loop_tool_state() -> Option<&'static LoopToolState> {
+        None
+    }
 }
 
 pub use crate::fault::ArgumentFault;
@@ -66,6 +74,8 @@ pub struct LoopToolSpec {
     pub catalog: bool,
     pub execution_both: bool,
     pub destructive: bool,
+    /// An execute tool's `readOnlyHint` (validate and trace tools are always read-only).
+    pub read_only: bool,
     pub idempotent: bool,
     pub open_world: bool,
     /// Serialised names of every declared argument.
@@ -101,6 +111,9 @@ const STANDARD_FORMATS: &[&str] = &[
 pub struct LoopToolState {
     pub definition: ToolDefinition,
     spec: LoopToolSpec,
+    /// The full schemars schema of each program member (before the permissive cleaning of
+    /// Part III 4.6), with the struct's `$defs`: what a program must fit to deserialize.
+    program_schemas: Vec<(&'static str, Value)>,
 }
 
 impl std::fmt::Debug for LoopToolState {
@@ -118,6 +131,11 @@ impl LoopToolState {
     /// deserialization), computed by the derive's expansion in the user's crate: this crate
     /// does not depend on schemars, so downstream builds compile it in parallel with schemars.
     pub fn new(raw: Value, spec: LoopToolSpec) -> Self {
+        let program_schemas = spec
+            .programs
+            .iter()
+            .filter_map(|program| Some((program.argument, program_schema(&raw, program.argument)?)))
+            .collect();
         let input_schema = input_schema(raw, &spec);
         let definition = ToolDefinition {
             name: spec.name.to_owned(),
@@ -128,7 +146,25 @@ impl LoopToolState {
             annotations: Some(annotations(&spec)),
             meta: program_declaration(&spec),
         };
-        Self { definition, spec }
+        Self {
+            definition,
+            spec,
+            program_schemas,
+        }
+    }
+
+    /// What the derive read from the struct.
+    pub fn spec(&self) -> &LoopToolSpec {
+        &self.spec
+    }
+
+    /// The full schema of the program member `argument` (its type's schemars schema, with the
+    /// struct's `$defs`; `null` allowed by an `Option` removed), when the struct has one.
+    pub fn program_schema(&self, argument: &str) -> Option<&Value> {
+        self.program_schemas
+            .iter()
+            .find(|(name, _)| *name == argument)
+            .map(|(_, schema)| schema)
     }
 
     /// Part III 7.1 routing: the permissive inputSchema first (structural → carrier), then
@@ -254,23 +290,48 @@ fn eligibility(spec: &LoopToolSpec, members: &Map<String, Value>) -> Result<(), 
     };
     match spec.stage {
         Stage::Validate if spec.programs.len() > 1 && programs.len() != 1 => {
+            let given: Vec<String> = programs.iter().map(|argument| format!("`{argument}`")).collect();
             return Err(RequestError::invalid_request(format!(
-                "exactly one program-bearing argument ({}) must be supplied; got {}",
+                "exactly one program-bearing argument ({}) must be supplied; given: {}",
                 names(),
-                programs.len()
+                if given.is_empty() {
+                    "none".to_owned()
+                } else {
+                    given.join(" and ")
+                }
             )));
         }
         Stage::Execute => {
-            let by_reference = spec.members.contains(&"program_ref") && present(members, "program_ref").is_some();
-            let runnable = programs.len() + usize::from(by_reference);
-            if runnable != 1 {
-                let options = if spec.members.contains(&"program_ref") {
+            // Part III 4.6 runnable selection and 7.1: both or neither runnable, and a
+            // `program_ref` the tool does not declare (no promoted programs), are request
+            // errors, never a Run. The message names what was given and what is accepted.
+            let declares_ref = spec.members.contains(&"program_ref");
+            let given: Vec<String> = programs
+                .iter()
+                .map(|argument| format!("`{argument}`"))
+                .chain(present(members, "program_ref").map(|_| "`program_ref`".to_owned()))
+                .collect();
+            let given_text = if given.is_empty() {
+                "none".to_owned()
+            } else {
+                given.join(" and ")
+            };
+            if !declares_ref && present(members, "program_ref").is_some() {
+                return Err(RequestError::unsupported(format!(
+                    "`program_ref` is not supported by {}: it runs no promoted programs and takes the program \
+                     inline in {}; given: {given_text}",
+                    spec.name,
+                    names()
+                )));
+            }
+            if given.len() != 1 {
+                let options = if declares_ref {
                     format!("{} or `program_ref`", names())
                 } else {
                     names()
                 };
                 return Err(RequestError::invalid_request(format!(
-                    "exactly one runnable must be supplied ({options}); got {runnable}"
+                    "exactly one runnable must be supplied ({options}); given: {given_text}"
                 )));
             }
             match (spec.execution_both, present(members, "mode")) {
@@ -574,6 +635,41 @@ fn input_schema(mut raw: Value, spec: &LoopToolSpec) -> Value {
     Value::Object(schema)
 }
 
+/// The schema of the program member `argument` of a struct's schemars schema `raw`, as a
+/// document of its own: the member's schema (an `Option`'s `null` branch removed) with the
+/// struct's `$defs` beside it, so that its references still resolve.
+fn program_schema(raw: &Value, argument: &str) -> Option<Value> {
+    let mut schema = raw.get("properties")?.get(argument)?.clone();
+    // `Option<P>`: `anyOf: [P, {"type": "null"}]` (schemars 1) — the program is never null
+    // when it is checked.
+    if let Some(Value::Array(branches)) = schema.get("anyOf") {
+        let not_null: Vec<&Value> = branches
+            .iter()
+            .filter(|b| b.get("type") != Some(&json!("null")))
+            .collect();
+        if let ([only], 2) = (not_null.as_slice(), branches.len()) {
+            schema = (*only).clone();
+        }
+    }
+    if let Value::Object(object) = &mut schema {
+        if let Some(Value::Array(types)) = object.get("type") {
+            let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+            object.insert(
+                "type".into(),
+                if types.len() == 1 {
+                    types[0].clone()
+                } else {
+                    Value::Array(types)
+                },
+            );
+        }
+        if let Some(defs) = raw.get("$defs") {
+            object.entry("$defs").or_insert_with(|| defs.clone());
+        }
+    }
+    Some(schema)
+}
+
 /// The languages a tool serves, in declaration order, without duplicates.
 fn languages(spec: &LoopToolSpec) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
@@ -616,8 +712,8 @@ fn annotations(spec: &LoopToolSpec) -> ToolAnnotations {
             ..ToolAnnotations::default()
         },
         Stage::Execute => ToolAnnotations {
-            read_only_hint: Some(false),
-            destructive_hint: Some(spec.destructive),
+            read_only_hint: Some(spec.read_only),
+            destructive_hint: Some(spec.destructive && !spec.read_only),
             idempotent_hint: spec.idempotent.then_some(true),
             open_world_hint: spec.open_world.then_some(true),
             title: None,

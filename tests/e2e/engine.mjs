@@ -565,6 +565,9 @@ export class Engine {
     if (args.program_ref !== undefined) {
       throw new RequestError("unsupported", `${LANGUAGE} has no promoted programs: send the rule set in ruleset`);
     }
+    if (args.idempotency_key !== undefined) {
+      throw new RequestError("unsupported", `idempotency_key is not declared for ${LANGUAGE} (execute.idempotency)`);
+    }
   }
 
   /** Diagnostics for a rule set, plus the context-binding finding (Part III 4.4 rule 10). */
@@ -634,9 +637,13 @@ export class Engine {
     return response;
   }
 
-  fetch({ run_id, trace_level }) {
+  fetch({ run_id, trace_level, question }) {
     if (trace_level !== undefined && !["summary", "full"].includes(trace_level)) {
       throw new RequestError("invalid_request", `unknown trace_level '${trace_level}' for a trace fetch: summary or full`);
+    }
+    // Part III 7.1: an argument of an undeclared sub-feature (trace_fetch.narrate) is refused.
+    if (question !== undefined) {
+      throw new RequestError("unsupported", `question is not declared for ${LANGUAGE} (trace_fetch.narrate)`);
     }
     this.prune();
     const stored = this.runs.get(run_id);

@@ -39,7 +39,8 @@ impl Language for Probe {
             "Probing",
             GuideLevel::Core,
             ["modes".to_owned(), "values".to_owned()],
-            LanguageIdentifier("probe/v1".to_owned()),
+            // Empty: the serving Language's identifier is filled in (the probe serves several).
+            LanguageIdentifier(String::new()),
             "1",
             0u64,
         );
@@ -328,7 +329,7 @@ fn the_catalog_pages_searches_and_tells_its_version_on_every_answer() {
                 if i % 2 == 0 { "fn" } else { "data" },
                 format!("Entry {i}"),
                 "safe",
-                RiskHints::new(true, false, false),
+                RiskHints::new().with_read_only(true),
             )
             .with_tags([format!("t{}", i % 3)])
         })

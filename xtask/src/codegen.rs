@@ -47,40 +47,31 @@ pub fn workspace_root() -> PathBuf {
 }
 
 fn pilotage_settings(source_name: &str, names: pilotage_codegen::NameTable) -> TypesSettings {
-    let constant = |name: &str, source: ConstantSource, doc: &str| ConstantSpec {
-        name: name.to_owned(),
-        source,
-        doc: doc.to_owned(),
-    };
-    TypesSettings {
-        source_name: source_name.to_owned(),
-        schema_def_trait: Some("crate::SchemaDef".to_owned()),
-        constants: vec![
-            constant(
+    TypesSettings::new(source_name)
+        .with_schema_def_trait("crate::SchemaDef")
+        .with_constants([
+            ConstantSpec::new(
                 "PILOTAGE_VERSION",
                 ConstantSource::IdVersion,
                 "The Pilotage version these types implement (`major.minor`).",
             ),
-            constant(
+            ConstantSpec::new(
                 "GET_GUIDE_TOOL",
                 ConstantSource::Pointer("/$defs/LanguageEntry/properties/guides/const".into()),
                 "The fixed name of the guide access tool (Part III 4, 4.1).",
             ),
-            constant(
+            ConstantSpec::new(
                 "CATALOG_TOOL",
                 ConstantSource::Pointer("/$defs/LanguageEntry/properties/catalog/const".into()),
                 "The fixed name of the catalog access tool (Part III 4, 4.2).",
             ),
-            constant(
+            ConstantSpec::new(
                 "REQUEST_ERROR_KINDS",
                 ConstantSource::Pointer("/$defs/RequestError/properties/error/properties/kind/enum".into()),
                 "The closed set of request-error kinds of this version (Part III 7.2).",
             ),
-        ],
-        embed_schema: None,
-        names: Some(names),
-        validators: pilotage_codegen::validators::Options::default(),
-    }
+        ])
+        .with_names(names)
 }
 
 /// One neighbouring MCP schema generated through the same pipeline (issue: peer schemas).
@@ -142,14 +133,9 @@ fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
     for peer in PEERS {
         let bytes =
             fs::read(root.join(peer.schema)).map_err(|e| RegenError(format!("{}: cannot read: {e}", peer.schema)))?;
-        let settings = TypesSettings {
-            source_name: peer.schema.to_owned(),
-            schema_def_trait: Some("::pilotage_types::SchemaDef".to_owned()),
-            constants: Vec::new(),
-            embed_schema: Some(format!("../../../{}", peer.schema)),
-            names: None,
-            validators: pilotage_codegen::validators::Options::default(),
-        };
+        let settings = TypesSettings::new(peer.schema)
+            .with_schema_def_trait("::pilotage_types::SchemaDef")
+            .with_embed_schema(format!("../../../{}", peer.schema));
         let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
         for warning in &generated.warnings {
             eprintln!("warning: {warning}");
@@ -221,11 +207,11 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
 /// generated types (the derive, at compile time).
 fn spec_values_file(bytes: &[u8], source_name: &str) -> Result<GeneratedFile, RegenError> {
     let schema = pilotage_codegen::parse_schema(bytes, source_name).map_err(|e| RegenError(e.to_string()))?;
-    let specs = [ConstantSpec {
-        name: "EXECUTION".to_owned(),
-        source: ConstantSource::Pointer("/$defs/LanguageEntry/properties/execution/enum".into()),
-        doc: "The values of a Language's `execution` (Part II 5.1; `mode` follows from it, Part III 4.4).".to_owned(),
-    }];
+    let specs = [ConstantSpec::new(
+        "EXECUTION",
+        ConstantSource::Pointer("/$defs/LanguageEntry/properties/execution/enum".into()),
+        "The values of a Language's `execution` (Part II 5.1; `mode` follows from it, Part III 4.4).",
+    )];
     let contents = pilotage_codegen::render::constants_file(
         &schema,
         bytes,

@@ -5,5 +5,6 @@ pub mod agree;
 pub mod bench;
 pub mod codegen;
 pub mod corpus;
+pub mod public_api;
 #[cfg(feature = "cli")]
 pub mod soak;

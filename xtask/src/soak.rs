@@ -276,10 +276,7 @@ async fn load(
     let mut violations = Vec::new();
     if let Ok(client) = connect(&target, stateless).await {
         let unknown = client
-            .call_raw(
-                "trace_run",
-                object(json!({"run_id": pilotage_server::new_run_id()})),
-            )
+            .call_raw("trace_run", object(json!({"run_id": pilotage_server::new_run_id()})))
             .await;
         let runs = all_runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let sample: Vec<String> = runs.iter().flat_map(|r| r.iter().take(2).cloned()).take(200).collect();

@@ -505,3 +505,90 @@ fn a_new_required_member_is_breaking_and_names_the_constructor() {
     );
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// The wire types' rule on the codegen library's own public API: its settings, options and
+/// reports are `#[non_exhaustive]` and built with constructors, so that a new setting (as
+/// `TypesSettings::validators` was) breaks no build script; its enums are `#[non_exhaustive]`
+/// unless listed as closed with a reason ([`xtask::public_api`]).
+#[test]
+fn the_codegen_library_follows_the_wire_types_rule() {
+    let violations = xtask::public_api::violations(
+        &workspace().join("pilotage-codegen/src"),
+        "pilotage_codegen",
+        xtask::public_api::CODEGEN_CLOSED_ENUMS,
+    )
+    .unwrap();
+    assert!(
+        violations.is_empty(),
+        "pilotage-codegen's public API breaks the rule:\n{}",
+        violations.join("\n")
+    );
+}
+
+/// The rule's check fails, naming the item, on each thing it forbids, and passes what it
+/// allows.
+#[test]
+fn the_public_api_rule_names_what_it_forbids() {
+    let source = r#"
+        pub use hidden::Reexported;
+        pub mod settings {
+            /// A struct literal of this breaks when a field is added.
+            #[derive(Default)]
+            pub struct Open { pub name: String }
+            #[non_exhaustive]
+            pub struct Fine { pub name: String }
+            impl Fine { pub fn new(name: String) -> Self { Self { name } } }
+            #[non_exhaustive]
+            pub struct Unbuildable { pub name: String }
+            #[non_exhaustive]
+            pub struct Output { pub code: String }
+            pub struct Private { name: String }
+            pub(crate) struct Internal { pub name: String }
+            pub enum Grows { A, B }
+            #[non_exhaustive]
+            pub enum Open2 { A }
+            pub enum Closed { Yes, No }
+            pub fn run(fine: &Fine, unbuildable: impl Into<Unbuildable>) -> Output { todo!() }
+        }
+        mod hidden {
+            pub struct Reexported(pub u8);
+            pub struct NotReexported(pub u8);
+        }
+        #[cfg(test)]
+        mod tests { pub struct InTests { pub a: u8 } }
+    "#;
+    let closed = [
+        ("settings::Closed", "yes or no"),
+        ("settings::Open2", "listed although open"),
+        ("settings::Gone", "no longer there"),
+    ];
+    let violations = xtask::public_api::source_violations(source, "krate", &closed).unwrap();
+    let expected = [
+        "krate::settings::Open: a pub struct with pub fields is not #[non_exhaustive]",
+        "krate::hidden::Reexported: a pub struct with pub fields is not #[non_exhaustive]",
+        "krate::settings::Grows: a pub enum is not #[non_exhaustive]",
+        "krate::settings::Open2: listed as a closed enum, but it is #[non_exhaustive]",
+        "krate::settings::Gone: listed as a closed enum, but the crate has no such pub enum",
+        "krate::settings::Unbuildable: users pass it in, but #[non_exhaustive] leaves them no way to build it",
+    ];
+    for line in expected {
+        assert!(
+            violations.iter().any(|v| v.starts_with(line)),
+            "`{line}` missing from:\n{}",
+            violations.join("\n")
+        );
+    }
+    assert_eq!(violations.len(), expected.len(), "{}", violations.join("\n"));
+
+    // Fixed, the same crate passes.
+    let fixed = source
+        .replace("#[derive(Default)]\n            pub struct Open", "#[derive(Default)] #[non_exhaustive]\n            pub struct Open")
+        .replace("pub struct Reexported(pub u8)", "pub struct Reexported(u8)")
+        .replace("pub enum Grows", "#[non_exhaustive] pub enum Grows")
+        .replace(
+            "pub struct Unbuildable { pub name: String }",
+            "pub struct Unbuildable { pub name: String } impl Unbuildable { pub fn new() -> Result<Self, ()> { todo!() } }",
+        );
+    let violations = xtask::public_api::source_violations(&fixed, "krate", &closed[..1]).unwrap();
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}

@@ -192,7 +192,7 @@ fn check_reference(reference: &str, pointer: &str, earlier: &[String], diagnosti
 pub fn plan(steps: &[(String, String)]) -> Plan {
     let catalog = entries();
     let mut max = 0;
-    let mut max_hints = RiskHints::new(true, false, false);
+    let mut max_hints = RiskHints::new().with_read_only(true);
     let planned: Vec<PlanStep> = steps
         .iter()
         .map(|(id, capability)| {

@@ -89,7 +89,8 @@ impl Language for Workflow {
                  steps and returns the output, the outcome and, at trace_level summary or full, the trace.",
                 "Fetch the stored trace of a workflow/v1 run by run_id (trace fetch stage).",
             )
-            .with_effects(true, false, true)
+            .with_destructive(true)
+            .with_open_world(true)
             .with_execution(if self.execution_both {
                 Execution::Both
             } else {

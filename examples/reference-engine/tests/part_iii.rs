@@ -4,8 +4,8 @@
 //! illustrative, and where the engine does more than the example shows).
 
 use pilotage_reference_engine::{engine, Options};
-use pilotage_tests::part_iii::vendored_blocks;
 use pilotage_server::Engine;
+use pilotage_tests::part_iii::vendored_blocks;
 use serde_json::{json, Value};
 
 fn block(section: &str) -> Vec<Value> {

@@ -9,12 +9,18 @@
 //! program, so a faulty server cannot be made to run anything.
 //!
 //! - 3.1 the manifest tool answers a valid manifest;
-//! - 4.1 guide index and fetch; unknown language / guide id → `not_found`;
+//! - 4.1 guide index and fetch, and, where `guides.topic_fetch` is declared, the topic form of
+//!   every topic an index entry lists; unknown language / guide id → `not_found`;
 //! - 4.2 catalog list; an unknown entry → `not_found` still carrying `catalog_version`;
 //! - 4.4 `mode` missing or unknown where execution is `both` → `invalid_request`;
 //! - 4.5 an execute tool's annotations against the risk the catalog declares;
 //! - 4.6, 7.1 runnable selection, an unknown `trace_level` → `invalid_request`, never a
-//!   carrier error; an invalid program → `valid: false`, never `isError: true`; with
+//!   carrier error; `program_ref` on an execute tool that does not declare it (alone, and
+//!   beside a program) → a request error (`unsupported` or `invalid_request`), never a Run;
+//!   an argument requiring an undeclared sub-feature (`test_run`, `idempotency_key`,
+//!   `question`) → `unsupported` or `invalid_request`, never ignored nor a carrier error (the
+//!   execute ones only with leave to send a program, the `question` about a run the probes
+//!   kept when there is one); an invalid program → `valid: false`, never `isError: true`; with
 //!   `--allow-execute` and `--failing-program`, a failed Run → `ok: false`, `isError: false`;
 //! - 6, 10.1-8 every result carries `structuredContent` valid (pinned) against its tool's
 //!   outputSchema union; 7.2, 10.1-9 request errors carry `isError: true` and a closed kind;

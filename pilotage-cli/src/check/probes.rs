@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pilotage_client::{ClientError, Discovery, PilotageClient, RawResult};
 use pilotage_types::{
-    parse, CatalogListResult, ExecuteResponse, Execution, GuideFetchResult, GuideIndexResult, LanguageEntry, Manifest,
-    RequestError, RequestErrorKind, TraceFetchResponse, TraceLevel, CATALOG_TOOL, GET_GUIDE_TOOL, MANIFEST_TOOL,
+    parse, Capability, CatalogListResult, ExecuteResponse, Execution, Guide, GuideFetchResult, GuideIndexResult,
+    LanguageEntry, Manifest, RequestError, RequestErrorKind, TraceFetchResponse, TraceLevel, CATALOG_TOOL,
+    GET_GUIDE_TOOL, MANIFEST_TOOL,
 };
 use serde_json::{json, Value};
 
@@ -20,6 +21,15 @@ const UNKNOWN_LANGUAGE: &str = "pilotage-check/unknown";
 const UNKNOWN_ID: &str = "pilotage-check-unknown-id";
 const UNKNOWN_LEVEL: &str = "pilotage-check-unknown-level";
 const UNKNOWN_MODE: &str = "pilotage-check-unknown-mode";
+/// The `idempotency_key` sent to an execute tool whose Language does not declare
+/// `execute.idempotency` (Part III 7.1).
+const PROBE_IDEMPOTENCY_KEY: &str = "pilotage-check-idempotency-key";
+/// The `question` sent to a trace tool whose Language does not declare `trace_fetch.narrate`.
+const PROBE_QUESTION: &str = "pilotage check: what did this run do?";
+
+/// The kinds that refuse an argument requiring an undeclared sub-feature, or `program_ref`
+/// where it is not declared (Part III 4.6, 7.1).
+const REFUSALS: &[RequestErrorKind] = &[RequestErrorKind::Unsupported, RequestErrorKind::InvalidRequest];
 
 /// `value` as JSON, cut to about 200 characters for a finding.
 fn abbreviated(value: &Value) -> String {
@@ -38,6 +48,9 @@ pub(super) struct Run<'a> {
     pub findings: Vec<Finding>,
     pub skipped: BTreeMap<&'static str, String>,
     pub checked: BTreeSet<&'static str>,
+    /// Per Language, a run the probes executed and fetched again (for the probes of the trace
+    /// tool that need a run that exists).
+    kept_runs: BTreeMap<String, String>,
 }
 
 /// What a tool answered, for the probes: the channel and the content.
@@ -58,7 +71,16 @@ impl<'a> Run<'a> {
             findings: Vec::new(),
             skipped: BTreeMap::new(),
             checked: BTreeSet::new(),
+            kept_runs: BTreeMap::new(),
         }
+    }
+
+    /// Whether `language` declares the sub-feature `name` of `capability` (Part II 4.2).
+    fn declares_sub_feature(&self, language: &LanguageEntry, capability: Capability, name: &str) -> bool {
+        self.discovery
+            .manifest
+            .effective_capabilities(language)
+            .is_some_and(|c| c.declares_sub_feature(capability, name))
     }
 
     fn fail(&mut self, rule: &'static Rule, tool: &str, message: String) {
@@ -179,6 +201,46 @@ impl<'a> Run<'a> {
         );
     }
 
+    /// Checks that `answer` refuses what `refused` describes (an argument the Language does
+    /// not declare): a request error of one of `kinds`, never a response (the argument
+    /// ignored: a Run, a trace) nor a carrier error.
+    fn expect_refusal(
+        &mut self,
+        rule: &'static Rule,
+        tool: &str,
+        sent: &Value,
+        answer: Answer,
+        refused: &str,
+        kinds: &[RequestErrorKind],
+    ) {
+        self.checked.insert(rule.id);
+        let problem = match answer {
+            Answer::RequestError(error) if kinds.contains(&error.error.kind) => return,
+            Answer::RequestError(error) => {
+                format!("a request error of kind {} ({})", error.error.kind, error.error.message)
+            }
+            Answer::Carrier(code, message) => format!("a JSON-RPC error {code} ({message}), not a request error"),
+            Answer::Response(content) => {
+                let what = match self.discovery.tool_kind(tool) {
+                    Some(pilotage_types::ToolKind::Execute) => "an execute response (a Run)",
+                    Some(pilotage_types::ToolKind::Trace) => "a trace fetch response",
+                    _ => "a response",
+                };
+                format!("{what}, the argument ignored: {}", abbreviated(&content))
+            }
+            Answer::Broken => return,
+        };
+        let expected: Vec<String> = kinds.iter().map(ToString::to_string).collect();
+        self.fail(
+            rule,
+            tool,
+            format!(
+                "{refused}: {sent} answered {problem}; expected a request error of kind {} with isError true",
+                expected.join(" or ")
+            ),
+        );
+    }
+
     pub(super) async fn all(&mut self) -> Result<(), ClientError> {
         self.manifest().await?;
         let languages = self.discovery.manifest.languages.clone();
@@ -228,18 +290,16 @@ impl<'a> Run<'a> {
         let name = language.name.0.clone();
         self.checked.insert(GUIDE_FORMS.id);
         let index = self.call(GET_GUIDE_TOOL, json!({"language": name})).await?;
-        let first = match index {
+        let listed: Vec<Guide> = match index {
             Answer::Response(content) => match parse::<GuideIndexResult>(&content) {
-                Ok(index) if index.guides.iter().all(|g| g.body.is_none()) => {
-                    index.guides.first().map(|g| g.id.clone())
-                }
+                Ok(index) if index.guides.iter().all(|g| g.body.is_none()) => index.guides,
                 Ok(_) => {
                     self.fail(
                         &GUIDE_FORMS,
                         GET_GUIDE_TOOL,
                         format!("the index of {name} carries a body"),
                     );
-                    None
+                    Vec::new()
                 }
                 Err(e) => {
                     self.fail(
@@ -247,20 +307,20 @@ impl<'a> Run<'a> {
                         GET_GUIDE_TOOL,
                         format!("the index of {name} is not the index form: {e}"),
                     );
-                    None
+                    Vec::new()
                 }
             },
-            Answer::Broken => None,
+            Answer::Broken => Vec::new(),
             _ => {
                 self.fail(
                     &GUIDE_FORMS,
                     GET_GUIDE_TOOL,
                     format!("the index of {name} answered an error"),
                 );
-                None
+                Vec::new()
             }
         };
-        if let Some(id) = first {
+        if let Some(id) = listed.first().map(|g| g.id.clone()) {
             // A guide the index lists is fetched: an error here breaks the fetch form too.
             let problem = match self.call(GET_GUIDE_TOOL, json!({"language": name, "id": id})).await? {
                 Answer::Response(content) => match parse::<GuideFetchResult>(&content) {
@@ -279,6 +339,9 @@ impl<'a> Run<'a> {
                 );
             }
         }
+        if self.declares_sub_feature(language, Capability::Guides, "topic_fetch") {
+            self.topics(&name, &listed).await?;
+        }
         for arguments in [
             json!({"language": UNKNOWN_LANGUAGE}),
             json!({"language": name, "id": UNKNOWN_ID}),
@@ -291,6 +354,44 @@ impl<'a> Run<'a> {
                 answer,
                 RequestErrorKind::NotFound,
             );
+        }
+        Ok(())
+    }
+
+    /// With `guides.topic_fetch` declared, every topic an index entry lists is fetched in the
+    /// topic form (Part III 4.1): the fetch form of that guide, with a body.
+    async fn topics(&mut self, name: &str, listed: &[Guide]) -> Result<(), ClientError> {
+        for guide in listed {
+            for topic in &guide.topics {
+                let sent = json!({"language": name, "id": guide.id, "topic": topic});
+                let problem = match self.call(GET_GUIDE_TOOL, sent.clone()).await? {
+                    Answer::Response(content) => match parse::<GuideFetchResult>(&content) {
+                        Ok(fetched) if fetched.guide.id == guide.id && fetched.guide.body.is_some() => None,
+                        Ok(fetched) if fetched.guide.id != guide.id => {
+                            Some(format!("guide {} instead", fetched.guide.id))
+                        }
+                        _ => Some(format!("not the topic form with a body: {}", abbreviated(&content))),
+                    },
+                    Answer::RequestError(error) => Some(format!(
+                        "a request error of kind {} ({})",
+                        error.error.kind, error.error.message
+                    )),
+                    Answer::Carrier(code, message) => Some(format!("a JSON-RPC error {code} ({message})")),
+                    Answer::Broken => None,
+                };
+                if let Some(problem) = problem {
+                    self.fail(
+                        &GUIDE_FORMS,
+                        GET_GUIDE_TOOL,
+                        format!(
+                            "topic {topic:?} of guide {} of {name}, listed by the guide's index entry, \
+                             answered {problem}; {name} declares guides.topic_fetch, so each listed topic \
+                             is a `## {topic}` section it serves",
+                            guide.id
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }
@@ -449,6 +550,20 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         let both = language.execution == Some(Execution::Both);
+        let declares_ref = self
+            .discovery
+            .tool(&tool)
+            .and_then(|t| t.pointer("/inputSchema/properties/program_ref"))
+            .is_some();
+        // The arguments that need a sub-feature of execute the Language does not declare
+        // (Part III 7.1): each is sent with a program, so only with leave to run one.
+        let undeclared: Vec<(&str, &str, Value)> = [
+            ("test_run", "test_run", json!(true)),
+            ("idempotency_key", "idempotency", json!(PROBE_IDEMPOTENCY_KEY)),
+        ]
+        .into_iter()
+        .filter(|(_, feature, _)| !self.declares_sub_feature(language, Capability::Execute, feature))
+        .collect();
         // No runnable at all: nothing can start, whatever the server does with the rest. Where
         // execution is both, a valid mode goes along, so that only the rule probed is broken
         // (a missing mode is an invalid_request of its own, 4.4).
@@ -462,9 +577,31 @@ impl<'a> Run<'a> {
             let answer = self.call(&tool, sent.clone()).await?;
             self.expect_request_error(rule, &tool, &sent, answer, RequestErrorKind::InvalidRequest);
         }
+        if !declares_ref {
+            // A reference no server knows, to a tool that does not take references: nothing
+            // runnable is sent. Ignoring the member leaves "neither" (invalid_request);
+            // refusing it is unsupported.
+            let mut sent = json!({"program_ref": UNKNOWN_ID});
+            if both {
+                sent["mode"] = json!("immediate");
+            }
+            let answer = self.call(&tool, sent.clone()).await?;
+            self.expect_refusal(
+                &RUNNABLE_SELECTION,
+                &tool,
+                &sent,
+                answer,
+                &format!("program_ref alone, which {tool} does not declare"),
+                REFUSALS,
+            );
+        }
         let argument = self.program_argument(&tool, &name);
         let Some((argument, probe)) = argument else {
-            self.skip(&MODE_VALUE, format!("{tool} declares no program argument for {name}"));
+            let why = format!("{tool} declares no program argument for {name}");
+            self.skip(&MODE_VALUE, why.clone());
+            if !undeclared.is_empty() {
+                self.skip(&UNDECLARED_SUB_FEATURE, why);
+            }
             return Ok(());
         };
         let program = self.settings.programs.get(&name).cloned().unwrap_or(probe);
@@ -472,14 +609,44 @@ impl<'a> Run<'a> {
             let why = format!("{tool} may be destructive: run with --allow-execute to send it a program");
             self.skip(&MODE_VALUE, why.clone());
             self.skip(&FAILED_RUN, why.clone());
+            if !undeclared.is_empty() {
+                self.skip(&UNDECLARED_SUB_FEATURE, why.clone());
+            }
             self.skip(&RUN_AND_TRACE, why);
             return Ok(());
         }
-        let declares_ref = self
-            .discovery
-            .tool(&tool)
-            .and_then(|t| t.pointer("/inputSchema/properties/program_ref"))
-            .is_some();
+        if !declares_ref {
+            // Both runnables, program_ref undeclared: never the program run with the reference
+            // ignored.
+            let mut sent = json!({ argument.clone(): program.clone(), "program_ref": UNKNOWN_ID });
+            if both {
+                sent["mode"] = json!("immediate");
+            }
+            let answer = self.call(&tool, sent.clone()).await?;
+            self.expect_refusal(
+                &RUNNABLE_SELECTION,
+                &tool,
+                &sent,
+                answer,
+                &format!("a program and program_ref, which {tool} does not declare"),
+                REFUSALS,
+            );
+        }
+        for (member, feature, value) in undeclared {
+            let mut sent = json!({ argument.clone(): program.clone(), member: value });
+            if both {
+                sent["mode"] = json!("immediate");
+            }
+            let answer = self.call(&tool, sent.clone()).await?;
+            self.expect_refusal(
+                &UNDECLARED_SUB_FEATURE,
+                &tool,
+                &sent,
+                answer,
+                &format!("`{member}` needs execute.{feature}, which {name} does not declare"),
+                REFUSALS,
+            );
+        }
         if declares_ref {
             let mut sent = json!({ argument.clone(): program.clone(), "program_ref": UNKNOWN_ID });
             if both {
@@ -629,7 +796,9 @@ impl<'a> Run<'a> {
             let sent = json!({"run_id": run_id, "trace_level": "summary"});
             match self.call(&trace_tool, sent.clone()).await? {
                 Answer::Response(content) => match parse::<TraceFetchResponse>(&content) {
-                    Ok(fetched) if fetched.run_id == run_id && fetched.trace.level == TraceLevel::Summary => {}
+                    Ok(fetched) if fetched.run_id == run_id && fetched.trace.level == TraceLevel::Summary => {
+                        self.kept_runs.insert(name.clone(), run_id.clone());
+                    }
                     Ok(fetched) => self.fail(
                         &RUN_AND_TRACE,
                         &trace_tool,
@@ -657,6 +826,30 @@ impl<'a> Run<'a> {
         let sent = json!({"run_id": UNKNOWN_ID});
         let answer = self.call(&tool, sent.clone()).await?;
         self.expect_request_error(&UNKNOWN_RUN, &tool, &sent, answer, RequestErrorKind::NotFound);
+        if !self.declares_sub_feature(language, Capability::TraceFetch, "narrate") {
+            // A question about a run that exists (one the run probes kept), so that only the
+            // undeclared argument can be refused; without one, about an unknown run, where
+            // not_found is a fair answer too.
+            let name = language.name.0.clone();
+            let kept = self.kept_runs.get(&name).cloned();
+            let sent = json!({
+                "run_id": kept.as_deref().unwrap_or(UNKNOWN_ID),
+                "question": PROBE_QUESTION,
+            });
+            let answer = self.call(&tool, sent.clone()).await?;
+            let mut kinds = REFUSALS.to_vec();
+            if kept.is_none() {
+                kinds.push(RequestErrorKind::NotFound);
+            }
+            self.expect_refusal(
+                &UNDECLARED_SUB_FEATURE,
+                &tool,
+                &sent,
+                answer,
+                &format!("`question` needs trace_fetch.narrate, which {name} does not declare"),
+                &kinds,
+            );
+        }
         Ok(())
     }
 

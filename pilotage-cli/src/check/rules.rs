@@ -18,8 +18,8 @@ pub const GUIDE_FORMS: Rule = Rule {
     id: "4.1/guide-forms",
     section: "4.1",
     severity: Severity::Error,
-    summary: "pilotage_get_guide answers the index form without bodies and the fetch form with the body.",
-    remedy: "answer {\"guides\": [...]} without body when id is absent, {\"guide\": {..., \"body\"}} when it is given (Part III 4.1)",
+    summary: "pilotage_get_guide answers the index form without bodies and the fetch form with the body; where guides.topic_fetch is declared, every topic an index entry lists is fetchable in the topic form.",
+    remedy: "answer {\"guides\": [...]} without body when id is absent, {\"guide\": {..., \"body\"}} when it is given, and with topic the body of that topic only (Part III 4.1)",
 };
 
 /// 4.1, 7.2: unknown Language or guide.
@@ -74,8 +74,17 @@ pub const RUNNABLE_SELECTION: Rule = Rule {
     id: "4.6/runnable-selection",
     section: "4.6",
     severity: Severity::Error,
-    summary: "Neither or both runnables is an invalid_request request error, never a carrier error.",
-    remedy: "enforce exactly one of the program argument and program_ref after schema validation, as a request error (Part III 4.6, 7.1)",
+    summary: "Neither or both runnables is an invalid_request request error, and program_ref on an execute tool that does not declare it is a request error (unsupported, or invalid_request beside a program): never a Run nor a carrier error.",
+    remedy: "enforce exactly one of the program argument and program_ref after schema validation, as a request error; refuse program_ref where it is not declared, never ignore it (Part III 4.6, 7.1)",
+};
+
+/// 7.1: an argument requiring an undeclared sub-feature.
+pub const UNDECLARED_SUB_FEATURE: Rule = Rule {
+    id: "7.1/undeclared-sub-feature",
+    section: "7.1",
+    severity: Severity::Error,
+    summary: "An argument requiring a sub-feature the Language does not declare (test_run: execute.test_run, idempotency_key: execute.idempotency, question: trace_fetch.narrate) is a request error (unsupported or invalid_request), never ignored (a Run, a trace) nor a carrier error.",
+    remedy: "refuse the argument with {\"error\": {\"kind\": \"unsupported\", ...}} and isError true, or declare the sub-feature (Part III 7.1)",
 };
 
 /// 7.1: an unknown trace level.
@@ -164,6 +173,7 @@ pub const PROBES: &[&Rule] = &[
     &DESTRUCTIVE_HINT,
     &RUNNABLE_SELECTION,
     &UNKNOWN_TRACE_LEVEL,
+    &UNDECLARED_SUB_FEATURE,
     &INVALID_PROGRAM,
     &FAILED_RUN,
     &UNKNOWN_RUN,

@@ -13,6 +13,7 @@ pub mod check;
 pub mod codegen;
 pub mod discover;
 pub mod lint;
+pub mod new;
 pub mod remote;
 pub mod validate;
 
@@ -59,6 +60,8 @@ pub enum Command {
     Check(Box<check::Args>),
     /// Generate Rust types and validators from your own JSON Schema files.
     Codegen(codegen::Args),
+    /// Create a new engine crate on the server framework, serving one Language.
+    New(new::Args),
 }
 
 impl Command {
@@ -71,6 +74,7 @@ impl Command {
             Self::Call(args) => call::run(args, out, err),
             Self::Check(args) => check::run(args, out, err),
             Self::Codegen(args) => codegen::run(args, out, err),
+            Self::New(args) => new::run(args, out, err),
         }
     }
 }

@@ -300,6 +300,7 @@ impl Options {
 
 /// The output of [`generate`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Validators {
     /// The items: statics (patterns), the functions, and `VALIDATORS`, the table
     /// of `(definition, check)` sorted by definition (`.` is the document's root).

@@ -329,6 +329,7 @@ struct Parser<'a> {
 
 /// A pattern the runtime cannot honour, or one that is not a regular expression.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct PatternError(pub String);
 
 type Result<T> = std::result::Result<T, PatternError>;

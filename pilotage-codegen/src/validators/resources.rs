@@ -112,11 +112,22 @@ impl Document {
 
 /// A schema location: a document of the set and a JSON Pointer inside it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub struct Location {
     /// The document's index in the set.
     pub doc: usize,
     /// The JSON Pointer inside it.
     pub pointer: String,
+}
+
+impl Location {
+    /// The location `pointer` in the set's document `doc`.
+    pub fn new(doc: usize, pointer: impl Into<String>) -> Self {
+        Self {
+            doc,
+            pointer: pointer.into(),
+        }
+    }
 }
 
 /// A schema resource: a document root or a subschema with its own `$id`.

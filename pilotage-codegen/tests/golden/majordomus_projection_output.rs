@@ -178,20 +178,47 @@ the forge and talking to an advisor are commands a person runs, not capabilities
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl ExecutionHints {
-    ///A `ExecutionHints` with its required members (`read_only`, `destructive`, `idempotent`, `open_world`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
-    pub fn new(
-        read_only: impl ::std::convert::Into<bool>,
-        destructive: impl ::std::convert::Into<bool>,
-        idempotent: impl ::std::convert::Into<bool>,
-        open_world: impl ::std::convert::Into<bool>,
-    ) -> Self {
+    ///A `ExecutionHints` with no arguments; its required booleans (`read_only`, `destructive`, `idempotent`, `open_world`) start `false`, each set to `true` with its own method (`with_read_only`, `with_destructive`, `with_idempotent`, `with_open_world`); every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    pub fn new() -> Self {
         Self {
-            destructive: destructive.into(),
-            idempotent: idempotent.into(),
-            open_world: open_world.into(),
-            read_only: read_only.into(),
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+            read_only: false,
             extra: ::std::default::Default::default(),
         }
+    }
+    /**Sets the required member `read_only` (`false` until set).
+
+The call changes nothing, anywhere.*/
+    #[must_use]
+    pub fn with_read_only(mut self, value: bool) -> Self {
+        self.read_only = value;
+        self
+    }
+    /**Sets the required member `destructive` (`false` until set).
+
+The call may overwrite or remove something that outlives this process.*/
+    #[must_use]
+    pub fn with_destructive(mut self, value: bool) -> Self {
+        self.destructive = value;
+        self
+    }
+    /**Sets the required member `idempotent` (`false` until set).
+
+A second identical call changes nothing the first did not.*/
+    #[must_use]
+    pub fn with_idempotent(mut self, value: bool) -> Self {
+        self.idempotent = value;
+        self
+    }
+    /**Sets the required member `open_world` (`false` until set).
+
+The call reaches beyond this machine. No handler of this executable does: observing*/
+    #[must_use]
+    pub fn with_open_world(mut self, value: bool) -> Self {
+        self.open_world = value;
+        self
     }
 }
 /**One client the distribution declares a project-scoped configuration for.
@@ -594,22 +621,50 @@ served unrendered would read as finished.*/
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 impl McpServing {
-    ///A `McpServing` with its required members (`methods`, `tools`, `resources`, `prompts`, `notifications`), in the order of the schema's `required`; every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
+    ///A `McpServing` with its required members other than booleans (`methods`), in the order of the schema's `required`; its required booleans (`tools`, `resources`, `prompts`, `notifications`) start `false`, each set to `true` with its own method (`with_tools`, `with_resources`, `with_prompts`, `with_notifications`); every optional member absent (or at its schema default) and no unknown members. Optional members are set with the `with_*` methods.
     pub fn new(
         methods: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-        tools: impl ::std::convert::Into<bool>,
-        resources: impl ::std::convert::Into<bool>,
-        prompts: impl ::std::convert::Into<bool>,
-        notifications: impl ::std::convert::Into<bool>,
     ) -> Self {
         Self {
             methods: methods.into_iter().collect(),
-            notifications: notifications.into(),
-            prompts: prompts.into(),
-            resources: resources.into(),
-            tools: tools.into(),
+            notifications: false,
+            prompts: false,
+            resources: false,
+            tools: false,
             extra: ::std::default::Default::default(),
         }
+    }
+    /**Sets the required member `tools` (`false` until set).
+
+Tools: every capability that declares one.*/
+    #[must_use]
+    pub fn with_tools(mut self, value: bool) -> Self {
+        self.tools = value;
+        self
+    }
+    /**Sets the required member `resources` (`false` until set).
+
+Resources: every capability that declares one, and every object of the layer.*/
+    #[must_use]
+    pub fn with_resources(mut self, value: bool) -> Self {
+        self.resources = value;
+        self
+    }
+    /**Sets the required member `prompts` (`false` until set).
+
+Prompts. Not served: the repository's prompt assets are resources, because a prompt*/
+    #[must_use]
+    pub fn with_prompts(mut self, value: bool) -> Self {
+        self.prompts = value;
+        self
+    }
+    /**Sets the required member `notifications` (`false` until set).
+
+Subscriptions and list-change notifications. Not served: this server sends nothing*/
+    #[must_use]
+    pub fn with_notifications(mut self, value: bool) -> Self {
+        self.notifications = value;
+        self
     }
 }
 /**One tool, as the registry projects it.

@@ -54,7 +54,7 @@ pub fn guides() -> GuideIndexResult {
 
 /// A catalog page and a change record.
 pub fn catalog() -> (CatalogListResult, CatalogChange) {
-    let entry = CatalogEntry::new("add", "function", "Add", "safe", RiskHints::new(true, false, false))
+    let entry = CatalogEntry::new("add", "function", "Add", "safe", RiskHints::new().with_read_only(true))
         .with_description("adds two numbers")
         .with_tags(["math".to_owned()]);
     (
@@ -65,10 +65,10 @@ pub fn catalog() -> (CatalogListResult, CatalogChange) {
 
 /// Validate responses: a valid program with its plan, and an invalid one.
 pub fn validate_responses() -> (ValidateResponse, ValidateResponse) {
-    let step = PlanStep::new("s1", "safe", RiskHints::new(true, false, false))
+    let step = PlanStep::new("s1", "safe", RiskHints::new().with_read_only(true))
         .with_calls("add")
         .with_arm(BranchArm::new("b", "then"));
-    let plan = Plan::new([step], "safe", RiskHints::new(true, false, false));
+    let plan = Plan::new([step], "safe", RiskHints::new().with_read_only(true));
     let valid = ValidateResponse::valid(plan).with_catalog_version("v1");
     let invalid = ValidateResponse::invalid([
         Diagnostic::error("unknown_op", "/op", "no such operation").with_hint("did you mean `add`?")

@@ -4,6 +4,6 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let settings = pilotage_codegen::TypesSettings { source_name: "fuzz.json".into(), ..Default::default() };
+    let settings = pilotage_codegen::TypesSettings::new("fuzz.json");
     let _ = pilotage_codegen::generate_types(data, &settings);
 });
