@@ -255,6 +255,8 @@ pub(crate) struct Settings {
     pub resources: bool,
     pub hide_from_undeclared: bool,
     pub execute_deadline: Duration,
+    /// At most this many executes of one requester in flight at once.
+    pub max_executes_per_identity: usize,
     pub limits: StoreLimits,
     pub instructions: Option<String>,
     /// Loop tools shared by every Language: (names, descriptions).
@@ -275,6 +277,70 @@ pub(crate) struct Core {
     pub mcp_tools: Vec<rmcp::model::Tool>,
     pub instructions: String,
     pub runs: Arc<dyn RunStore>,
+    /// The executes in flight, per requester (8.2: bounded work per requester).
+    pub in_flight: InFlight,
+}
+
+/// The requester every request of a stateless deployment without an identity function is
+/// (see [`crate::runs`]): all such requests share it.
+pub(crate) const ANONYMOUS_STATELESS: &str = "stateless";
+
+/// The anonymous stateless requester stands for many clients: its bound is this many times
+/// the per-identity one.
+pub(crate) const ANONYMOUS_FACTOR: usize = 8;
+
+/// Executes in flight per requester, bounded: a requester at its bound is refused
+/// (`bounds_exceeded`) until one of its executes ends, so that one requester cannot hold
+/// every worker. Entries go when their count drops to zero (the table is as large as the
+/// requesters with an execute in flight).
+#[derive(Default)]
+pub(crate) struct InFlight {
+    counts: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+}
+
+/// One execute's place in [`InFlight`], given back when dropped (a finished, failed,
+/// timed-out or cancelled execute alike).
+pub(crate) struct Slot<'a> {
+    table: &'a InFlight,
+    requester: String,
+}
+
+impl InFlight {
+    /// A place for one more execute of `requester`, or `None` at `bound`.
+    fn acquire(&self, requester: &str, bound: usize) -> Option<Slot<'_>> {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let count = counts.entry(requester.to_owned()).or_insert(0);
+        if *count >= bound {
+            if *count == 0 {
+                counts.remove(requester);
+            }
+            return None;
+        }
+        *count += 1;
+        Some(Slot {
+            table: self,
+            requester: requester.to_owned(),
+        })
+    }
+
+    /// The executes of `requester` in flight now.
+    #[cfg(test)]
+    fn count(&self, requester: &str) -> usize {
+        let counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        counts.get(requester).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut counts = self.table.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = counts.get_mut(&self.requester) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.requester);
+            }
+        }
+    }
 }
 
 /// A tool answer: a result (structuredContent, `isError`), or a carrier error (-32602).
@@ -916,6 +982,7 @@ impl Core {
             mcp_tools,
             instructions,
             runs,
+            in_flight: InFlight::default(),
         })
     }
 
@@ -1124,6 +1191,21 @@ impl Core {
         let members = match tool.from_arguments::<Members>(arguments) {
             Ok(members) => members,
             Err(fault) => return fault_answer(fault, Stage::Execute, Some(&run_id)),
+        };
+        // Bounded work per requester: past its bound, refused before anything runs.
+        let bound = if identity == ANONYMOUS_STATELESS {
+            self.settings.max_executes_per_identity.saturating_mul(ANONYMOUS_FACTOR)
+        } else {
+            self.settings.max_executes_per_identity
+        };
+        let Some(_slot) = self.in_flight.acquire(identity, bound) else {
+            return Answer::error(RequestError::from_kind(
+                RequestErrorKind::BoundsExceeded,
+                format!(
+                    "this requester already has {bound} executes in flight, the engine's bound \
+                     (max_executes_per_identity): retry when one has finished"
+                ),
+            ));
         };
         let declaration = &served.declaration;
         // A shared tool takes every Language's members; what this Language does not declare is

@@ -5,18 +5,23 @@
 //! - `Host` and `Origin`: the loopback names are served with any port, other names only when
 //!   allowed; a refused request gets 403 with a JSON-RPC error body (`-32000`, `id: null`);
 //! - bodies over [`HttpOptions::max_body_bytes`] get 413 (rmcp's bound);
-//! - at most [`HttpOptions::max_sessions`] sessions (503 with a JSON-RPC error above), each
-//!   closed after [`HttpOptions::idle_timeout`] without a request, its session-bound runs
-//!   forgotten with it;
+//! - at most [`HttpOptions::max_sessions`] sessions, each closed after
+//!   [`HttpOptions::idle_timeout`] without a request, its session-bound runs forgotten with
+//!   it; nobody can hoard them: at the cap, the session idle longest gives way to the
+//!   newcomer (closed as on expiry), and one peer holds at most
+//!   [`HttpOptions::max_sessions_per_peer`], its own idle-longest giving way past that (the
+//!   peer: the authorization identity when the engine has an identity function that finds
+//!   one, else the client's IP address, read from `X-Forwarded-For` only when the connection
+//!   comes from one of [`HttpOptions::trusted_proxies`]);
 //! - a warning on standard error when bound beyond loopback with no allowed host.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, Request, Response, StatusCode};
 use axum::middleware::Next;
 use axum::Router;
@@ -41,10 +46,20 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// The largest request body, in bytes (default 4 MiB).
     pub max_body_bytes: usize,
-    /// The most sessions open at once (default 1,000).
+    /// The most sessions open at once (default 1,000). At the cap, the session idle longest
+    /// is closed for the newcomer (its session-bound runs forgotten, as on expiry).
     pub max_sessions: usize,
+    /// The most sessions one peer holds at once (default 100): past it, that peer's own
+    /// session idle longest is closed for its newcomer, so that one peer's flood never
+    /// pushes out another's sessions. The peer is the authorization identity when the
+    /// engine's identity function finds one, else the client's IP address.
+    pub max_sessions_per_peer: usize,
     /// A session without a request for this long is closed (default 10 minutes).
     pub idle_timeout: Duration,
+    /// Reverse proxies whose `X-Forwarded-For` header names the client (default none: the
+    /// header is ignored and the peer is the connection's address, so that a client cannot
+    /// choose its own peer by sending the header).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Default for HttpOptions {
@@ -55,7 +70,9 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 1000,
+            max_sessions_per_peer: 100,
             idle_timeout: Duration::from_secs(600),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -153,9 +170,56 @@ fn release_freed_memory() {
     }
 }
 
+/// One open session: when it was last used, and whose it is (when known).
+struct Open {
+    last_seen: Instant,
+    peer: Option<String>,
+}
+
+/// The peer a request comes from (see [`HttpOptions::max_sessions_per_peer`]); `None` when
+/// neither an identity nor the client's address is known (a router served without
+/// `ConnectInfo`): then only the overall cap applies.
+fn peer_of(request: &Request<Body>, engine: &Engine, options: &HttpOptions) -> Option<String> {
+    if let Some(identity_fn) = &engine.identity_fn {
+        let (parts, _) = Request::builder()
+            .uri(request.uri().clone())
+            .method(request.method().clone())
+            .body(())
+            .map(|r| r.into_parts())
+            .unwrap_or_else(|_| Request::new(()).into_parts());
+        let mut parts = parts;
+        parts.headers = request.headers().clone();
+        if let Some(identity) = identity_fn(&parts) {
+            return Some(format!("auth:{identity}"));
+        }
+    }
+    let mut address = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())?;
+    // The rightmost address a trusted proxy did not add is the client.
+    if options.trusted_proxies.contains(&address) {
+        let forwarded: Vec<IpAddr> = request
+            .headers()
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|a| a.trim().parse().ok())
+            .collect();
+        for hop in forwarded.iter().rev() {
+            address = *hop;
+            if !options.trusted_proxies.contains(hop) {
+                break;
+            }
+        }
+    }
+    Some(format!("address:{address}"))
+}
+
 /// The open sessions and when each was last used.
 struct Sessions {
-    last_seen: Mutex<HashMap<String, Instant>>,
+    last_seen: Mutex<HashMap<String, Open>>,
     manager: Arc<LocalSessionManager>,
     engine: Engine,
     options: HttpOptions,
@@ -163,8 +227,35 @@ struct Sessions {
 }
 
 impl Sessions {
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, Open>> {
         self.last_seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Makes room for a new session of `peer`: past the peer's bound its own session idle
+    /// longest is closed, and at the cap the session idle longest of all.
+    async fn make_room(&self, peer: Option<&str>) {
+        let (own, oldest) = {
+            let table = self.table();
+            let idle_longest = |of_peer: bool| {
+                table
+                    .iter()
+                    .filter(|(_, open)| !of_peer || open.peer.as_deref() == peer)
+                    .min_by_key(|(_, open)| open.last_seen)
+                    .map(|(id, _)| id.clone())
+            };
+            let held = match peer {
+                Some(peer) => table.values().filter(|open| open.peer.as_deref() == Some(peer)).count(),
+                None => 0,
+            };
+            let own = (held >= self.options.max_sessions_per_peer)
+                .then(|| idle_longest(true))
+                .flatten();
+            let full = table.len() - usize::from(own.is_some()) >= self.options.max_sessions;
+            (own, full.then(|| idle_longest(false)).flatten())
+        };
+        for id in own.into_iter().chain(oldest) {
+            self.close(&id).await;
+        }
     }
 
     /// Closes every session idle past the timeout (its runs bound to the session go too), and
@@ -183,7 +274,7 @@ impl Sessions {
         } else {
             self.table()
                 .iter()
-                .filter(|(_, seen)| now.duration_since(**seen) >= self.options.idle_timeout)
+                .filter(|(_, open)| now.duration_since(open.last_seen) >= self.options.idle_timeout)
                 .map(|(id, _)| id.clone())
                 .collect()
         };
@@ -219,28 +310,40 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, ne
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let deleting = request.method() == axum::http::Method::DELETE;
+    let mut peer = None;
     match &session {
         Some(id) => {
-            if let Some(seen) = sessions.table().get_mut(id) {
-                *seen = Instant::now();
+            if let Some(open) = sessions.table().get_mut(id) {
+                open.last_seen = Instant::now();
             }
         }
-        None => {
-            let open = sessions.manager.sessions.read().await.len();
-            if open >= sessions.options.max_sessions {
+        None if request.method() == axum::http::Method::POST => {
+            // A request without a session may open one: room is made for it first.
+            let newcomer = peer_of(&request, &sessions.engine, &sessions.options);
+            sessions.make_room(newcomer.as_deref()).await;
+            if sessions.options.max_sessions == 0 || sessions.options.max_sessions_per_peer == 0 {
                 return refused(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "Service Unavailable: too many open sessions, try again later",
+                    "Service Unavailable: this server opens no sessions",
                 );
             }
+            peer = Some(newcomer);
         }
+        None => {}
     }
     let response = next.run(request).await;
-    if let (None, Some(id)) = (
+    if let (None, Some(id), Some(peer)) = (
         &session,
         response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()),
+        peer,
     ) {
-        sessions.table().insert(id.to_owned(), Instant::now());
+        sessions.table().insert(
+            id.to_owned(),
+            Open {
+                last_seen: Instant::now(),
+                peer,
+            },
+        );
     }
     if let (true, Some(id)) = (deleting, &session) {
         sessions.table().remove(id);
@@ -252,7 +355,10 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, ne
 impl Engine {
     /// The engine as an `axum` [`Router`] serving MCP at `path` (e.g. `/mcp`), to serve with
     /// `axum::serve` or to nest in an application. Must be called inside a Tokio runtime when
-    /// sessions are on (a task closes idle sessions).
+    /// sessions are on (a task closes idle sessions). Serve it with
+    /// `router.into_make_service_with_connect_info::<SocketAddr>()` (as
+    /// [`Engine::serve_http`] does) so that [`HttpOptions::max_sessions_per_peer`] knows each
+    /// client's address; without it, and without an identity, only the overall cap applies.
     pub fn http_router(&self, path: &str, options: HttpOptions) -> Result<Router, super::BuildError> {
         self.http_router_with(path, options, |server| server)
     }
@@ -360,7 +466,8 @@ impl Engine {
             listener.local_addr()?,
             if stateless { "stateless" } else { "sessions" }
         );
-        axum::serve(listener, router)
+        // The client's address reaches the session bounds (HttpOptions::max_sessions_per_peer).
+        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })

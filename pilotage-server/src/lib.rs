@@ -225,7 +225,7 @@ pub use runs::{
     StoreLimits, StoreSizes,
 };
 #[cfg(feature = "postgres")]
-pub use store_postgres::PostgresStore;
+pub use store_postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "sqlite")]
 pub use store_sqlite::SqliteStore;
 
@@ -308,6 +308,7 @@ impl Engine {
                 resources: false,
                 hide_from_undeclared: false,
                 execute_deadline: Duration::from_secs(60),
+                max_executes_per_identity: 8,
                 limits: StoreLimits::default(),
                 instructions: None,
                 shared: None,
@@ -419,6 +420,17 @@ impl EngineBuilder {
     /// (Part III 8.2).
     pub fn execute_deadline(mut self, deadline: Duration) -> Self {
         self.settings.execute_deadline = deadline;
+        self
+    }
+
+    /// Bounds the work of one requester (Part III 8.4: the session, or the authorization
+    /// identity): at most `executes` of its executes run at once (default 8); one more is
+    /// refused with the request error `bounds_exceeded` before anything runs, so that one
+    /// requester cannot hold every worker. On stateless HTTP without an identity function,
+    /// every request is the one anonymous requester, whose bound is eight times this (64 by
+    /// default): give the engine an identity to bound clients one by one.
+    pub fn max_executes_per_identity(mut self, executes: usize) -> Self {
+        self.settings.max_executes_per_identity = executes;
         self
     }
 

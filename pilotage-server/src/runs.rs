@@ -9,8 +9,11 @@
 //! - records expire with their retention (checked on every read, and swept on writes and by
 //!   [`RunStore::sweep`]); session-bound records go when their session does
 //!   ([`RunStore::forget_session`]);
-//! - at most [`StoreLimits::max_runs`] records and [`StoreLimits::max_bytes`] of them are
-//!   kept, the oldest evicted first; the idempotency records have a count bound of their own.
+//! - each identity keeps at most its share ([`StoreLimits::max_runs_per_identity`],
+//!   [`StoreLimits::max_bytes_per_identity`]), its own oldest evicted first; the whole store
+//!   at most [`StoreLimits::max_runs`] records and [`StoreLimits::max_bytes`] of them, the
+//!   identity holding the most giving way first (at once in memory, by the sweep in the
+//!   database stores); the idempotency records have bounds of their own, alike.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -98,19 +101,44 @@ pub async fn open_store(spec: &str, limits: StoreLimits) -> Result<std::sync::Ar
     )))
 }
 
-/// The bounds of a [`RunStore`].
+/// The bounds of a [`RunStore`]: a fair share per requester identity (Part III 8.4: the
+/// session, or the authorization identity), and a store-wide backstop.
+///
+/// - **The share.** One identity keeps at most [`StoreLimits::max_runs_per_identity`] runs
+///   and [`StoreLimits::max_bytes_per_identity`] bytes of them (defaults 1,000 and 8 MiB),
+///   and [`StoreLimits::max_idempotency_per_identity`] idempotency records (default 1,000).
+///   A new record past its share evicts *that identity's own* oldest ones, at once; nobody
+///   else's.
+/// - **The backstop.** The whole store keeps at most [`StoreLimits::max_runs`] runs,
+///   [`StoreLimits::max_bytes`] bytes and [`StoreLimits::max_idempotency`] idempotency
+///   records (defaults 10,000, 64 MiB, 10,000). Over it, the identity holding the most
+///   records gives way first (its oldest), so a flood by one identity, or by a few, never
+///   takes the runs of one that holds fewer. The memory store applies the backstop on every
+///   write; the database stores in their sweep ([`RunStore::sweep`], which an HTTP engine runs
+///   periodically and the stores run every few hundred writes), so that a write never
+///   aggregates over the whole table.
+///
+/// On stateless HTTP without an identity function every request is the one requester
+/// `stateless`, whose share is then the whole of what it keeps: raise the share, or give the
+/// engine an identity ([`crate::EngineBuilder::identity`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StoreLimits {
-    /// At most this many run records (default 10,000).
+    /// At most this many run records in the store (default 10,000).
     pub max_runs: usize,
-    /// At most this many bytes of run records, as serialized JSON (default 64 MiB). A record
-    /// larger than this alone is not kept.
+    /// At most this many bytes of run records in the store, as serialized JSON (default 64
+    /// MiB). A record larger than this (or than one identity's share) alone is not kept.
     pub max_bytes: usize,
-    /// At most this many idempotency records (default 10,000).
+    /// At most this many idempotency records in the store (default 10,000).
     pub max_idempotency: usize,
     /// How long an idempotency record is kept (default 24 hours).
     pub idempotency_ttl: Duration,
+    /// At most this many run records of one identity (default 1,000).
+    pub max_runs_per_identity: usize,
+    /// At most this many bytes of one identity's run records (default 8 MiB).
+    pub max_bytes_per_identity: usize,
+    /// At most this many idempotency records of one identity (default 1,000).
+    pub max_idempotency_per_identity: usize,
 }
 
 impl Default for StoreLimits {
@@ -120,15 +148,38 @@ impl Default for StoreLimits {
             max_bytes: 64 * 1024 * 1024,
             max_idempotency: 10_000,
             idempotency_ttl: Duration::from_secs(24 * 3600),
+            max_runs_per_identity: 1_000,
+            max_bytes_per_identity: 8 * 1024 * 1024,
+            max_idempotency_per_identity: 1_000,
         }
     }
 }
 
 impl StoreLimits {
     /// Whether a record of `size` bytes may be kept at all: the rule every store applies
-    /// before evicting anything (a record larger than the byte bound alone is not kept).
+    /// before evicting anything (a record larger than the store's byte bound or one
+    /// identity's byte share alone is not kept).
     pub fn admits(&self, size: usize) -> bool {
-        size <= self.max_bytes && self.max_runs > 0
+        size <= self.max_bytes.min(self.max_bytes_per_identity) && self.max_runs > 0 && self.max_runs_per_identity > 0
+    }
+
+    /// Sets one identity's share: at most `runs` run records and `bytes` bytes of them.
+    pub fn with_identity_share(mut self, runs: usize, bytes: usize) -> Self {
+        self.max_runs_per_identity = runs;
+        self.max_bytes_per_identity = bytes;
+        self
+    }
+
+    /// Sets the bound on one identity's idempotency records.
+    pub fn with_max_idempotency_per_identity(mut self, records: usize) -> Self {
+        self.max_idempotency_per_identity = records;
+        self
+    }
+
+    /// Whether an identity holding `runs` records of `bytes` bytes must give way its oldest
+    /// before a new record of `size` bytes is kept (its share is full).
+    pub fn share_is_full(&self, runs: usize, bytes: usize, size: usize) -> bool {
+        runs >= self.max_runs_per_identity || bytes + size > self.max_bytes_per_identity
     }
 
     /// The default limits with `max_runs` runs and `max_bytes` bytes.
@@ -225,13 +276,111 @@ struct Idempotent {
     expires: SystemTime,
 }
 
+/// What one identity holds: its run ids oldest first, and their bytes.
+#[derive(Default)]
+struct Owner {
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
 #[derive(Default)]
 struct Inner {
     runs: HashMap<(String, String), Stored>,
-    order: VecDeque<(String, String)>,
+    owners: HashMap<String, Owner>,
     bytes: usize,
     idempotency: HashMap<(String, String), Idempotent>,
-    idempotency_order: VecDeque<(String, String)>,
+    /// Per identity, its idempotency keys oldest first.
+    keys: HashMap<String, VecDeque<String>>,
+}
+
+impl Inner {
+    /// Removes the run `run_id` of `identity`, keeping the owner's order and the byte counts.
+    fn remove_run(&mut self, identity: &str, run_id: &str) -> Option<Stored> {
+        let stored = self.runs.remove(&(identity.to_owned(), run_id.to_owned()))?;
+        self.bytes -= stored.size;
+        if let Some(owner) = self.owners.get_mut(identity) {
+            owner.bytes -= stored.size;
+            if let Some(at) = owner.order.iter().position(|id| id == run_id) {
+                owner.order.remove(at);
+            }
+            if owner.order.is_empty() {
+                self.owners.remove(identity);
+            }
+        }
+        Some(stored)
+    }
+
+    /// Evicts the oldest run of `identity`; whether there was one.
+    fn evict_oldest_of(&mut self, identity: &str) -> bool {
+        let Some(oldest) = self.owners.get(identity).and_then(|o| o.order.front().cloned()) else {
+            return false;
+        };
+        self.remove_run(identity, &oldest).is_some()
+    }
+
+    /// The identity holding the most runs (then the most bytes, then the smallest name): the
+    /// one that gives way when the whole store is full.
+    fn largest_owner(&self) -> Option<String> {
+        self.owners
+            .iter()
+            .max_by(|(a, x), (b, y)| {
+                (x.order.len(), x.bytes)
+                    .cmp(&(y.order.len(), y.bytes))
+                    .then_with(|| b.cmp(a))
+            })
+            .map(|(identity, _)| identity.clone())
+    }
+
+    /// The store-wide backstop of runs: while the store (with a new record of `incoming`
+    /// bytes, when one is coming) is over its bounds, the largest owner gives way.
+    fn backstop(&mut self, limits: &StoreLimits, incoming: Option<usize>) {
+        let (count, bytes) = incoming.map_or((0, 0), |size| (1, size));
+        while self.runs.len() + count > limits.max_runs || self.bytes + bytes > limits.max_bytes {
+            let Some(largest) = self.largest_owner() else { break };
+            if !self.evict_oldest_of(&largest) {
+                break;
+            }
+        }
+    }
+
+    /// The store-wide backstop of idempotency records: at most `max`, the identity holding
+    /// the most giving way.
+    fn backstop_keys(&mut self, max: usize) {
+        while self.idempotency.len() > max {
+            let largest = self
+                .keys
+                .iter()
+                .max_by(|(a, x), (b, y)| x.len().cmp(&y.len()).then_with(|| b.cmp(a)))
+                .map(|(identity, _)| identity.clone());
+            let Some(largest) = largest else { break };
+            if !self.evict_oldest_key_of(&largest) {
+                break;
+            }
+        }
+    }
+
+    /// Evicts the oldest idempotency record of `identity`; whether there was one.
+    fn evict_oldest_key_of(&mut self, identity: &str) -> bool {
+        let Some(keys) = self.keys.get_mut(identity) else {
+            return false;
+        };
+        let Some(oldest) = keys.pop_front() else { return false };
+        if keys.is_empty() {
+            self.keys.remove(identity);
+        }
+        self.idempotency.remove(&(identity.to_owned(), oldest)).is_some()
+    }
+
+    /// Removes the idempotency record `key` of `identity`.
+    fn remove_key(&mut self, identity: &str, key: &str) {
+        self.idempotency.remove(&(identity.to_owned(), key.to_owned()));
+        if let Some(keys) = self.keys.get_mut(identity) {
+            keys.retain(|k| k != key);
+            if keys.is_empty() {
+                self.keys.remove(identity);
+            }
+        }
+    }
 }
 
 /// A boxed future, for the dyn-compatible [`RunStore`] trait.
@@ -269,16 +418,18 @@ pub struct StoreSizes {
 /// The contract, which [`contract`](super::store_contract::contract) checks on any
 /// implementation: a record is found only under the identity that stored it (any other gets
 /// the same `None` as for an unknown id); records expire with their retention, checked on
-/// every read, and session-bound ones go with [`RunStore::forget_session`]; at most
-/// [`StoreLimits::max_runs`] records and [`StoreLimits::max_bytes`] of them are kept, the
-/// oldest evicted first, and a record larger than the byte bound alone is not kept; the
-/// idempotency records answer replay, conflict or miss, per identity, within their own bound.
+/// every read, and session-bound ones go with [`RunStore::forget_session`]; one identity
+/// keeps at most its share ([`StoreLimits`]), its own oldest evicted first and nobody
+/// else's; after a [`RunStore::sweep`] at the latest, the whole store is within
+/// [`StoreLimits::max_runs`] and [`StoreLimits::max_bytes`], the identity holding the most
+/// giving way first; a record larger than the byte bound alone is not kept; the idempotency
+/// records answer replay, conflict or miss, per identity, within their own bounds.
 pub trait RunStore: Send + Sync + 'static {
     /// The store's bounds.
     fn limits(&self) -> StoreLimits;
-    /// Keeps `record` of `run_id`, visible to `identity` only, until `expiry`, evicting the
-    /// oldest records while over the bounds. `Ok(false)`: not kept (larger than the byte
-    /// bound alone).
+    /// Keeps `record` of `run_id`, visible to `identity` only, until `expiry`, evicting
+    /// `identity`'s own oldest records while it is past its share. `Ok(false)`: not kept
+    /// (larger than the byte bound alone).
     fn put<'a>(
         &'a self,
         identity: &'a str,
@@ -290,7 +441,9 @@ pub trait RunStore: Send + Sync + 'static {
     fn get<'a>(&'a self, identity: &'a str, run_id: &'a str) -> StoreFuture<'a, Option<RunRecord>>;
     /// Forgets the session-bound records and the idempotency records of `identity`.
     fn forget_session<'a>(&'a self, identity: &'a str) -> StoreFuture<'a, ()>;
-    /// Removes every expired record; returns how many.
+    /// Removes every expired record, then applies the store-wide backstop (the identity
+    /// holding the most gives way while the store is over its bounds); returns how many
+    /// expired records were removed.
     fn sweep(&self) -> StoreFuture<'_, usize>;
     /// Looks up idempotency `key` of `identity` for the request whose canonical form is
     /// `fingerprint`.
@@ -372,21 +525,48 @@ impl MemoryStore {
             return false;
         }
         let mut inner = self.lock();
-        sweep(&mut inner, SystemTime::now());
-        let key = (identity.to_owned(), run_id.to_owned());
-        if let Some(old) = inner.runs.remove(&key) {
-            inner.bytes -= old.size;
-            inner.order.retain(|k| k != &key);
+        let now = SystemTime::now();
+        inner.remove_run(identity, run_id);
+        // This identity's expired runs go first; then, past its share, its own oldest.
+        let expired: Vec<String> = inner
+            .owners
+            .get(identity)
+            .map(|owner| {
+                owner
+                    .order
+                    .iter()
+                    .filter(|id| {
+                        let key = (identity.to_owned(), (*id).clone());
+                        inner
+                            .runs
+                            .get(&key)
+                            .is_some_and(|s| matches!(s.expiry, Expiry::At(at) if at <= now))
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for id in expired {
+            inner.remove_run(identity, &id);
         }
-        while inner.runs.len() >= self.limits.max_runs || inner.bytes + size > self.limits.max_bytes {
-            let Some(oldest) = inner.order.pop_front() else { break };
-            if let Some(evicted) = inner.runs.remove(&oldest) {
-                inner.bytes -= evicted.size;
+        while inner
+            .owners
+            .get(identity)
+            .is_some_and(|o| self.limits.share_is_full(o.order.len(), o.bytes, size))
+        {
+            if !inner.evict_oldest_of(identity) {
+                break;
             }
         }
+        inner.backstop(&self.limits, Some(size));
         inner.bytes += size;
-        inner.order.push_back(key.clone());
-        inner.runs.insert(key, Stored { record, expiry, size });
+        let owner = inner.owners.entry(identity.to_owned()).or_default();
+        owner.order.push_back(run_id.to_owned());
+        owner.bytes += size;
+        inner.runs.insert(
+            (identity.to_owned(), run_id.to_owned()),
+            Stored { record, expiry, size },
+        );
         true
     }
 
@@ -400,10 +580,7 @@ impl MemoryStore {
             Expiry::WithSession => false,
         };
         if expired {
-            if let Some(gone) = inner.runs.remove(&key) {
-                inner.bytes -= gone.size;
-                inner.order.retain(|k| k != &key);
-            }
+            inner.remove_run(identity, run_id);
             return None;
         }
         inner.runs.get(&key).map(|s| s.record.clone())
@@ -412,24 +589,33 @@ impl MemoryStore {
     /// Forgets every session-bound record of `identity` (its session ended).
     fn forget_now(&self, identity: &str) {
         let mut inner = self.lock();
-        let gone: Vec<(String, String)> = inner
-            .runs
-            .iter()
-            .filter(|((owner, _), stored)| owner == identity && stored.expiry == Expiry::WithSession)
-            .map(|(key, _)| key.clone())
-            .collect();
-        for key in gone {
-            if let Some(stored) = inner.runs.remove(&key) {
-                inner.bytes -= stored.size;
-            }
-            inner.order.retain(|k| k != &key);
+        let gone: Vec<String> = inner
+            .owners
+            .get(identity)
+            .map(|owner| {
+                owner
+                    .order
+                    .iter()
+                    .filter(|id| {
+                        let key = (identity.to_owned(), (*id).clone());
+                        inner.runs.get(&key).is_some_and(|s| s.expiry == Expiry::WithSession)
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for id in gone {
+            inner.remove_run(identity, &id);
         }
-        inner.idempotency.retain(|(owner, _), _| owner != identity);
-        inner.idempotency_order.retain(|(owner, _)| owner != identity);
+        if let Some(keys) = inner.keys.remove(identity) {
+            for key in keys {
+                inner.idempotency.remove(&(identity.to_owned(), key));
+            }
+        }
     }
 
     fn sweep_now(&self) -> usize {
-        sweep(&mut self.lock(), SystemTime::now())
+        sweep(&mut self.lock(), &self.limits, SystemTime::now())
     }
 
     /// Looks up `key` of `identity` for a request whose canonical form is `fingerprint`.
@@ -440,8 +626,7 @@ impl MemoryStore {
         match inner.idempotency.get(&slot) {
             None => IdempotencyHit::Miss,
             Some(record) if record.expires <= now => {
-                inner.idempotency.remove(&slot);
-                inner.idempotency_order.retain(|k| k != &slot);
+                inner.remove_key(identity, key);
                 IdempotencyHit::Miss
             }
             Some(record) if record.fingerprint == fingerprint => {
@@ -453,21 +638,28 @@ impl MemoryStore {
 
     /// Remembers the `response` to `key` of `identity` for the request `fingerprint`.
     fn remember_now(&self, identity: &str, key: &str, fingerprint: &str, response: &ExecuteResponse) {
-        if self.limits.max_idempotency == 0 {
+        if self.limits.max_idempotency == 0 || self.limits.max_idempotency_per_identity == 0 {
             return;
         }
         let mut inner = self.lock();
         let slot = (identity.to_owned(), key.to_owned());
-        if inner.idempotency.contains_key(&slot) {
-            inner.idempotency_order.retain(|k| k != &slot);
-        }
-        while inner.idempotency.len() >= self.limits.max_idempotency {
-            let Some(oldest) = inner.idempotency_order.pop_front() else {
+        inner.remove_key(identity, key);
+        while inner
+            .keys
+            .get(identity)
+            .is_some_and(|keys| keys.len() >= self.limits.max_idempotency_per_identity)
+        {
+            if !inner.evict_oldest_key_of(identity) {
                 break;
-            };
-            inner.idempotency.remove(&oldest);
+            }
         }
-        inner.idempotency_order.push_back(slot.clone());
+        // Room for this one within the store-wide bound.
+        inner.backstop_keys(self.limits.max_idempotency - 1);
+        inner
+            .keys
+            .entry(identity.to_owned())
+            .or_default()
+            .push_back(key.to_owned());
         inner.idempotency.insert(
             slot,
             Idempotent {
@@ -479,22 +671,27 @@ impl MemoryStore {
     }
 }
 
-fn sweep(inner: &mut Inner, now: SystemTime) -> usize {
+fn sweep(inner: &mut Inner, limits: &StoreLimits, now: SystemTime) -> usize {
     let expired: Vec<(String, String)> = inner
         .runs
         .iter()
         .filter(|(_, stored)| matches!(stored.expiry, Expiry::At(at) if at <= now))
         .map(|(key, _)| key.clone())
         .collect();
-    if expired.is_empty() {
-        return 0;
+    for (identity, run_id) in &expired {
+        inner.remove_run(identity, run_id);
     }
-    for key in &expired {
-        if let Some(stored) = inner.runs.remove(key) {
-            inner.bytes -= stored.size;
-        }
+    let stale: Vec<(String, String)> = inner
+        .idempotency
+        .iter()
+        .filter(|(_, record)| record.expires <= now)
+        .map(|(slot, _)| slot.clone())
+        .collect();
+    for (identity, key) in &stale {
+        inner.remove_key(identity, key);
     }
-    inner.order.retain(|k| inner.runs.contains_key(k));
+    inner.backstop(limits, None);
+    inner.backstop_keys(limits.max_idempotency);
     expired.len()
 }
 

@@ -1,8 +1,9 @@
 //! The [`RunStore`] contract, written once and run against every implementation (the memory,
 //! SQLite and Postgres stores in this crate's tests; any store of yours): isolation between
-//! identities, expiry by retention on read and by sweep, session-bound records, the count and
-//! byte bounds with the oldest evicted, overwrites, idempotency records and their bound, and
-//! records that come back equal to what was put.
+//! identities, expiry by retention on read and by sweep, session-bound records, the fair share
+//! of each identity (its own oldest evicted, nobody else's) and the store-wide backstop after a
+//! sweep (the identity holding the most gives way), overwrites, idempotency records and their
+//! bounds, and records that come back equal to what was put.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -153,11 +154,69 @@ where
         "another session's records stay",
     );
 
-    // The count bound: the oldest evicted.
+    // The fair share: one identity past its share evicts its own oldest, never another's.
+    let store = make(StoreLimits::new(100, 1 << 20).with_identity_share(3, 1 << 20)).await?;
+    for i in 0..3 {
+        store.put("alice", &format!("a_{i}"), record("x", 10), later()).await?;
+    }
+    for i in 0..10 {
+        store.put("bob", &format!("b_{i}"), record("x", 10), later()).await?;
+    }
+    let mut alice_kept = true;
+    for i in 0..3 {
+        alice_kept &= store.get("alice", &format!("a_{i}")).await?.is_some();
+    }
+    found.check(alice_kept, "another identity's flood takes none of an identity's runs");
+    found.check(
+        store.get("bob", "b_9").await?.is_some() && store.get("bob", "b_6").await?.is_none(),
+        "an identity past its run share gives way its own oldest",
+    );
+    found.check(store.sizes().await?.runs == 6, "each identity keeps at most its share");
+    let size = record("x", 500).size();
+    let store = make(StoreLimits::new(100, 1 << 20).with_identity_share(100, size * 2)).await?;
+    store.put("alice", "a", record("x", 500), later()).await?;
+    for i in 0..4 {
+        store.put("bob", &format!("b_{i}"), record("x", 500), later()).await?;
+    }
+    found.check(
+        store.get("alice", "a").await?.is_some() && store.get("bob", "b_1").await?.is_none(),
+        "the byte share evicts only the identity's own oldest",
+    );
+    found.check(
+        !store.put("bob", "huge", record("x", size * 3), later()).await?,
+        "a record larger than one identity's byte share alone is not kept",
+    );
+
+    // The store-wide backstop, at the latest after a sweep: the holders of the most give way.
+    let store = make(StoreLimits::new(5, 1 << 20).with_identity_share(4, 1 << 20)).await?;
+    store.put("alice", "a_0", record("x", 10), later()).await?;
+    for owner in ["bob", "carol"] {
+        for i in 0..4 {
+            store
+                .put(owner, &format!("{owner}_{i}"), record("x", 10), later())
+                .await?;
+        }
+    }
+    store.sweep().await?;
+    found.check(
+        store.sizes().await?.runs <= 5,
+        "after a sweep, at most max_runs records are kept",
+    );
+    found.check(
+        store.get("alice", "a_0").await?.is_some(),
+        "the store-wide bound takes from the identities holding the most, not the one holding least",
+    );
+    found.check(
+        store.get("bob", "bob_3").await?.is_some() && store.get("carol", "carol_3").await?.is_some(),
+        "the identities giving way lose their oldest first",
+    );
+
+    // The count bound of one identity alone: the oldest evicted.
     let store = make(StoreLimits::new(3, 1 << 20)).await?;
     for i in 0..5 {
         store.put("a", &format!("run_{i}"), record("x", 10), later()).await?;
     }
+    store.sweep().await?;
     found.check(store.sizes().await?.runs == 3, "at most max_runs records are kept");
     found.check(
         store.get("a", "run_0").await?.is_none(),
@@ -171,6 +230,7 @@ where
     for i in 0..6 {
         store.put("a", &format!("run_{i}"), record("x", 500), later()).await?;
     }
+    store.sweep().await?;
     let sizes = store.sizes().await?;
     found.check(sizes.bytes <= size * 3, "at most max_bytes of records are kept");
     found.check(
@@ -207,14 +267,11 @@ where
         store.idempotency("a", "k", "f1").await? == IdempotencyHit::Miss,
         "a session's idempotency records go with it",
     );
-    let store = make(StoreLimits {
-        max_idempotency: 2,
-        ..StoreLimits::default()
-    })
-    .await?;
+    let store = make(StoreLimits::default().with_max_idempotency(2)).await?;
     for key in ["k1", "k2", "k3"] {
         store.remember("a", key, "f", &response).await?;
     }
+    store.sweep().await?;
     found.check(
         store.sizes().await?.idempotency == 2,
         "at most max_idempotency records are kept",
@@ -222,6 +279,20 @@ where
     found.check(
         store.idempotency("a", "k1", "f").await? == IdempotencyHit::Miss,
         "the oldest key is evicted",
+    );
+    let store = make(StoreLimits::default().with_max_idempotency_per_identity(2)).await?;
+    store.remember("alice", "k", "f", &response).await?;
+    for key in ["k1", "k2", "k3", "k4"] {
+        store.remember("bob", key, "f", &response).await?;
+    }
+    found.check(
+        store.idempotency("alice", "k", "f").await? != IdempotencyHit::Miss,
+        "another identity's keys take none of an identity's idempotency records",
+    );
+    found.check(
+        store.idempotency("bob", "k2", "f").await? == IdempotencyHit::Miss
+            && store.idempotency("bob", "k4", "f").await? != IdempotencyHit::Miss,
+        "an identity past its idempotency share gives way its own oldest",
     );
     Ok(())
 }

@@ -485,7 +485,13 @@ fn serve(engine: &Engine, options: HttpOptions, runtime: &tokio::runtime::Runtim
     let router = runtime.block_on(async { engine.http_router("/mcp", options) }).unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    runtime.spawn(async move { axum::serve(listener, router).await });
+    runtime.spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .await
+    });
     addr
 }
 
@@ -556,22 +562,91 @@ fn sessions_are_capped_and_expire_when_idle() {
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
     ];
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let with = |session: &str| {
+        let mut with_session: Vec<(String, String)> =
+            headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        with_session.push(("Mcp-Session-Id".into(), session.to_owned()));
+        with_session.push(("Mcp-Protocol-Version".into(), "2025-11-25".into()));
+        with_session
+    };
+    let ping_in = |session: &str| {
+        let with_session = with(session);
+        let borrowed: Vec<(&str, &str)> = with_session.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        raw(&addr, "POST", &borrowed, ping).0
+    };
     let first = raw(&addr, "POST", &headers, INITIALIZE);
+    std::thread::sleep(Duration::from_millis(20));
     let second = raw(&addr, "POST", &headers, INITIALIZE);
     assert_eq!((first.0, second.0), (200, 200));
+    let (first, second) = (session_of(&first.1).unwrap(), session_of(&second.1).unwrap());
+    // The first is used again: the second is now the one idle longest.
+    assert_eq!(ping_in(&first), 200);
     let (status, third) = raw(&addr, "POST", &headers, INITIALIZE);
-    assert_eq!(status, 503, "over the cap: {third}");
-    assert!(third.contains("too many open sessions"), "{third}");
-    let session = session_of(&first.1).expect("a session id");
+    assert_eq!(status, 200, "at the cap the newcomer is served: {third}");
+    assert_eq!(ping_in(&second), 404, "the session idle longest gave way");
+    assert_eq!(ping_in(&first), 200, "the session in use stays");
     std::thread::sleep(Duration::from_millis(1200));
-    let (status, _) = raw(&addr, "POST", &headers, INITIALIZE);
-    assert_eq!(status, 200, "idle sessions were closed, so a new one fits");
-    let mut with_session: Vec<(&str, &str)> = headers.to_vec();
-    with_session.push(("Mcp-Session-Id", &session));
-    with_session.push(("Mcp-Protocol-Version", "2025-11-25"));
+    assert_eq!(ping_in(&first), 404, "an expired session is gone");
+}
+
+#[test]
+fn one_peer_cannot_hoard_the_sessions() {
+    let runtime = runtime();
+    let engine = build(declaration(), |b| b);
+    let mut options = HttpOptions::default();
+    options.max_sessions = 4;
+    options.max_sessions_per_peer = 2;
+    options.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let addr = serve(&engine, options, &runtime);
+    let from = |client: &'static str| {
+        [
+            ("Host", "127.0.0.1"),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("X-Forwarded-For", client),
+        ]
+    };
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-    let (status, _) = raw(&addr, "POST", &with_session, ping);
-    assert_eq!(status, 404, "an expired session is gone");
+    let alive = |client: &'static str, session: &str| {
+        let mut headers = from(client).to_vec();
+        headers.push(("Mcp-Session-Id", session));
+        headers.push(("Mcp-Protocol-Version", "2025-11-25"));
+        raw(&addr, "POST", &headers, ping).0 == 200
+    };
+    let (status, body) = raw(&addr, "POST", &from("192.0.2.1"), INITIALIZE);
+    assert_eq!(status, 200);
+    let quiet = session_of(&body).unwrap();
+    // Another peer opens three times its bound; the quiet peer's session stays.
+    let mut flood = Vec::new();
+    for _ in 0..6 {
+        let (status, body) = raw(&addr, "POST", &from("198.51.100.7"), INITIALIZE);
+        assert_eq!(status, 200, "the flooding peer's newcomer is served too");
+        flood.push(session_of(&body).unwrap());
+    }
+    assert!(
+        alive("192.0.2.1", &quiet),
+        "one peer's flood never pushes out another peer's session"
+    );
+    let kept = flood.iter().filter(|s| alive("198.51.100.7", s)).count();
+    assert_eq!(kept, 2, "the flooding peer holds at most its bound");
+    // From a connection that is no trusted proxy, the header is not read: every client
+    // below is the one peer 127.0.0.1, whatever it claims.
+    let mut options = HttpOptions::default();
+    options.max_sessions_per_peer = 2;
+    let addr = serve(&engine, options, &runtime);
+    let opened: Vec<String> = ["192.0.2.1", "192.0.2.2", "192.0.2.3"]
+        .into_iter()
+        .map(|client| session_of(&raw(&addr, "POST", &from(client), INITIALIZE).1).unwrap())
+        .collect();
+    let alive_at = |session: &str| {
+        let mut headers = from("192.0.2.9").to_vec();
+        headers.push(("Mcp-Session-Id", session));
+        headers.push(("Mcp-Protocol-Version", "2025-11-25"));
+        raw(&addr, "POST", &headers, ping).0 == 200
+    };
+    assert!(!alive_at(&opened[0]), "a forged X-Forwarded-For buys no second peer");
+    assert!(alive_at(&opened[1]) && alive_at(&opened[2]));
 }
 
 #[test]

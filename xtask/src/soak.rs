@@ -307,6 +307,11 @@ async fn load(
 
 /// A raw HTTP/1.1 POST to `addr` (`Connection: close`): the status, 0 when there was none.
 fn post(addr: &str, body: &[u8], session: Option<&str>) -> u16 {
+    post_as(addr, body, session, None)
+}
+
+/// [`post`] from the client a trusted proxy names in `X-Forwarded-For` (`forwarded_for`).
+fn post_as(addr: &str, body: &[u8], session: Option<&str>, forwarded_for: Option<&str>) -> u16 {
     let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
         return 0;
     };
@@ -319,6 +324,9 @@ fn post(addr: &str, body: &[u8], session: Option<&str>) -> u16 {
         request.push_str(&format!(
             "Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n"
         ));
+    }
+    if let Some(client) = forwarded_for {
+        request.push_str(&format!("X-Forwarded-For: {client}\r\n"));
     }
     request.push_str("\r\n");
     if stream
@@ -382,6 +390,9 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
             "--http",
             "127.0.0.1:0",
             "--max-sessions",
+            "20000",
+            // One peer (this process) opens every session of the memory test below.
+            "--max-sessions-per-peer",
             "20000",
             "--idle-timeout",
             idle,
@@ -498,10 +509,54 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
         tokio::time::sleep(Duration::from_secs(4)).await;
         let after = post(&capped.addr(), INITIALIZE.as_bytes(), None);
         report.row(
-            "session table cap (50), then idle expiry",
+            "session table cap (50): 60 newcomers, then idle expiry",
             format!("{accepted} accepted, {busy} refused 503; after expiry: {after}"),
-            "50 accepted, 10 refused, then 200",
-            accepted == 50 && busy == 10 && after == 200,
+            "60 accepted (the idle longest gave way), 0 refused, then 200",
+            accepted == 60 && busy == 0 && after == 200,
+        );
+    }
+    {
+        // One peer opens twice the cap while another runs the whole loop: the loop is served,
+        // within its usual latency (first measured alone).
+        let flooded = serve(
+            &engine,
+            &[
+                "--http",
+                "127.0.0.1:0",
+                "--max-sessions",
+                "50",
+                "--max-sessions-per-peer",
+                "25",
+                "--trusted-proxy",
+                "127.0.0.1",
+                "--idle-timeout",
+                "60",
+            ],
+        )?;
+        let target = Target::Url(flooded.url.clone());
+        let (_, alone_p50, alone_p99, alone_errors, _) = load(target.clone(), false, 1, options.loops, false).await;
+        let addr = flooded.addr();
+        let flood = std::thread::spawn(move || {
+            (0..100)
+                .map(|_| post_as(&addr, INITIALIZE.as_bytes(), None, Some("198.51.100.7")))
+                .filter(|status| *status == 200)
+                .count()
+        });
+        let (_, p50, p99, errors, _) = load(target, false, 1, options.loops, false).await;
+        let flooded_open = flood.join().unwrap_or(0);
+        let within = p99 <= alone_p99 * 5 + Duration::from_millis(50);
+        report.row(
+            "one peer opens 100 sessions (cap 50, 25 a peer) while another runs the loop",
+            format!(
+                "flood: {flooded_open} served; loop: {} errors, p50 {} (alone {}), p99 {} (alone {})",
+                errors.len() + alone_errors.len(),
+                ms(p50),
+                ms(alone_p50),
+                ms(p99),
+                ms(alone_p99)
+            ),
+            "0 errors, p99 within 5x alone + 50 ms",
+            errors.is_empty() && alone_errors.is_empty() && within,
         );
     }
     {
@@ -627,6 +682,21 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
         hangs.0,
         "bounds_exceeded within the deadline",
         hangs.1,
+    );
+
+    // Bounded work per requester: one floods with slow executes, another is served.
+    let (flood, other) = bounded_work().await?;
+    report.row(
+        "one session sends 24 slow executes at once (bound 8)",
+        flood.0,
+        "8 run, 16 bounds_exceeded",
+        flood.1,
+    );
+    report.row(
+        "meanwhile another session runs executes",
+        other.0,
+        "0 errors, p99 within 5x alone + 50 ms",
+        other.1,
     );
 
     // A stdio client that closes its input mid-call.
@@ -782,6 +852,110 @@ async fn overhead(options: &Options, bin: &Path, report: &Report) -> Result<(), 
         p99 <= 1.2,
     );
     Ok(())
+}
+
+/// A Language whose runs take 400 ms when asked, served with sessions on loopback: one
+/// session sends 24 slow executes at once (the framework's bound is 8 a requester), while
+/// another session runs quick ones, first alone and then beside the flood.
+async fn bounded_work() -> Result<((String, bool), (String, bool)), String> {
+    use pilotage_server::prelude::*;
+    struct Slow;
+    impl Language for Slow {
+        type Program = Value;
+        fn declaration(&self) -> Declaration {
+            Declaration::new("slow/v1", "Slow").with_destructive(false)
+        }
+        async fn validate(&self, _: &Value, _: Option<&Value>, _: &StageContext) -> Validated {
+            Validated::valid()
+        }
+        async fn execute(&self, run: ExecuteInput<Value>, _: &StageContext) -> Result<Ran, RequestError> {
+            if run.program["slow"] == true {
+                tokio::time::sleep(Duration::from_millis(400)).await;
+            }
+            Ok(Ran::success(1, []))
+        }
+    }
+    let engine = Engine::builder("slow", "1")
+        .language(Slow)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let router = engine
+        .http_router("/mcp", HttpOptions::default())
+        .map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let url = format!("http://{}/mcp", listener.local_addr().map_err(|e| e.to_string())?);
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let flooder = Arc::new(connect(&Target::Url(url.clone()), false).await?);
+    let other = connect(&Target::Url(url), false).await?;
+    async fn quick(client: &PilotageClient) -> (bool, Duration) {
+        let started = Instant::now();
+        let answer = client.call_raw("slow_v1_execute", object(json!({"program": {}}))).await;
+        (
+            matches!(answer, Ok(RawResult::Result { is_error: false, .. })),
+            started.elapsed(),
+        )
+    }
+    let percentile = |mut times: Vec<Duration>, p: f64| {
+        times.sort();
+        times[((times.len() - 1) as f64 * p) as usize]
+    };
+    let mut alone = Vec::new();
+    for _ in 0..20 {
+        alone.push(quick(&other).await.1);
+    }
+    let floods: Vec<_> = (0..24)
+        .map(|_| {
+            let flooder = flooder.clone();
+            tokio::spawn(async move {
+                flooder
+                    .call_raw("slow_v1_execute", object(json!({"program": {"slow": true}})))
+                    .await
+            })
+        })
+        .collect();
+    let mut beside = Vec::new();
+    let mut errors = 0;
+    for _ in 0..20 {
+        let (ok, took) = quick(&other).await;
+        errors += usize::from(!ok);
+        beside.push(took);
+    }
+    let (mut ran, mut refused) = (0, 0);
+    for flood in floods {
+        match flood.await {
+            Ok(Ok(RawResult::Result { is_error: false, .. })) => ran += 1,
+            Ok(Ok(RawResult::Result {
+                is_error: true,
+                structured_content: Some(content),
+                ..
+            })) if content["error"]["kind"] == "bounds_exceeded" => refused += 1,
+            _ => {}
+        }
+    }
+    server.abort();
+    let (alone_p99, beside_p50, beside_p99) = (
+        percentile(alone.clone(), 0.99),
+        percentile(beside.clone(), 0.5),
+        percentile(beside, 0.99),
+    );
+    Ok((
+        (
+            format!("{ran} ran, {refused} bounds_exceeded"),
+            ran == 8 && refused == 16,
+        ),
+        (
+            format!(
+                "{errors} errors; p50 {}, p99 {} (alone: p50 {}, p99 {})",
+                ms(beside_p50),
+                ms(beside_p99),
+                ms(percentile(alone.clone(), 0.5)),
+                ms(alone_p99)
+            ),
+            errors == 0 && beside_p99 <= alone_p99 * 5 + Duration::from_millis(50),
+        ),
+    ))
 }
 
 /// A Language whose execute panics or hangs, served by the framework on loopback: what the

@@ -41,6 +41,8 @@ pub struct Options {
     pub retention: Option<Duration>,
     /// Where runs are kept (default: in memory).
     pub store: Option<std::sync::Arc<dyn pilotage_server::RunStore>>,
+    /// At most this many executes of one requester in flight (default: the framework's, 8).
+    pub max_executes_per_identity: Option<usize>,
 }
 
 /// The `workflow/v1` Language.
@@ -145,6 +147,9 @@ pub fn engine(options: &Options) -> Engine {
     }
     if options.hide_from_undeclared {
         builder = builder.hide_from_undeclared();
+    }
+    if let Some(executes) = options.max_executes_per_identity {
+        builder = builder.max_executes_per_identity(executes);
     }
     builder.build().expect("the workflow/v1 declaration is servable")
 }

@@ -92,9 +92,31 @@ struct Args {
     /// string `postgres://USER@HOST:PORT/DB` (shared by engines on several hosts).
     #[arg(long, value_name = "STORE", default_value = "memory")]
     store: String,
-    /// The most runs the store keeps (the oldest evicted first).
+    /// The most runs the whole store keeps (a backstop: over it, the requester holding the
+    /// most gives way its oldest).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_runs: usize,
+    /// The most bytes of runs the whole store keeps.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    max_bytes: usize,
+    /// One requester's share: the most runs it keeps (its own oldest evicted past it).
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    max_runs_per_identity: usize,
+    /// One requester's share: the most bytes of runs it keeps.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 * 1024 * 1024)]
+    max_bytes_per_identity: usize,
+    /// The most idempotency records one requester keeps.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    max_idempotency_per_identity: usize,
+    /// The most executes of one requester in flight at once (beyond: bounds_exceeded).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    max_executes_per_identity: usize,
+    /// Over HTTP with sessions: the most sessions one peer (identity or client address) holds.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "http")]
+    max_sessions_per_peer: usize,
+    /// Over HTTP: a reverse proxy whose X-Forwarded-For names the client (repeatable).
+    #[arg(long, value_name = "IP", requires = "http")]
+    trusted_proxy: Vec<std::net::IpAddr>,
     /// How long runs are kept, in seconds (the manifest's retention; default 3600, PT1H).
     #[arg(long, value_name = "SECONDS")]
     retention: Option<u64>,
@@ -125,7 +147,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         eprintln!("reference-engine: --break {name}: deliberately NOT conformant");
     }
-    let limits = pilotage_server::StoreLimits::new(args.max_runs, 64 * 1024 * 1024);
+    let limits = pilotage_server::StoreLimits::new(args.max_runs, args.max_bytes)
+        .with_identity_share(args.max_runs_per_identity, args.max_bytes_per_identity)
+        .with_max_idempotency_per_identity(args.max_idempotency_per_identity);
     let store = match pilotage_server::open_store(&args.store, limits).await {
         Ok(store) => store,
         Err(error) => {
@@ -143,6 +167,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         execution_both: args.execution_both,
         retention: args.retention.map(|secs| std::time::Duration::from_secs(secs.max(1))),
         store: Some(store),
+        max_executes_per_identity: Some(args.max_executes_per_identity),
     });
     let fault = args.fault;
     let Some(addr) = args.http else {
@@ -161,6 +186,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     options.allowed_origins = args.allow_origin;
     options.max_body_bytes = args.max_body_bytes;
     options.max_sessions = args.max_sessions;
+    options.max_sessions_per_peer = args.max_sessions_per_peer;
+    options.trusted_proxies = args.trusted_proxy;
     options.idle_timeout = std::time::Duration::from_secs(args.idle_timeout.max(1));
     match fault {
         Some(fault) => {
