@@ -227,7 +227,7 @@ pub use runs::{
 #[cfg(feature = "postgres")]
 pub use store_postgres::{PostgresOptions, PostgresStore};
 #[cfg(feature = "sqlite")]
-pub use store_sqlite::SqliteStore;
+pub use store_sqlite::{SqliteStore, MIGRATIONS as SQLITE_MIGRATIONS};
 
 /// The JSON Schema of a program type that derives `schemars::JsonSchema`, as
 /// [`Language::program_schema`] takes it (draft 2020-12, the deserialization view): programs

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use pilotage_server::store_contract::contract;
-use pilotage_server::{MemoryStore, PostgresStore, RunStore, SqliteStore};
+use pilotage_server::{MemoryStore, PostgresStore, RunStore, SqliteStore, StoreLimits};
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
@@ -102,4 +102,74 @@ fn a_store_that_cannot_open_says_where() {
         ))
         .unwrap_err();
     assert!(error.to_string().contains("not a schema name"), "{error}");
+}
+
+#[test]
+fn a_sqlite_file_from_a_newer_engine_is_refused_naming_both_versions() {
+    let dir = std::env::temp_dir().join(format!("pilotage-store-newer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.db");
+    let runtime = runtime();
+    let known = pilotage_server::SQLITE_MIGRATIONS.len();
+    runtime.block_on(SqliteStore::open(&path, Default::default())).unwrap();
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute("UPDATE pilotage_schema SET version = ?1", [known as i64 + 3])
+            .unwrap();
+    }
+    let error = runtime
+        .block_on(SqliteStore::open(&path, Default::default()))
+        .unwrap_err()
+        .to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(error.contains(&format!("version {}", known + 3)), "{error}");
+    assert!(error.contains(&format!("up to {known}")), "{error}");
+}
+
+#[test]
+fn a_sqlite_store_from_version_1_is_migrated_with_what_each_identity_holds() {
+    let dir = std::env::temp_dir().join(format!("pilotage-store-v1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.db");
+    {
+        // A file as the first version of the store left it, with runs of two identities.
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection.execute_batch(pilotage_server::SQLITE_MIGRATIONS[0]).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE pilotage_schema (version INTEGER NOT NULL);
+                 INSERT INTO pilotage_schema (version) VALUES (1);
+                 INSERT INTO pilotage_runs (identity, run_id, record, size, expires_at)
+                     VALUES ('a', 'r1', '{}', 10, NULL), ('a', 'r2', '{}', 20, NULL), ('b', 'r3', '{}', 5, NULL);",
+            )
+            .unwrap();
+    }
+    let runtime = runtime();
+    let limits = StoreLimits::default().with_identity_share(2, 1 << 20);
+    let store = runtime.block_on(SqliteStore::open(&path, limits)).unwrap();
+    let sizes = runtime.block_on(store.sizes()).unwrap();
+    assert_eq!((sizes.runs, sizes.bytes), (3, 35));
+    // `a` holds two already: its share is full, so its oldest gives way; `b`'s run stays.
+    let record = pilotage_server::RunRecord::new(
+        "probe/v1",
+        pilotage_types::Outcome::success("success"),
+        None,
+        Vec::new(),
+        pilotage_types::TraceLevel::Full,
+    );
+    runtime
+        .block_on(store.put("a", "r4", record, pilotage_server::Expiry::WithSession))
+        .unwrap();
+    let held = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT runs FROM pilotage_owners WHERE identity = 'a'", [], |row| {
+            row.get::<_, i64>(0)
+        })
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        held, 2,
+        "the owners table was populated from the version-1 rows and kept exact"
+    );
 }
