@@ -13,7 +13,10 @@
 //!   peer: the authorization identity when the engine has an identity function that finds
 //!   one, else the client's IP address, read from `X-Forwarded-For` only when the connection
 //!   comes from one of [`HttpOptions::trusted_proxies`]);
-//! - a warning on standard error when bound beyond loopback with no allowed host.
+//! - a warning on standard error when bound beyond loopback with no allowed host;
+//! - `GET /healthz` (200 while the process serves) and `GET /readyz` (200 when the run store
+//!   answers within [`READY_TIMEOUT`], else 503), outside the Host and Origin checks and any
+//!   authentication, for load balancers and orchestrators.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -85,6 +88,46 @@ impl HttpOptions {
             ..Self::default()
         }
     }
+}
+
+/// How long `GET /readyz` waits for the run store before answering 503.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// `GET /healthz` and `GET /readyz` (see the module docs).
+fn health_routes(engine: Engine) -> Router {
+    let health = || async {
+        Response::builder()
+            .status(StatusCode::OK)
+            .header("content-type", "application/json")
+            .body(Body::from(r#"{"status":"up"}"#))
+            .expect("a static response builds")
+    };
+    let ready = move || {
+        let engine = engine.clone();
+        async move {
+            let (status, body) = match tokio::time::timeout(READY_TIMEOUT, engine.core.runs.ping()).await {
+                Ok(Ok(())) => (StatusCode::OK, serde_json::json!({"status": "ready"})),
+                Ok(Err(error)) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    serde_json::json!({"status": "unavailable", "reason": error.to_string()}),
+                ),
+                Err(_) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    serde_json::json!({"status": "unavailable", "reason": format!(
+                        "the run store did not answer within {} s", READY_TIMEOUT.as_secs()
+                    )}),
+                ),
+            };
+            Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .expect("a JSON response builds")
+        }
+    };
+    Router::new()
+        .route("/healthz", axum::routing::get(health))
+        .route("/readyz", axum::routing::get(ready))
 }
 
 /// A JSON-RPC error response with `status`.
@@ -426,7 +469,10 @@ impl Engine {
             let service = StreamableHttpService::new(factory, manager, config);
             Router::new().nest_service(path, service)
         };
-        Ok(router.layer(axum::middleware::from_fn_with_state(sessions, guard)))
+        // The health endpoints stay outside the guard: a load balancer names no allowed Host.
+        Ok(router
+            .layer(axum::middleware::from_fn_with_state(sessions, guard))
+            .merge(health_routes(self.clone())))
     }
 
     /// Serves the engine over HTTP at `http://ADDR/mcp` until Ctrl-C.

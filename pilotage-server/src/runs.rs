@@ -463,6 +463,12 @@ pub trait RunStore: Send + Sync + 'static {
     ) -> StoreFuture<'a, ()>;
     /// What the store holds now.
     fn sizes(&self) -> StoreFuture<'_, StoreSizes>;
+
+    /// Whether the store answers (the HTTP router's `GET /readyz`): a cheap round trip. The
+    /// default asks for [`RunStore::sizes`]; database stores answer with a trivial query.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move { self.sizes().await.map(|_| ()) })
+    }
 }
 
 /// The bounded in-memory store (see the module docs): shared by every session and request of

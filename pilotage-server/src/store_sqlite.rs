@@ -429,6 +429,10 @@ impl RunStore for SqliteStore {
         })
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.blocking(|connection| connection.query_row("SELECT 1", [], |_| Ok(())))
+    }
+
     fn sizes(&self) -> StoreFuture<'_, StoreSizes> {
         self.blocking(|connection| {
             let (runs, bytes): (i64, i64) = connection.query_row(

@@ -941,3 +941,92 @@ fn an_engine_s_own_tools_are_served_beside_the_pilotage_ones() {
         client.cancel().await.unwrap();
     });
 }
+
+/// A run store whose database is gone: every call fails.
+struct Down;
+
+impl pilotage_server::RunStore for Down {
+    fn limits(&self) -> StoreLimits {
+        StoreLimits::default()
+    }
+    fn put<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: pilotage_server::RunRecord,
+        _: pilotage_server::Expiry,
+    ) -> pilotage_server::StoreFuture<'a, bool> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn get<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+    ) -> pilotage_server::StoreFuture<'a, Option<pilotage_server::RunRecord>> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn forget_session<'a>(&'a self, _: &'a str) -> pilotage_server::StoreFuture<'a, ()> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn sweep(&self) -> pilotage_server::StoreFuture<'_, usize> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn idempotency<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a str,
+    ) -> pilotage_server::StoreFuture<'a, pilotage_server::IdempotencyHit> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn remember<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a str,
+        _: &'a ExecuteResponse,
+    ) -> pilotage_server::StoreFuture<'a, ()> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+    fn sizes(&self) -> pilotage_server::StoreFuture<'_, pilotage_server::StoreSizes> {
+        Box::pin(async { Err(pilotage_server::StoreError("the database is down".into())) })
+    }
+}
+
+#[test]
+fn health_and_readiness_answer_outside_the_host_rules() {
+    let runtime = runtime();
+    let up = build(declaration(), |b| b);
+    let addr = serve(&up, HttpOptions::default(), &runtime);
+    // A load balancer's Host is no allowed name, and it sends no Origin rules to pass.
+    let lb = [("Host", "10.0.0.5:8080")];
+    let (status, body) = raw(&addr, "GET", &lb, "");
+    assert_eq!(status, 403, "the MCP endpoint keeps its Host rule: {body}");
+    let get = |addr: &str, path: &str| {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: 10.0.0.5:8080\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    };
+    let healthz = get(&addr, "/healthz");
+    assert!(healthz.starts_with("HTTP/1.1 200"), "{healthz}");
+    let readyz = get(&addr, "/readyz");
+    assert!(
+        readyz.starts_with("HTTP/1.1 200") && readyz.contains(r#""status":"ready""#),
+        "{readyz}"
+    );
+    let down = build(declaration(), |b| b.run_store(Arc::new(Down)));
+    let addr = serve(&down, HttpOptions::default(), &runtime);
+    assert!(get(&addr, "/healthz").starts_with("HTTP/1.1 200"), "the process is up");
+    let readyz = get(&addr, "/readyz");
+    assert!(
+        readyz.starts_with("HTTP/1.1 503") && readyz.contains("the database is down"),
+        "{readyz}"
+    );
+}
