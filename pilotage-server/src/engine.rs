@@ -986,6 +986,41 @@ impl Core {
         })
     }
 
+    /// The Language (when one tool serves one) and the stage of the tool `name`, for the
+    /// request's span: `manifest`, `guides`, `catalog`, `validate`, `execute` or `trace`.
+    pub(crate) fn describe(&self, name: &str, arguments: &Value) -> (Option<String>, Option<&'static str>) {
+        const STAGES: [&str; 3] = ["validate", "execute", "trace"];
+        let language = arguments.get("language").and_then(Value::as_str).map(str::to_owned);
+        if name == AccessTool::Manifest.name() {
+            return (None, Some("manifest"));
+        }
+        if name == AccessTool::GetGuide.name() {
+            return (language, Some("guides"));
+        }
+        if name == AccessTool::Catalog.name() {
+            return (language, Some("catalog"));
+        }
+        for served in &self.languages {
+            if let Some(index) = served.names.iter().position(|n| n.as_deref() == Some(name)) {
+                let shared = self.shared.iter().flatten().any(|t| t.definition.name == name);
+                let language = if shared {
+                    self.languages
+                        .iter()
+                        .find(|l| {
+                            arguments
+                                .get(&l.declaration.program_argument)
+                                .is_some_and(|v| !v.is_null())
+                        })
+                        .map(|l| l.declaration.name.clone())
+                } else {
+                    Some(served.declaration.name.clone())
+                };
+                return (language, Some(STAGES[index]));
+            }
+        }
+        (None, None)
+    }
+
     fn served(&self, language: &str) -> Option<&Served> {
         self.languages.iter().find(|l| l.declaration.name == language)
     }
@@ -1199,6 +1234,12 @@ impl Core {
             self.settings.max_executes_per_identity
         };
         let Some(_slot) = self.in_flight.acquire(identity, bound) else {
+            tracing::warn!(
+                error.type = "bounds_exceeded",
+                pilotage.requester = %super::telemetry::identity_hash(identity),
+                bound,
+                "a requester is at its bound of executes in flight; refused"
+            );
             return Answer::error(RequestError::from_kind(
                 RequestErrorKind::BoundsExceeded,
                 format!(
@@ -1295,18 +1336,31 @@ impl Core {
         let executed = match tokio::time::timeout(self.settings.execute_deadline, futures_catch_unwind(stage)).await {
             Ok(Ok(executed)) => executed,
             Ok(Err(())) => {
+                tracing::error!(
+                    error.type = "panic",
+                    pilotage.language = %declaration.name,
+                    pilotage.run_id = %run_id,
+                    "the Language panicked while executing; the request is answered internal"
+                );
                 return Answer::error(RequestError::internal(
                     "the Language failed while executing (a fault of the server)",
-                ))
+                ));
             }
             Err(_) => {
+                tracing::warn!(
+                    error.type = "deadline",
+                    pilotage.language = %declaration.name,
+                    pilotage.run_id = %run_id,
+                    deadline_s = self.settings.execute_deadline.as_secs_f64(),
+                    "a run did not finish within the execute deadline; answered bounds_exceeded"
+                );
                 return Answer::error(RequestError::from_kind(
                     RequestErrorKind::BoundsExceeded,
                     format!(
                         "the run did not finish within the engine's bound of {} s",
                         self.settings.execute_deadline.as_secs_f64()
                     ),
-                ))
+                ));
             }
         };
         let response = match executed {
@@ -1505,6 +1559,7 @@ fn context_binding(declaration: &Declaration) -> Diagnostic {
 /// A store failure, as the request error a client sees (the store's message kept for the
 /// operator, Part III 7.2: `internal` is a fault of the server).
 fn store_failed(error: StoreError) -> Answer {
+    tracing::error!(error.type = "store", reason = %error, "the run store failed; the request is answered internal");
     Answer::error(RequestError::internal(format!(
         "the run could not be stored or read: {error}"
     )))
@@ -1645,6 +1700,25 @@ fn changes_since(catalog: &Catalog, baseline: &str) -> Option<Vec<CatalogChange>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn executes_in_flight_are_bounded_per_requester_and_given_back() {
+        let table = InFlight::default();
+        let first = table.acquire("a", 2).expect("a slot");
+        let second = table.acquire("a", 2).expect("a second slot");
+        assert!(table.acquire("a", 2).is_none(), "the third is refused");
+        assert!(table.acquire("b", 2).is_some(), "another requester has its own bound");
+        drop(first);
+        assert_eq!(table.count("a"), 1);
+        assert!(table.acquire("a", 2).is_some(), "a slot given back is taken again");
+        drop(second);
+        assert_eq!(table.count("a"), 0);
+        assert!(
+            table.counts.lock().unwrap().is_empty(),
+            "no entry outlives its executes"
+        );
+        assert!(table.acquire("c", 0).is_none() && table.counts.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn topic_sections_end_at_the_next_heading() {

@@ -23,7 +23,19 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 
+use tracing::Instrument;
+
 use super::engine::{Answer, Core};
+use super::telemetry;
+
+/// Emits a request's event when the handler returns (requests answered without an error).
+struct Finish<'a>(&'a telemetry::Request);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.finish(None);
+    }
+}
 use pilotage_types::{EXTENSION_ID, META_KEY};
 
 /// The engine's own MCP tools, served beside the Pilotage surface: an rmcp [`ToolRouter`] over
@@ -190,7 +202,15 @@ impl ServerHandler for PilotageServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        let mut result = self.negotiate_initialize(&request)?;
+        let traced = telemetry::request_span("initialize", None, &context);
+        let mut result = match self.negotiate_initialize(&request) {
+            Ok(result) => result,
+            Err(error) => {
+                traced.finish(Some(&error));
+                return Err(error);
+            }
+        };
+        let _finish = Finish(&traced);
         // Over stateless HTTP a handshake client's capabilities are not known to later
         // requests, so the tools (and the welcome text) stay visible to it.
         let declared = (!self.stateless).then(|| {
@@ -217,6 +237,8 @@ impl ServerHandler for PilotageServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let traced = telemetry::request_span("tools/list", None, &context);
+        let _finish = Finish(&traced);
         let mut tools = if self.hidden_from(self.client_declared_pilotage(&context)) {
             Vec::new()
         } else {
@@ -242,12 +264,23 @@ impl ServerHandler for PilotageServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let traced = telemetry::request_span("tools/call", Some(&request.name), &context);
         let hidden = self.hidden_from(self.client_declared_pilotage(&context));
         if !hidden {
             let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
             let identity = self.identity(&context);
-            if let Some(answer) = self.core.call(&request.name, &arguments, &identity).await {
-                return result(answer).map(Into::into);
+            let (language, stage) = self.core.describe(&request.name, &arguments);
+            traced.describe(&identity, language.as_deref(), stage);
+            tracing::debug!(parent: &traced.span, arguments = %arguments, "tools/call arguments");
+            let answer = self
+                .core
+                .call(&request.name, &arguments, &identity)
+                .instrument(traced.span.clone())
+                .await;
+            if let Some(answer) = answer {
+                let answer = result(answer);
+                traced.finish_call(&answer);
+                return answer.map(Into::into);
             }
         }
         if let Some(own) = self.own_tools.clone() {
@@ -256,10 +289,12 @@ impl ServerHandler for PilotageServer {
             }
         }
         // Part III 9.6: an unknown tool is a carrier error.
-        Err(pilotage_types::mcp::carrier_error(format!(
+        let unknown = Err(pilotage_types::mcp::carrier_error(format!(
             "Unknown tool: {}",
             request.name
-        )))
+        )));
+        traced.finish_call(&unknown);
+        unknown.map(Into::into)
     }
 
     async fn list_resources(

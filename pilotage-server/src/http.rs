@@ -297,6 +297,10 @@ impl Sessions {
             (own, full.then(|| idle_longest(false)).flatten())
         };
         for id in own.into_iter().chain(oldest) {
+            tracing::info!(
+                reason = "session bound",
+                "the session idle longest gives way to a newcomer (its session-bound runs are forgotten)"
+            );
             self.close(&id).await;
         }
     }
@@ -339,12 +343,22 @@ impl Sessions {
     }
 }
 
+/// Logs a refusal the transport answered (403, 413, 503) as a `warn` event.
+fn log_refusal(status: StatusCode, reason: &str) {
+    tracing::warn!(http.response.status_code = status.as_u16(), error.type = %status.as_u16(), reason, "HTTP request refused");
+}
+
 async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, next: Next) -> Response<Body> {
     if let Err(message) = check_host_and_origin(request.headers(), &sessions.options) {
+        log_refusal(StatusCode::FORBIDDEN, message);
         return refused(StatusCode::FORBIDDEN, message);
     }
     if sessions.options.stateless {
-        return next.run(request).await;
+        let response = next.run(request).await;
+        if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            log_refusal(response.status(), "the request body is over max_body_bytes");
+        }
+        return response;
     }
     sessions.sweep().await;
     let session = request
@@ -365,6 +379,7 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, ne
             let newcomer = peer_of(&request, &sessions.engine, &sessions.options);
             sessions.make_room(newcomer.as_deref()).await;
             if sessions.options.max_sessions == 0 || sessions.options.max_sessions_per_peer == 0 {
+                log_refusal(StatusCode::SERVICE_UNAVAILABLE, "this server opens no sessions");
                 return refused(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "Service Unavailable: this server opens no sessions",
@@ -375,6 +390,9 @@ async fn guard(State(sessions): State<Arc<Sessions>>, request: Request<Body>, ne
         None => {}
     }
     let response = next.run(request).await;
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        log_refusal(response.status(), "the request body is over max_body_bytes");
+    }
     if let (None, Some(id), Some(peer)) = (
         &session,
         response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()),

@@ -209,6 +209,7 @@ pub mod store_contract;
 mod store_postgres;
 #[cfg(feature = "sqlite")]
 mod store_sqlite;
+pub mod telemetry;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -11,6 +11,7 @@
 //! calc-engine                                # stdio
 //! calc-engine --http 127.0.0.1:8080          # streamable HTTP with sessions
 //! calc-engine --http 127.0.0.1:8080 --stateless --store sqlite:runs.db
+//! RUST_LOG=debug calc-engine --log-format json   # logs on stderr: text (default) or JSON lines
 //! ```
 
 use std::sync::Arc;
@@ -187,6 +188,22 @@ fn op_name(op: Op) -> &'static str {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Logs on stderr (stdout is MCP over stdio): RUST_LOG (default `info,rmcp=warn`),
+    // `--log-format json` for JSON lines.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match args
+        .iter()
+        .position(|a| a == "--log-format")
+        .and_then(|at| args.get(at + 1))
+    {
+        Some(format) if format == "json" => logs.json().init(),
+        _ => logs.init(),
+    }
     // --store memory (the default) | sqlite:PATH | postgres://...: where runs are kept.
     let store = match args.iter().position(|a| a == "--store") {
         Some(at) => args
