@@ -109,6 +109,28 @@ impl Served {
 }
 
 /// Starts `binary args...` and waits (at most 30 s) for the endpoint it prints.
+/// An engine logging at `filter` (RUST_LOG) into the file `log`, as an operator runs it; its
+/// URL read from the file.
+fn serve_logging(binary: &Path, args: &[&str], filter: &str, log: &Path) -> Result<Served, String> {
+    let file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let child = Command::new(binary)
+        .args(args)
+        .env("RUST_LOG", filter)
+        .stderr(Stdio::from(file))
+        .spawn()
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(at) = text.find("http://") {
+            let url = text[at..].split_whitespace().next().unwrap_or_default().to_owned();
+            return Ok(Served { child, url });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(format!("{} did not say where it listens within 30 s", binary.display()))
+}
+
 fn serve(binary: &Path, args: &[&str]) -> Result<Served, String> {
     let mut child = Command::new(binary)
         .args(args)
@@ -850,6 +872,36 @@ async fn overhead(options: &Options, bin: &Path, report: &Report) -> Result<(), 
         format!("{p99:.3}"),
         "<= 1.2",
         p99 <= 1.2,
+    );
+    drop(framework);
+    drop(bare);
+    // The cost of an operator's log: `info` into a file against no logging at all.
+    let dir = std::env::temp_dir();
+    let (info_log, off_log) = (
+        dir.join(format!("pilotage-soak-info-{}.log", std::process::id())),
+        dir.join(format!("pilotage-soak-off-{}.log", std::process::id())),
+    );
+    let args = ["--http", "127.0.0.1:0", "--stateless"];
+    let logging = serve_logging(&bin.join("reference-engine"), &args, "info", &info_log)?;
+    let silent = serve_logging(&bin.join("reference-engine"), &args, "off", &off_log)?;
+    let mut ratios = Vec::new();
+    let mut errors = 0;
+    for _ in 0..3 {
+        let (off_tps, _, off_errors) = run(silent.url.clone()).await;
+        let (info_tps, _, info_errors) = run(logging.url.clone()).await;
+        errors += off_errors + info_errors;
+        ratios.push(info_tps / off_tps);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let lines = std::fs::read_to_string(&info_log).map_or(0, |t| t.lines().count());
+    drop(logging);
+    drop(silent);
+    let _ = (std::fs::remove_file(&info_log), std::fs::remove_file(&off_log));
+    report.row(
+        format!("logging: throughput, RUST_LOG=info into a file / off ({clients} clients, median of 3)"),
+        format!("{:.3} ({lines} log lines)", ratios[1]),
+        ">= 0.95",
+        ratios[1] >= 0.95 && errors == 0,
     );
     Ok(())
 }
