@@ -131,7 +131,7 @@ fn health_routes(engine: Engine) -> Router {
 }
 
 /// A JSON-RPC error response with `status`.
-fn refused(status: StatusCode, message: &str) -> Response<Body> {
+pub(crate) fn refused(status: StatusCode, message: &str) -> Response<Body> {
     let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
     Response::builder()
         .status(status)
@@ -163,7 +163,7 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// Whether `headers` pass the Host and Origin rules (see the module docs).
-fn check_host_and_origin(headers: &HeaderMap, options: &HttpOptions) -> Result<(), &'static str> {
+pub(crate) fn check_host_and_origin(headers: &HeaderMap, options: &HttpOptions) -> Result<(), &'static str> {
     let host = headers
         .get("host")
         .and_then(|h| h.to_str().ok())
@@ -232,6 +232,8 @@ fn peer_of(request: &Request<Body>, engine: &Engine, options: &HttpOptions) -> O
             .unwrap_or_else(|_| Request::new(()).into_parts());
         let mut parts = parts;
         parts.headers = request.headers().clone();
+        // What a middleware in front put there (feature oauth: the verified token).
+        parts.extensions = request.extensions().clone();
         if let Some(identity) = identity_fn(&parts) {
             return Some(format!("auth:{identity}"));
         }
@@ -487,10 +489,16 @@ impl Engine {
             let service = StreamableHttpService::new(factory, manager, config);
             Router::new().nest_service(path, service)
         };
+        let router = router.layer(axum::middleware::from_fn_with_state(sessions, guard));
+        // Feature oauth: the resource server's middleware in front of the guard (so that the
+        // guard's peer is the verified identity), and its public metadata routes.
+        #[cfg(feature = "oauth")]
+        let router = match &self.oauth {
+            Some(verifier) => super::auth::protected(router, verifier, path, &options),
+            None => router,
+        };
         // The health endpoints stay outside the guard: a load balancer names no allowed Host.
-        Ok(router
-            .layer(axum::middleware::from_fn_with_state(sessions, guard))
-            .merge(health_routes(self.clone())))
+        Ok(router.merge(health_routes(self.clone())))
     }
 
     /// Serves the engine over HTTP at `http://ADDR/mcp` until Ctrl-C.

@@ -199,6 +199,8 @@ pub use pilotage_types as types;
 /// and the framework agree on one version.
 pub use rmcp;
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod engine;
 mod handler;
 mod http;
@@ -269,6 +271,9 @@ pub struct Engine {
     core: Arc<engine::Core>,
     own_tools: Option<Arc<OwnTools>>,
     identity_fn: Option<IdentityFn>,
+    /// Feature oauth: the resource server in front of the HTTP endpoint.
+    #[cfg(feature = "oauth")]
+    oauth: Option<Arc<auth::Verifier>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -288,6 +293,8 @@ pub struct EngineBuilder {
     languages: Vec<(Declaration, Box<dyn engine::ErasedLanguage>)>,
     own_tools: Option<Arc<OwnTools>>,
     identity_fn: Option<IdentityFn>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<auth::ResourceServer>,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -318,6 +325,8 @@ impl Engine {
             languages: Vec::new(),
             own_tools: None,
             identity_fn: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -494,6 +503,20 @@ impl EngineBuilder {
         self
     }
 
+    /// Feature `oauth`: protects the HTTP endpoint as an OAuth resource server (MCP
+    /// authorization): every request to it needs a bearer JWT that one of `resource_server`'s
+    /// authorization servers issued for this resource, with its scopes, and the protected
+    /// resource metadata is served (see [`auth`]). The requester (Part III 8.4) is then the
+    /// token's issuer and subject (`auth:<iss>#<sub>`), so that runs follow the subject across
+    /// sessions and engine processes on one store; an [`Self::identity`] function is asked only
+    /// for a request without a verified token. The configuration is checked by
+    /// [`Self::build`]. Stdio is not concerned.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, resource_server: auth::ResourceServer) -> Self {
+        self.oauth = Some(resource_server);
+        self
+    }
+
     /// Builds the engine, or says why its declarations cannot be served.
     pub fn build(self) -> Result<Engine, BuildError> {
         if let Some(text) = &self.settings.instructions {
@@ -506,11 +529,23 @@ impl EngineBuilder {
                 ));
             }
         }
+        #[cfg(feature = "oauth")]
+        let (identity_fn, oauth) = match self.oauth {
+            Some(resource_server) => (
+                Some(auth::identity_fn(self.identity_fn)),
+                Some(Arc::new(auth::Verifier::new(resource_server)?)),
+            ),
+            None => (self.identity_fn, None),
+        };
+        #[cfg(not(feature = "oauth"))]
+        let identity_fn = self.identity_fn;
         let core = engine::Core::build(self.settings, self.languages)?;
         Ok(Engine {
             core: Arc::new(core),
             own_tools: self.own_tools,
-            identity_fn: self.identity_fn,
+            identity_fn,
+            #[cfg(feature = "oauth")]
+            oauth,
         })
     }
 }

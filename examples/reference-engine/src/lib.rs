@@ -43,6 +43,9 @@ pub struct Options {
     pub store: Option<std::sync::Arc<dyn pilotage_server::RunStore>>,
     /// At most this many executes of one requester in flight (default: the framework's, 8).
     pub max_executes_per_identity: Option<usize>,
+    /// Over HTTP: the endpoint as an OAuth resource server (feature `oauth`).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<pilotage_server::auth::ResourceServer>,
 }
 
 /// The `workflow/v1` Language.
@@ -150,6 +153,10 @@ pub fn engine(options: &Options) -> Engine {
     }
     if let Some(executes) = options.max_executes_per_identity {
         builder = builder.max_executes_per_identity(executes);
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(resource_server) = &options.oauth {
+        builder = builder.oauth(resource_server.clone());
     }
     builder.build().expect("the workflow/v1 declaration is servable")
 }

@@ -14,6 +14,17 @@
 //! allowed with `--allow-host` / `--allow-origin`; request bodies are bounded
 //! (`--max-body-bytes`, 4 MiB by default).
 //!
+//! With `--oauth-resource URI` and `--oauth-issuer URL` (feature `oauth`, on by default), the
+//! HTTP endpoint is an OAuth resource server (MCP authorization): every request needs a bearer
+//! JWT that the issuer signed for URI (`aud`), with every `--oauth-scope`; the keys come from
+//! `--oauth-jwks-uri` or the issuer's metadata; the protected resource metadata is served at
+//! `/.well-known/oauth-protected-resource/mcp`. Runs are then the token subject's.
+//!
+//! ```text
+//! cargo run -p pilotage-reference-engine -- --http 127.0.0.1:8080 \
+//!     --oauth-resource http://127.0.0.1:8080/mcp --oauth-issuer https://auth.example.com --oauth-scope pilotage
+//! ```
+//!
 //! `--execution-both` declares workflow/v1 with `"execution": "both"`: `run_workflow` then
 //! requires `mode` (`immediate` or `deploy`; this engine has no deployment target, so a
 //! deployed workflow runs at once).
@@ -120,14 +131,48 @@ struct Args {
     /// How long runs are kept, in seconds (the manifest's retention; default 3600, PT1H).
     #[arg(long, value_name = "SECONDS")]
     retention: Option<u64>,
+    /// Logs on stderr: `text` (the default) or `json` (one JSON object a line). What is
+    /// logged is chosen by RUST_LOG (default `info,rmcp=warn`).
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
     /// Over HTTP with sessions: close a session idle this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "http")]
     idle_timeout: u64,
+    /// Over HTTP: accept bearer JWTs of the authorization server with this issuer URL
+    /// (https://, or http:// on loopback; repeatable). Needs --oauth-resource.
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_resource"])]
+    oauth_issuer: Vec<String>,
+    /// Over HTTP: the endpoint as an OAuth resource server with this canonical URI (e.g.
+    /// https://mcp.example.com/mcp), which tokens must name in `aud`. Needs --oauth-issuer.
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URI", requires_all = ["http", "oauth_issuer"])]
+    oauth_resource: Option<String>,
+    /// The authorization servers' JWK Set URL (default: `jwks_uri` of each issuer's metadata).
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URL", requires = "oauth_resource")]
+    oauth_jwks_uri: Option<String>,
+    /// A scope every token must grant (repeatable).
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "SCOPE", requires = "oauth_resource")]
+    oauth_scope: Vec<String>,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
+    // stderr, never stdout: stdout is the MCP channel over stdio.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if args.log_format == "json" {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     if let Some(fault) = args.fault {
         let name = clap::ValueEnum::to_possible_value(&fault)
             .map(|v| v.get_name().to_owned())
@@ -161,6 +206,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .exit();
         }
     };
+    #[cfg(feature = "oauth")]
+    let oauth = args.oauth_resource.as_ref().map(|resource| {
+        let mut server = pilotage_server::auth::ResourceServer::new(resource);
+        for issuer in &args.oauth_issuer {
+            server = server.with_issuer(issuer);
+        }
+        for scope in &args.oauth_scope {
+            server = server.with_scope(scope);
+        }
+        if let Some(uri) = &args.oauth_jwks_uri {
+            server = server.with_jwks_uri(uri);
+        }
+        if let Err(error) = server.check() {
+            <Args as clap::CommandFactory>::command()
+                .error(clap::error::ErrorKind::InvalidValue, format!("--oauth-*: {}", error.0))
+                .exit();
+        }
+        server
+    });
     let engine = engine(&Options {
         resources: args.resources,
         hide_from_undeclared: args.hide_from_undeclared,
@@ -168,6 +232,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         retention: args.retention.map(|secs| std::time::Duration::from_secs(secs.max(1))),
         store: Some(store),
         max_executes_per_identity: Some(args.max_executes_per_identity),
+        #[cfg(feature = "oauth")]
+        oauth,
     });
     let fault = args.fault;
     let Some(addr) = args.http else {
