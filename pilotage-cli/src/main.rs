@@ -8,6 +8,11 @@
 //! - `pilotage codegen SCHEMA... [--out FILE|DIR]`
 //! - `pilotage new NAME --language ID [--dir PATH] [--path-to-workspace DIR]`
 //!
+//! `discover`, `call` and `check` authorize with a server at `--url` that requires it: a token
+//! (`PILOTAGE_BEARER_TOKEN`, `--bearer-token-file PATH`) or OAuth client credentials
+//! (`--client-id ID` with `PILOTAGE_CLIENT_SECRET` or `--client-assertion-key PEM`, `--assertion-file
+//! JWT`, `--scope S`).
+//!
 //! Exit status: 0 success, 1 a failed check, 2 unusable input or usage.
 
 use std::process::ExitCode;

@@ -15,6 +15,10 @@
 //! - **bounded answers**: every wait is bounded by [`ClientOptions::timeout`], and an answer
 //!   larger than [`ClientOptions::max_result_bytes`] is refused at once with
 //!   [`ClientError::TooLarge`], over stdio and HTTP alike (never taken for silence).
+//! - **authorization** (streamable HTTP): a given bearer token, or the OAuth
+//!   `client_credentials` and JWT bearer grants run when the server answers 401
+//!   ([`ClientOptions::auth`], [`auth`]); a server that requires authorization the client
+//!   cannot give fails with [`ClientError::Unauthorized`].
 //!
 //! The client never starts a Run on its own: only [`PilotageClient::execute`] does, when the
 //! caller calls it.
@@ -34,6 +38,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod auth;
 pub mod discovery;
 pub mod request;
 pub mod routing;
@@ -51,6 +56,7 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Map, Value};
 
+pub use auth::{AuthFailure, AuthFailureKind, ClientAuth, JwtAlgorithm, Secret};
 pub use discovery::{DetectedBy, Discovery, ManifestSource, NotPilotage};
 pub use request::{LoopCall, Refusal};
 pub use routing::{Channel, ContractViolation, RawResult, RoutedRequestError};
@@ -113,6 +119,9 @@ pub struct ClientOptions {
     /// is refused at once with [`ClientError::TooLarge`] naming the limit, never waited for.
     /// Default [`DEFAULT_MAX_RESULT_BYTES`].
     pub max_result_bytes: usize,
+    /// How to authorize with a streamable HTTP server (see [`auth`]); default
+    /// [`ClientAuth::None`]. Ignored for a child process.
+    pub auth: ClientAuth,
 }
 
 /// The default [`ClientOptions::max_result_bytes`]: 128 MiB, several times the largest
@@ -128,6 +137,7 @@ impl Default for ClientOptions {
             revision: Revision::Handshake,
             client_name: "pilotage-client".to_owned(),
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            auth: ClientAuth::None,
         }
     }
 }
@@ -160,6 +170,15 @@ pub enum ClientError {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// The server requires authorization that the client could not give: no credentials, a
+    /// token refused, metadata for another resource, a failed token request (see
+    /// [`AuthFailure::kind`]).
+    Unauthorized {
+        /// The server.
+        server: String,
+        /// Why.
+        failure: AuthFailure,
+    },
 }
 
 impl std::fmt::Display for ClientError {
@@ -175,6 +194,7 @@ impl std::fmt::Display for ClientError {
                 "{what}: the server's answer is larger than the limit of {limit} bytes (max_result_bytes, \
                  `--max-result-bytes` on the command line): refused, not read"
             ),
+            Self::Unauthorized { server, failure } => write!(f, "{server}: {failure}"),
         }
     }
 }
@@ -229,6 +249,19 @@ impl std::fmt::Debug for PilotageClient {
     }
 }
 
+/// A failed connection as a [`ClientError`]: [`ClientError::TooLarge`] when an answer went
+/// over the limit.
+fn connect_error(target: &str, oversize: &transport::Oversize, error: impl std::fmt::Display) -> ClientError {
+    if oversize.is_tripped() {
+        ClientError::TooLarge {
+            what: format!("connecting to {target}"),
+            limit: oversize.limit(),
+        }
+    } else {
+        ClientError::Connect(format!("{target}: {error}"))
+    }
+}
+
 /// The rmcp error text of an HTTP body over `max_json_response_size`.
 const BODY_TOO_LARGE: &str = "exceeded the maximum size";
 
@@ -270,53 +303,160 @@ impl PilotageClient {
         };
         let connecting = format!("connecting to {target}");
         let oversize = transport::Oversize::new(options.max_result_bytes);
-        let served = match target {
-            Target::Command { program, args } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args);
-                let transport = transport::ChildStdio::spawn(command, oversize.clone())
-                    .map_err(|e| ClientError::Connect(format!("cannot start `{program}`: {e}")))?;
-                bounded(
-                    &connecting,
-                    options.timeout,
-                    handler.serve_with_lifecycle(transport, lifecycle),
-                )
-                .await?
-            }
+        let (program, args) = match target {
+            Target::Command { program, args } => (program, args),
             Target::Url(url) => {
-                let limit = options.max_result_bytes;
-                // An SSE event counts its `data:` prefixes and framing too.
-                let config =
-                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.clone())
-                        .max_json_response_size(limit)
-                        .max_sse_event_size(limit.saturating_add(64 * 1024));
-                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                bounded(
-                    &connecting,
-                    options.timeout,
-                    handler.serve_with_lifecycle(transport, lifecycle),
-                )
-                .await?
+                return Self::connect_http(url, handler, lifecycle, options, oversize, stale).await;
             }
         };
-        let service = served.map_err(|e| {
-            if oversize.is_tripped() {
-                ClientError::TooLarge {
-                    what: connecting.clone(),
-                    limit: oversize.limit(),
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        let transport = transport::ChildStdio::spawn(command, oversize.clone())
+            .map_err(|e| ClientError::Connect(format!("cannot start `{program}`: {e}")))?;
+        let served = bounded(
+            &connecting,
+            options.timeout,
+            handler.serve_with_lifecycle(transport, lifecycle),
+        )
+        .await?;
+        let service = served.map_err(|e| connect_error(&target.to_string(), &oversize, e))?;
+        Ok(Self::ready(service, options, oversize, false, stale))
+    }
+
+    /// Connects over streamable HTTP, authorizing as [`ClientOptions::auth`] says when the
+    /// server answers 401 (a given bearer token is sent from the first request).
+    async fn connect_http(
+        url: &str,
+        handler: Handler,
+        lifecycle: ClientLifecycleMode,
+        options: ClientOptions,
+        oversize: Arc<transport::Oversize>,
+        stale: Arc<AtomicBool>,
+    ) -> Result<Self, ClientError> {
+        let unauthorized = |failure: AuthFailure| ClientError::Unauthorized {
+            server: url.to_owned(),
+            failure,
+        };
+        let given = match &options.auth {
+            ClientAuth::Bearer(token) => {
+                let parsed = url::Url::parse(url).map_err(|e| ClientError::Connect(format!("{url}: {e}")))?;
+                if !auth::may_carry_secrets(&parsed) {
+                    return Err(unauthorized(AuthFailure::new(
+                        AuthFailureKind::Unsupported,
+                        "a bearer token is only sent over https (or plain http to a loopback address)",
+                    )));
                 }
-            } else {
-                ClientError::Connect(format!("{target}: {e}"))
+                Some(token.clone())
             }
-        })?;
-        Ok(Self {
+            _ => None,
+        };
+        let attempt = |token: Option<Secret>| {
+            let handler = handler.clone();
+            let lifecycle = lifecycle.clone();
+            let oversize = oversize.clone();
+            let timeout = options.timeout;
+            async move {
+                let client = transport::HttpClient::new().map_err(|e| ClientError::Connect(format!("{url}: {e}")))?;
+                let limit = options.max_result_bytes;
+                // An SSE event counts its `data:` prefixes and framing too.
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.to_owned(),
+                    )
+                    .max_json_response_size(limit)
+                    .max_sse_event_size(limit.saturating_add(64 * 1024));
+                if let Some(token) = &token {
+                    config = config.auth_header(token.expose());
+                }
+                let transport = rmcp::transport::StreamableHttpClientTransport::with_client(client.clone(), config);
+                let served = bounded(
+                    &format!("connecting to {url}"),
+                    timeout,
+                    handler.serve_with_lifecycle(transport, lifecycle),
+                )
+                .await?;
+                Ok::<_, ClientError>(served.map_err(|e| (connect_error(url, &oversize, e), client.take_refused())))
+            }
+        };
+        let refused = match attempt(given.clone()).await? {
+            Ok(service) => return Ok(Self::ready(service, options, oversize, true, stale)),
+            Err((error, None)) => return Err(error),
+            Err((_, Some(refused))) => refused,
+        };
+        let authorizer = auth::Authorizer::new(url, options.timeout).map_err(unauthorized)?;
+        let challenge = refused.www_authenticate.as_deref();
+        if given.is_some() || !options.auth.is_grant() {
+            // Nothing (more) to try: say what the server asks for, as far as its metadata tells.
+            let (kind, what) = if given.is_some() {
+                (
+                    AuthFailureKind::TokenRejected,
+                    format!("the server refused the bearer token given (HTTP {})", refused.status),
+                )
+            } else {
+                (
+                    AuthFailureKind::CredentialsNeeded,
+                    format!(
+                        "the server requires authorization (HTTP {}) and no credentials are configured",
+                        refused.status
+                    ),
+                )
+            };
+            let mut failure = match authorizer.discover(challenge).await {
+                Ok(protected) => AuthFailure::new(kind, what).about(&protected),
+                Err(f) if f.kind == AuthFailureKind::ResourceMismatch => f,
+                Err(f) => AuthFailure {
+                    kind,
+                    message: format!("{what}; {}", f.message),
+                    ..f
+                },
+            };
+            failure.scope = failure
+                .scope
+                .or_else(|| challenge.and_then(auth::parse_www_authenticate).and_then(|c| c.scope));
+            return Err(unauthorized(failure));
+        }
+        let protected = authorizer.discover(challenge).await.map_err(unauthorized)?;
+        let token = authorizer
+            .obtain_token(&options.auth, &protected)
+            .await
+            .map_err(unauthorized)?;
+        match attempt(Some(token)).await? {
+            Ok(service) => Ok(Self::ready(service, options, oversize, true, stale)),
+            Err((error, None)) => Err(error),
+            Err((_, Some(again))) => Err(unauthorized(
+                AuthFailure::new(
+                    AuthFailureKind::TokenRejected,
+                    format!(
+                        "the server refused the token the authorization server issued (HTTP {}{})",
+                        again.status,
+                        again
+                            .www_authenticate
+                            .as_deref()
+                            .and_then(auth::parse_www_authenticate)
+                            .and_then(|c| c.error.map(|e| format!(", {e}")))
+                            .unwrap_or_default()
+                    ),
+                )
+                .about(&protected),
+            )),
+        }
+    }
+
+    fn ready(
+        service: RunningService<RoleClient, Handler>,
+        options: ClientOptions,
+        oversize: Arc<transport::Oversize>,
+        http: bool,
+        stale: Arc<AtomicBool>,
+    ) -> Self {
+        Self {
             service,
             options,
             oversize,
-            http: matches!(target, Target::Url(_)),
+            http,
             discovery: None,
             stale,
-        })
+        }
     }
 
     /// Waits for the answer to one request, within [`ClientOptions::timeout`]; an answer over

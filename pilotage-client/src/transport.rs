@@ -10,7 +10,8 @@
 //!   with [`ClientError::TooLarge`](super::ClientError) naming the limit. Below it, rmcp's
 //!   line reader (with no limit of its own) parses the message as usual.
 //! - **streamable HTTP**: rmcp's own bounds, set to the same limit (a JSON body over it fails
-//!   with rmcp's "exceeded the maximum size", an SSE event over it ends the stream).
+//!   with rmcp's "exceeded the maximum size", an SSE event over it ends the stream), through
+//!   [`HttpClient`], which also notes a 401 or 403 for the authorization flows.
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,6 +192,200 @@ impl Transport<RoleClient> for ChildStdio {
             let _ = self.child.kill().await;
         }
         closed
+    }
+}
+
+/// What the server answered when it refused a request for want of authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refused {
+    /// 401 or 403.
+    pub(crate) status: u16,
+    /// Its `WWW-Authenticate` header, if it sent one.
+    pub(crate) www_authenticate: Option<String>,
+}
+
+/// The streamable HTTP client: rmcp's reqwest client (its same-origin redirect policy, its
+/// bounds), which notes a 401 or 403 answer so that the connection can authorize and try again
+/// (rmcp reports a challenged 401 as `AuthRequired`, an unchallenged one as an unexpected
+/// response `HTTP 401 ...`). The token travels in the transport's `auth_header`.
+#[derive(Clone)]
+pub(crate) struct HttpClient {
+    inner: reqwest::Client,
+    refused: Arc<std::sync::Mutex<Option<Refused>>>,
+}
+
+type HttpError = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+type HeaderMap = std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>;
+
+impl HttpClient {
+    pub(crate) fn new() -> Result<Self, reqwest::Error> {
+        let inner = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                // As rmcp's default client: only same-origin 307/308 (which keep the body).
+                let keeps_body = matches!(
+                    attempt.status(),
+                    reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+                );
+                let same_origin = attempt
+                    .previous()
+                    .first()
+                    .is_some_and(|first| first.origin() == attempt.url().origin());
+                if !keeps_body || !same_origin {
+                    attempt.stop()
+                } else if attempt.previous().len() > 10 {
+                    attempt.error("more than 10 redirects")
+                } else {
+                    attempt.follow()
+                }
+            }))
+            .build()?;
+        Ok(Self {
+            inner,
+            refused: Arc::default(),
+        })
+    }
+
+    /// The last refusal, taken.
+    pub(crate) fn take_refused(&self) -> Option<Refused> {
+        self.refused.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    fn note<T>(&self, result: &Result<T, HttpError>) {
+        use rmcp::transport::streamable_http_client::StreamableHttpError as E;
+        let refused = match result {
+            Err(E::AuthRequired(e)) => Refused {
+                status: 401,
+                www_authenticate: Some(e.www_authenticate_header.clone()),
+            },
+            Err(E::InsufficientScope(e)) => Refused {
+                status: 403,
+                www_authenticate: Some(e.www_authenticate_header.clone()),
+            },
+            Err(E::UnexpectedServerResponse(text)) if text.starts_with("HTTP 401") => Refused {
+                status: 401,
+                www_authenticate: None,
+            },
+            Err(E::UnexpectedServerResponse(text)) if text.starts_with("HTTP 403") => Refused {
+                status: 403,
+                www_authenticate: None,
+            },
+            _ => return,
+        };
+        *self.refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(refused);
+    }
+}
+
+impl rmcp::transport::streamable_http_client::StreamableHttpClient for HttpClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+    ) -> Result<rmcp::transport::streamable_http_client::StreamableHttpPostResponse, HttpError> {
+        let result = self
+            .inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await;
+        self.note(&result);
+        result
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+        max_sse_event_size: usize,
+    ) -> Result<rmcp::transport::streamable_http_client::StreamableHttpPostResponse, HttpError> {
+        let result = self
+            .inner
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.note(&result);
+        result
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+        limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
+    ) -> Result<rmcp::transport::streamable_http_client::StreamableHttpPostResponse, HttpError> {
+        let result = self
+            .inner
+            .post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
+            .await;
+        self.note(&result);
+        result
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+    ) -> Result<(), HttpError> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+    ) -> Result<rmcp::transport::common::client_side_sse::BoxedSseResponse, HttpError> {
+        let result = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await;
+        self.note(&result);
+        result
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HeaderMap,
+        max_sse_event_size: usize,
+    ) -> Result<rmcp::transport::common::client_side_sse::BoxedSseResponse, HttpError> {
+        let result = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.note(&result);
+        result
     }
 }
 

@@ -17,6 +17,11 @@
 #   stateless       engine --http --resources --stateless (no sessions, JSON), wire 2026-07-28
 #   client-2025     pilotage-client.sh (pilotage discover), wire 2025-11-25
 #   client-2026     pilotage-client.sh (pilotage discover --stateless), wire 2026-07-28
+#   auth-2025-03-26 the auth/* scenarios of the 2025-03-26 revision (back-compatibility)
+#   auth-2025       the auth/* scenarios at wire 2025-11-25 (the servers answer 401 first)
+#   auth-2026       the auth/* scenarios at wire 2026-07-28
+#   auth-extensions the auth/* scenarios of authorization extensions, which the suite runs
+#                   without --spec-version (at its default wire, 2025-11-25)
 #
 # Known failures are in baseline.yml (the suite's --expected-failures format). The script exits
 # 1 when any scenario has a failing check not in the baseline, when a baseline entry now passes
@@ -80,7 +85,7 @@ SERVER_2026=(
 # they need the client to call a tool of the scenario server's that is not a Pilotage tool
 # (json_schema_echo, add_numbers): `pilotage` calls only the Pilotage tools the user asks for
 # (Part III 10.2; a client never starts what the user did not ask). The others need elicitation
-# (elicitation-sep1034-client-defaults), OAuth (auth/*), custom-header tools
+# (elicitation-sep1034-client-defaults), custom-header tools
 # (http-custom-headers, http-invalid-tool-headers), MRTR request state
 # (sep-2322-client-request-state), SSE resumption of a tool call (sse-retry) or an extension
 # (sep-2640-client-*): not applicable to this client.
@@ -94,6 +99,57 @@ CLIENT_2026=(
   http-standard-headers
   json-schema-ref-no-deref
   json-schema-2020-12-preservation
+)
+# Every client auth/* scenario of the suite, at each wire it is defined for (`conformance list
+# --client`). pilotage-client.sh passes the credentials a scenario's context holds; those
+# whose flow pilotage does not run (authorization code with PKCE and consent at a browser,
+# dynamic client registration, DPoP, token exchange) are in baseline.yml, each with why.
+CLIENT_AUTH_2025_03_26=(
+  auth/2025-03-26-oauth-metadata-backcompat
+  auth/2025-03-26-oauth-endpoint-fallback
+)
+CLIENT_AUTH_COMMON=(
+  auth/metadata-default
+  auth/metadata-var1
+  auth/metadata-var2
+  auth/metadata-var3
+  auth/basic-cimd
+  auth/scope-from-www-authenticate
+  auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined
+  auth/scope-step-up
+  auth/scope-retry-limit
+  auth/token-endpoint-auth-basic
+  auth/token-endpoint-auth-post
+  auth/token-endpoint-auth-none
+  auth/pre-registration
+)
+CLIENT_AUTH_2025=("${CLIENT_AUTH_COMMON[@]}")
+CLIENT_AUTH_2026=(
+  "${CLIENT_AUTH_COMMON[@]}"
+  auth/resource-mismatch
+  auth/offline-access-scope
+  auth/offline-access-not-supported
+  auth/authorization-server-migration
+  auth/iss-supported
+  auth/iss-not-advertised
+  auth/iss-supported-missing
+  auth/iss-wrong-issuer
+  auth/iss-unexpected
+  auth/iss-normalized
+  auth/metadata-issuer-mismatch
+)
+CLIENT_AUTH_EXTENSIONS=(
+  auth/client-credentials-basic
+  auth/client-credentials-jwt
+  auth/wif-jwt-bearer
+  auth/enterprise-managed-authorization
+  auth/dpop
+  auth/dpop-nonce
+)
+CLIENT_ALL=(
+  "${CLIENT_2025[@]}" "${CLIENT_2026[@]}" "${CLIENT_AUTH_2025_03_26[@]}" "${CLIENT_AUTH_2025[@]}"
+  "${CLIENT_AUTH_2026[@]}" "${CLIENT_AUTH_EXTENSIONS[@]}"
 )
 
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -162,7 +218,7 @@ while read -r section entry; do
   scenario="${entry%%:*}"
   case "$section" in
     server) contains "$scenario" "${SERVER_2025[@]}" "${SERVER_2026[@]}" || orphans+=("server: $entry") ;;
-    client) contains "$scenario" "${CLIENT_2025[@]}" "${CLIENT_2026[@]}" || orphans+=("client: $entry") ;;
+    client) contains "$scenario" "${CLIENT_ALL[@]}" || orphans+=("client: $entry") ;;
     *) orphans+=("$section: $entry (unknown section)") ;;
   esac
 done < <(baseline_entries)
@@ -212,7 +268,7 @@ passed=0
 failed=0
 failures=()
 
-run_scenario() { # run_scenario LEG KIND(server|client) SPEC_VERSION SCENARIO
+run_scenario() { # run_scenario LEG KIND(server|client) SPEC_VERSION|extension SCENARIO
   local leg="$1" kind="$2" version="$3" scenario="$4"
   local log="$RESULTS/logs/$leg--${scenario//\//_}.log"
   local target=()
@@ -221,9 +277,12 @@ run_scenario() { # run_scenario LEG KIND(server|client) SPEC_VERSION SCENARIO
   else
     target=(--command "$CLIENT_CMD")
   fi
+  # An extension scenario is on no spec timeline: the suite skips it at any --spec-version.
+  local versioned=(--spec-version "$version")
+  [ "$version" = extension ] && versioned=()
   local status=0
   PILOTAGE_BIN="$PILOTAGE_BIN" NO_COLOR=1 timeout -k 10 "$SCENARIO_WALL_TIMEOUT" \
-    "$NODE" "$SUITE" "$kind" "${target[@]}" --scenario "$scenario" --spec-version "$version" \
+    "$NODE" "$SUITE" "$kind" "${target[@]}" --scenario "$scenario" "${versioned[@]}" \
       --timeout "$SCENARIO_TIMEOUT_MS" --expected-failures "$BASELINE" -o "$RESULTS/$leg" \
       >"$log" 2>&1 || status=$?
   local verdict=ok
@@ -271,6 +330,10 @@ stop_engines
 ENGINE_URL=""
 run_leg client-2025 client 2025-11-25 "${CLIENT_2025[@]}"
 run_leg client-2026 client 2026-07-28 "${CLIENT_2026[@]}"
+run_leg auth-2025-03-26 client 2025-03-26 "${CLIENT_AUTH_2025_03_26[@]}"
+run_leg auth-2025 client 2025-11-25 "${CLIENT_AUTH_2025[@]}"
+run_leg auth-2026 client 2026-07-28 "${CLIENT_AUTH_2026[@]}"
+run_leg auth-extensions client extension "${CLIENT_AUTH_EXTENSIONS[@]}"
 
 if [ "${#orphans[@]}" -gt 0 ]; then
   echo "== baseline.yml entries for scenarios that run.sh never runs (remove them, or run the scenario):"

@@ -18,7 +18,7 @@ use pilotage_client::ClientError;
 use pilotage_types::{ExecuteResponse, Stage, TraceFetchResponse, ValidateResponse};
 use serde_json::{json, Map, Value};
 
-use super::remote::{block_on, connect, ServerArgs};
+use super::remote::{block_on, connect, describe, ServerArgs};
 use super::{read_json, Status, FAILED, SUCCESS, UNUSABLE};
 
 /// A loop stage on the command line.
@@ -241,7 +241,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     let report = match outcome {
         Ok(Ok(report)) => report,
         Ok(Err(error)) => {
-            let _ = writeln!(err, "error: {error}");
+            let _ = writeln!(err, "error: {}", describe(&error));
             return UNUSABLE;
         }
         Err(message) => {

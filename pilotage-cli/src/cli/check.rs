@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use pilotage_client::ClientError;
 use serde_json::{json, Value};
 
-use super::remote::{block_on, connect, ServerArgs};
+use super::remote::{block_on, connect, describe, ServerArgs};
 use super::{read_json, Status, FAILED, SUCCESS, UNUSABLE};
 use crate::check::{check, Report, Settings, Status as RuleStatus};
 use crate::lint::{render_text, Severity};
@@ -171,7 +171,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
             return UNUSABLE;
         }
         Ok(Err(error)) => {
-            let _ = writeln!(err, "error: {error}");
+            let _ = writeln!(err, "error: {}", describe(&error));
             return UNUSABLE;
         }
         Err(message) => {

@@ -11,7 +11,7 @@ use pilotage_client::{ClientError, Discovery};
 use pilotage_types::Stage;
 use serde_json::{json, Map, Value};
 
-use super::remote::{block_on, connect, ServerArgs};
+use super::remote::{block_on, connect, describe, ServerArgs};
 use super::{Status, FAILED, SUCCESS, UNUSABLE};
 
 /// How the result is printed.
@@ -136,7 +136,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
             FAILED
         }
         Ok(Err(error)) => {
-            let _ = writeln!(err, "error: {error}");
+            let _ = writeln!(err, "error: {}", describe(&error));
             UNUSABLE
         }
         Err(message) => {
