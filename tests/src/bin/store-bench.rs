@@ -3,12 +3,19 @@
 //! (memory, SQLite in a temporary file, Postgres at `PILOTAGE_POSTGRES_URL` when set), and
 //! driven in-process: N executes with `store: true`, then N trace fetches of those runs.
 //! Prints p50 and p99 of each, and each store's ratio to the memory store's.
+//!
+//! `... --bin store-bench -- --writers 1,32 --prefill 0,9000 [--seconds 3]`: the stores under
+//! concurrent writers instead. For each store, each number of writers and each prefill: a
+//! fresh store (default limits) gets that many runs first (spread over identities of 900
+//! runs each), then the writers, each its own identity, put runs (the shape the engine's
+//! executes store) for the given seconds. Prints the runs stored per second, all writers
+//! together, and the p50 and p99 of one put.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pilotage_server::prelude::*;
-use pilotage_server::{open_store, PostgresStore, RunStore};
+use pilotage_server::{new_run_id, Expiry, PostgresStore, RunRecord};
 use serde_json::{json, Value};
 
 struct Echo;
@@ -84,9 +91,167 @@ async fn measure(store: Arc<dyn RunStore>, n: usize) -> [Duration; 4] {
     ]
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
+/// A run as the engine's `Echo` executes store it: five steps echoing a small program.
+fn echo_record() -> RunRecord {
+    let program = json!({"steps": [1, 2, 3], "name": "a program of a few members"});
+    let steps = (0..5)
+        .map(|i| {
+            TraceStep::new(format!("s{i}"), Outcome::success("success"))
+                .with_input(json!({"i": i}))
+                .with_output(json!({"echo": program.clone()}))
+        })
+        .collect();
+    RunRecord::new(
+        "echo/v1",
+        Outcome::success("success"),
+        Some(program),
+        steps,
+        TraceLevel::Full,
+    )
+}
+
+fn later() -> Expiry {
+    Expiry::At(std::time::SystemTime::now() + Duration::from_secs(3600))
+}
+
+/// Puts `count` runs into `store`, 900 per identity, on eight tasks at once.
+async fn prefill(store: &Arc<dyn RunStore>, count: usize) {
+    let tasks: Vec<_> = (0..8)
+        .map(|task| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for i in (task..count).step_by(8) {
+                    let identity = format!("prefill_{}", i / 900);
+                    store
+                        .put(&identity, &format!("run_{i}"), echo_record(), later())
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
+/// (runs stored per second, put p50, put p99) of `writers` writers, each its own identity,
+/// putting runs into `store` for `seconds`.
+async fn write_for(store: &Arc<dyn RunStore>, writers: usize, seconds: f64) -> (f64, Duration, Duration) {
+    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..writers)
+        .map(|writer| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let identity = format!("writer_{writer}");
+                let mut latencies = Vec::new();
+                while Instant::now() < until {
+                    let id = new_run_id();
+                    let put = Instant::now();
+                    store.put(&identity, &id, echo_record(), later()).await.unwrap();
+                    latencies.push(put.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    latencies.sort();
+    (
+        latencies.len() as f64 / elapsed,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+    )
+}
+
+/// The list of numbers after `flag` (`--writers 1,32`), if given.
+fn numbers(args: &[String], flag: &str) -> Option<Vec<usize>> {
+    let at = args.iter().position(|a| a == flag)?;
+    let list = args
+        .get(at + 1)
+        .unwrap_or_else(|| panic!("{flag} takes a number, or numbers with commas"));
+    Some(
+        list.split(',')
+            .map(|n| n.parse().unwrap_or_else(|_| panic!("{flag} {list}: not a number")))
+            .collect(),
+    )
+}
+
+async fn writers_mode(writers: Vec<usize>, prefills: Vec<usize>, seconds: f64) {
+    let limits = StoreLimits::default();
+    let dir = std::env::temp_dir().join(format!("pilotage-store-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = std::env::var("PILOTAGE_POSTGRES_URL").ok();
+    if url.is_none() {
+        println!("(Postgres skipped: PILOTAGE_POSTGRES_URL is not set)");
+    }
+    println!("writers each their own identity, putting runs for {seconds} s into a fresh store (default limits)");
+    println!(
+        "{:<10} {:>8} {:>8} {:>10} {:>12} {:>12} {:>12}",
+        "store", "writers", "prefill", "puts", "runs/s", "put p50", "put p99"
+    );
+    let mut fresh = 0;
+    for name in ["memory", "sqlite", "postgres"] {
+        for &prefilled in &prefills {
+            for &count in &writers {
+                fresh += 1;
+                let store: Arc<dyn RunStore> = match name {
+                    "memory" => open_store("memory", limits).await.unwrap(),
+                    "sqlite" => open_store(
+                        &format!("sqlite:{}", dir.join(format!("runs-{fresh}.db")).display()),
+                        limits,
+                    )
+                    .await
+                    .unwrap(),
+                    _ => {
+                        let Some(url) = &url else { continue };
+                        let schema = format!("pilotage_bench_{}_{fresh}", std::process::id());
+                        Arc::new(PostgresStore::connect_in(url, &schema, limits).await.unwrap())
+                    }
+                };
+                prefill(&store, prefilled).await;
+                let (rate, p50, p99) = write_for(&store, count, seconds).await;
+                println!(
+                    "{name:<10} {count:>8} {prefilled:>8} {:>10} {rate:>12.0} {p50:>12?} {p99:>12?}",
+                    (rate * seconds).round()
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let writers = numbers(&args, "--writers");
+    let prefills = numbers(&args, "--prefill");
+    if writers.is_some() || prefills.is_some() {
+        let seconds = numbers(&args, "--seconds").map_or(3.0, |s| s[0] as f64);
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(writers_mode(
+                writers.unwrap_or_else(|| vec![1]),
+                prefills.unwrap_or_else(|| vec![0]),
+                seconds,
+            ));
+        return;
+    }
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(engine_mode(&args));
+}
+
+async fn engine_mode(args: &[String]) {
+    let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let limits = StoreLimits::default();
     let dir = std::env::temp_dir().join(format!("pilotage-store-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
