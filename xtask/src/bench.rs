@@ -37,6 +37,8 @@ const GROUPS: &[(&str, Target)] = &[
     ("server/catalog_page", Target::Report),
     ("server/validate_dispatch", Target::Report),
     ("server/execute_dispatch", Target::Report),
+    // A call with a verified JWT (keys cached) against one without authorization.
+    ("server/jwt_call", Target::Report),
     // The official JSON-Schema-Test-Suite (tests/json-schema-suite/benches/suite.rs): every
     // test of every group both sides build, generated validators against jsonschema.
     ("suite/is_valid", Target::Report),
@@ -159,6 +161,10 @@ pub fn main(args: &[String]) -> ExitCode {
                     "codegen",
                     "--bench",
                     "server",
+                    "--bench",
+                    "auth",
+                    "--features",
+                    "pilotage-server/oauth",
                     "--bench",
                     "suite",
                     "--",
