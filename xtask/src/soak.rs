@@ -792,6 +792,11 @@ async fn soak(options: &Options, bin: &Path, report: &Report) -> Result<(), Stri
         errors.is_empty(),
     );
 
+    // --- two engine processes on one Postgres -----------------------------------------------
+    if let (false, Ok(url)) = (options.quick, std::env::var("PILOTAGE_POSTGRES_URL")) {
+        scale(options, &engine, &url, report).await?;
+    }
+
     // --- overhead against the bare rmcp server --------------------------------------------
     if options.quick {
         eprintln!("soak: --quick measures no overhead (run `cargo xtask soak --release` for it)");
@@ -904,6 +909,56 @@ async fn overhead(options: &Options, bin: &Path, report: &Report) -> Result<(), 
         ratios[1] >= 0.95 && errors == 0,
     );
     Ok(())
+}
+
+/// Throughput of two reference engines on one Postgres store (stateless HTTP, the clients split
+/// between them) against one engine with all the clients: what a second instance adds.
+async fn scale(options: &Options, engine: &Path, url: &str, report: &Report) -> Result<(), String> {
+    let args = [
+        "--http",
+        "127.0.0.1:0",
+        "--stateless",
+        "--store",
+        url,
+        // Stateless without an identity: every client is the one anonymous requester.
+        "--max-runs-per-identity",
+        "100000",
+        "--max-executes-per-identity",
+        "1000",
+    ];
+    let clients = options.clients.clamp(2, 64);
+    let one = serve(engine, &args)?;
+    let (alone, _, _, alone_errors, _) = load(Target::Url(one.url.clone()), true, clients, options.loops, false).await;
+    drop(one);
+    let (first, second) = (serve(engine, &args)?, serve(engine, &args)?);
+    let half = clients / 2;
+    let (a, b) = tokio::join!(
+        load(Target::Url(first.url.clone()), true, half, options.loops, false),
+        load(
+            Target::Url(second.url.clone()),
+            true,
+            clients - half,
+            options.loops,
+            false
+        ),
+    );
+    let errors = alone_errors.len() + a.3.len() + b.3.len();
+    let both = a.0 + b.0;
+    report.row(
+        format!(
+            "two engine processes on one Postgres / one ({clients} clients, stateless, {} cores)",
+            cores()
+        ),
+        format!("{:.2} ({both:.0} calls/s against {alone:.0})", both / alone.max(1e-9)),
+        "0 errors (the ratio is stated)",
+        errors == 0,
+    );
+    Ok(())
+}
+
+/// The machine's cores, for the figures that depend on them.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// A Language whose runs take 400 ms when asked, served with sessions on loopback: one

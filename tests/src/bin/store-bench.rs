@@ -4,6 +4,9 @@
 //! driven in-process: N executes with `store: true`, then N trace fetches of those runs.
 //! Prints p50 and p99 of each, and each store's ratio to the memory store's.
 //!
+//! `... --bin store-bench -- --execute-prefill 0,9000 [--executes N]`: the stored execute through
+//! the engine on a fresh store of each kind, empty and after other identities' runs.
+//!
 //! `... --bin store-bench -- --writers 1,32 --prefill 0,9000 [--seconds 3]`: the stores under
 //! concurrent writers instead. For each store, each number of writers and each prefill: a
 //! fresh store (default limits) gets that many runs first (spread over identities of 900
@@ -228,6 +231,15 @@ async fn writers_mode(writers: Vec<usize>, prefills: Vec<usize>, seconds: f64) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(prefills) = numbers(&args, "--execute-prefill") {
+        let n = numbers(&args, "--executes").map_or(1000, |n| n[0]);
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(execute_prefill_mode(prefills, n));
+        return;
+    }
     let writers = numbers(&args, "--writers");
     let prefills = numbers(&args, "--prefill");
     if writers.is_some() || prefills.is_some() {
@@ -248,6 +260,54 @@ fn main() {
         .build()
         .unwrap()
         .block_on(engine_mode(&args));
+}
+
+/// `--execute-prefill 0,9000 [N]`: for each store and each prefill, a fresh store gets that
+/// many runs of other identities first, then N (default 1,000, one identity's share) stored
+/// executes and trace fetches through the engine: the stored execute's p50 and p99 as the
+/// store fills, and their ratio to the empty store's.
+async fn execute_prefill_mode(prefills: Vec<usize>, n: usize) {
+    let limits = StoreLimits::default();
+    let dir = std::env::temp_dir().join(format!("pilotage-store-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = std::env::var("PILOTAGE_POSTGRES_URL").ok();
+    println!("{n} stored executes through the engine after a prefill of other identities' runs");
+    println!(
+        "{:<10} {:>8} {:>12} {:>12}   ratios to the empty store (p50 / p99)",
+        "store", "prefill", "exec p50", "exec p99"
+    );
+    let mut fresh = 0;
+    for name in ["memory", "sqlite", "postgres"] {
+        let mut empty: Option<[Duration; 4]> = None;
+        for &prefilled in &prefills {
+            fresh += 1;
+            let store: Arc<dyn RunStore> = match name {
+                "memory" => open_store("memory", limits).await.unwrap(),
+                "sqlite" => open_store(
+                    &format!("sqlite:{}", dir.join(format!("exec-{fresh}.db")).display()),
+                    limits,
+                )
+                .await
+                .unwrap(),
+                _ => {
+                    let Some(url) = &url else { continue };
+                    let schema = format!("pilotage_exec_{}_{fresh}", std::process::id());
+                    Arc::new(PostgresStore::connect_in(url, &schema, limits).await.unwrap())
+                }
+            };
+            prefill(&store, prefilled).await;
+            let figures = measure(store, n).await;
+            let base = *empty.get_or_insert(figures);
+            println!(
+                "{name:<10} {prefilled:>8} {:>12?} {:>12?}   {:.2} / {:.2}",
+                figures[0],
+                figures[1],
+                figures[0].as_secs_f64() / base[0].as_secs_f64(),
+                figures[1].as_secs_f64() / base[1].as_secs_f64()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 async fn engine_mode(args: &[String]) {
