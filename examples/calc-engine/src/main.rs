@@ -12,6 +12,7 @@
 //! calc-engine --http 127.0.0.1:8080          # streamable HTTP with sessions
 //! calc-engine --http 127.0.0.1:8080 --stateless --store sqlite:runs.db
 //! RUST_LOG=debug calc-engine --log-format json   # logs on stderr: text (default) or JSON lines
+//! calc-engine --max-runs-per-identity 100       # one requester's share of the run store
 //! ```
 
 use std::sync::Arc;
@@ -211,7 +212,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .ok_or("--store needs memory, sqlite:PATH or postgres://...")?,
         None => "memory",
     };
-    let store = pilotage_server::open_store(store, StoreLimits::default()).await?;
+    // One requester's share of the store (--max-runs-per-identity N, --max-bytes-per-identity B;
+    // defaults 1,000 runs and 8 MiB): past it, its own oldest runs give way, nobody else's.
+    let number = |flag: &str, default: usize| -> Result<usize, String> {
+        match args.iter().position(|a| a == flag) {
+            None => Ok(default),
+            Some(at) => args
+                .get(at + 1)
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| format!("{flag} needs a number")),
+        }
+    };
+    let defaults = StoreLimits::default();
+    let limits = defaults.with_identity_share(
+        number("--max-runs-per-identity", defaults.max_runs_per_identity)?,
+        number("--max-bytes-per-identity", defaults.max_bytes_per_identity)?,
+    );
+    let store = pilotage_server::open_store(store, limits).await?;
     let engine = Engine::builder("calc-engine", env!("CARGO_PKG_VERSION"))
         .language(Calc::new())
         .run_store(store)
