@@ -144,7 +144,7 @@ struct Args {
     #[arg(long, value_name = "URL", requires_all = ["http", "oauth_resource"])]
     oauth_issuer: Vec<String>,
     /// Over HTTP: the endpoint as an OAuth resource server with this canonical URI (e.g.
-    /// https://mcp.example.com/mcp), which tokens must name in `aud`. Needs --oauth-issuer.
+    /// `https://mcp.example.com/mcp`), which tokens must name in `aud`. Needs --oauth-issuer.
     #[cfg(feature = "oauth")]
     #[arg(long, value_name = "URI", requires_all = ["http", "oauth_issuer"])]
     oauth_resource: Option<String>,
