@@ -8,7 +8,15 @@ use std::path::{Path, PathBuf};
 use pilotage_codegen::validators::{generate_with, Draft, Options};
 use serde_json::Value;
 
-const DRAFTS: &[(&str, Draft)] = &[("draft2020-12", Draft::Draft2020), ("draft7", Draft::Draft7)];
+/// Every draft the generator accepts, each with its whole official suite (required and
+/// `optional/` files, formats asserted in `optional/format/`).
+const DRAFTS: &[(&str, Draft)] = &[
+    ("draft2020-12", Draft::Draft2020),
+    ("draft2019-09", Draft::Draft2019),
+    ("draft7", Draft::Draft7),
+    ("draft6", Draft::Draft6),
+    ("draft4", Draft::Draft4),
+];
 
 /// This crate's own cases, in the suite's format, for what the suite here does not cover
 /// (draft 2019-09: `$recursiveRef`, array-form `items`, ...; draft-04 and -06's differences).

@@ -785,7 +785,9 @@ impl<'a> Gen<'a> {
                     "string" => quote!(v.is_string()),
                     "number" => quote!(v.is_number()),
                     // Draft-04: an integer is written without a fraction (`1.0` is not one).
-                    "integer" if draft == Draft::Draft4 => quote!((v.is_i64() || v.is_u64())),
+                    "integer" if draft == Draft::Draft4 => {
+                        quote!(::pilotage_types::validate::runtime::is_integer_draft4(v))
+                    }
                     "integer" => quote!(::pilotage_types::validate::runtime::is_integer(v)),
                     "object" => quote!(v.is_object()),
                     "array" => quote!(v.is_array()),
@@ -852,7 +854,14 @@ impl<'a> Gen<'a> {
             // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
             // (`byte`, `uint`) is an annotation everywhere.
             let asserts = (draft.is_legacy() || vocab.format) && format_in(draft, format);
-            if let Some((_, function)) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts) {
+            let found = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts);
+            // Draft-04 and -06 define `hostname` by RFC 1034 alone; draft-07 added IDNA2008's
+            // A-label rules (RFC 5891).
+            let found = found.map(|&(name, function)| match (name, draft) {
+                ("hostname", Draft::Draft4 | Draft::Draft6) => (name, "hostname_rfc1034"),
+                _ => (name, function),
+            });
+            if let Some((_, function)) = found {
                 let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
                     .map_err(|e| self.error(&at("format"), e.to_string()))?;
                 let fail = fail(&at("format"), quote!(Why::Format(v, #format)));
@@ -1771,7 +1780,7 @@ mod tests {
         );
         let text = tokens(json!({"$schema": draft4, "$defs": {"a": {"type": "integer"}}}));
         assert!(
-            text.contains("is_i64") && !text.contains("is_integer"),
+            text.contains("is_integer_draft4") && !text.contains("is_integer ("),
             "draft-04: 1.0 is no integer: {text}"
         );
     }

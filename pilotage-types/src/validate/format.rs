@@ -201,6 +201,12 @@ pub fn hostname(s: &str) -> bool {
     idna::is_hostname(s)
 }
 
+/// `hostname` of draft-04 and draft-06: RFC 1034 section 3.1 labels (a leading digit allowed,
+/// RFC 1123), with no IDNA2008 rule (`ab--cd.example` is one; draft-07 added RFC 5891's).
+pub fn hostname_rfc1034(s: &str) -> bool {
+    idna::is_ldh_hostname(s)
+}
+
 /// `ipv4`: RFC 2673 dotted quad ([`Format::Ipv4`]).
 pub fn ipv4(s: &str) -> bool {
     is_ipv4(s)
@@ -1417,6 +1423,25 @@ mod tests {
         // host names: U-labels only in idn-hostname; A-labels in both, validated as IDNA2008
         // labels without the `idn` feature too.
         assert!(!check(Format::Hostname, "bücher.de"));
+        // Draft-04/06's hostname: RFC 1034 labels, no IDNA2008 rule on `??--` labels.
+        assert!(!check(Format::Hostname, "ab--cd.example"));
+        assert!(hostname_rfc1034("ab--cd.example"));
+        assert!(hostname_rfc1034("xn--4gbwdl.xn--wgbh1c"));
+        assert!(hostname_rfc1034("1host.example"));
+        for bad in [
+            "",
+            ".",
+            "a..b",
+            "-a.example",
+            "a-.example",
+            "a_b.example",
+            "bücher.de",
+            &"a".repeat(64),
+        ] {
+            assert!(!hostname_rfc1034(bad), "{bad:?}");
+        }
+        assert!(hostname_rfc1034(&vec!["a".repeat(63); 3].join(".")));
+        assert!(!hostname_rfc1034(&vec!["a".repeat(63); 5].join(".")), "over 253 octets");
         assert!(check(Format::Hostname, "xn--bcher-kva.de"));
         assert!(check(Format::Hostname, "XN--BCHER-KVA.de"));
         let a_label = |u: &str| format!("xn--{}", idna::punycode_encode(&u.chars().collect::<Vec<_>>()).unwrap());

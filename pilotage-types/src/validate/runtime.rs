@@ -444,6 +444,25 @@ pub fn is_integer(value: &Value) -> bool {
     }
 }
 
+/// Whether `value` is an integer in draft-04's sense, a number written without a fraction or
+/// exponent part (`1.0` is not one). serde_json keeps an integer as an integer only up to 64
+/// bits: a longer one, like a number written with a fraction, arrives as a float, its text
+/// lost. A float of magnitude 2^63 or more is taken as written as an integer (every such float
+/// is whole, and a 64-bit integer could not hold it), as jsonschema takes it; below that a float
+/// was written with a fraction or an exponent.
+#[inline]
+pub fn is_integer_draft4(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.is_i64()
+                || n.is_u64()
+                || n.as_f64()
+                    .is_some_and(|f| f.is_finite() && f.abs() >= 9_223_372_036_854_775_808.0)
+        }
+        _ => false,
+    }
+}
+
 /// A number of the schema (a limit of `minimum`, a value of `const`), kept exactly.
 #[derive(Debug, Clone, Copy)]
 pub enum Num {
@@ -690,8 +709,28 @@ pub fn length(s: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_multiple_of, Num};
-    use serde_json::Number;
+    use super::{is_integer, is_integer_draft4, is_multiple_of, Num};
+    use serde_json::{Number, Value};
+
+    #[test]
+    fn draft4_integers_are_written_without_a_fraction() {
+        let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+        for (text, draft4, later) in [
+            ("1", true, true),
+            ("-9223372036854775808", true, true),
+            ("18446744073709551615", true, true),
+            ("1.0", false, true),
+            ("1e2", false, true),
+            ("1.5", false, false),
+            // Past 64 bits serde_json keeps a float: whole, and taken as written whole.
+            ("12345678910111213141516171819202122232425262728293031", true, true),
+            ("-12345678910111213141516171819202122232425262728293031", true, true),
+            ("\"1\"", false, false),
+        ] {
+            assert_eq!(is_integer_draft4(&parse(text)), draft4, "draft-04: {text}");
+            assert_eq!(is_integer(&parse(text)), later, "draft-06 and later: {text}");
+        }
+    }
 
     fn multiple(value: f64, of: f64) -> bool {
         is_multiple_of(&Number::from_f64(value).unwrap(), Num::F(of))

@@ -1,5 +1,5 @@
 //! The generated validators against jsonschema on the official suite's schemas: every test of
-//! every group both can build (draft 2020-12 and draft-07, required and optional), checked for
+//! every group both can build (every draft: 2020-12, 2019-09, draft-07, -06 and -04, required and optional), checked for
 //! its verdict (`is_valid`), in one run: `suite/is_valid` is the aggregate over all of them.
 //! jsonschema's validators are built before measuring (its compile time is not counted).
 //! `suite/is_valid_same_work` leaves out the IDN format groups, which jsonschema (without its

@@ -1,5 +1,6 @@
 //! The official JSON-Schema-Test-Suite compiled: the build script generates validators for
-//! every test group's schema (draft 2020-12 and draft-07, required and `optional/` files) with
+//! every test group's schema (every draft the generator accepts: 2020-12, 2019-09, draft-07,
+//! draft-06 and draft-04; required and `optional/` files) with
 //! `pilotage_codegen::validators::generate_with`, the suite's `remotes/` given as the schema
 //! set's other documents (as `http://localhost:1234/...`); [`GROUPS`] lists each group with
 //! its check, or the generation error that refused it. `tests/suite.rs` runs the tests.
@@ -12,7 +13,8 @@ use pilotage_types::validate::runtime::Check;
 /// One test group of the suite.
 #[derive(Debug, Clone, Copy)]
 pub struct Group {
-    /// `draft2020-12` or `draft7`.
+    /// The draft's directory in the suite: `draft2020-12`, `draft2019-09`, `draft7`, `draft6` or
+    /// `draft4`.
     pub draft: &'static str,
     /// The file, relative to the draft's directory (`optional/format/date.json`), or to this
     /// crate for its own cases (`cases/draft2019-09.json`).

@@ -1,5 +1,5 @@
-//! The official JSON-Schema-Test-Suite through the generated validators: every test of draft
-//! 2020-12 and draft-07, required and `optional/`, must pass (a group the generator refused
+//! The official JSON-Schema-Test-Suite through the generated validators: every test of every
+//! draft (2020-12, 2019-09, draft-07, draft-06, draft-04), required and `optional/`, must pass (a group the generator refused
 //! counts as failed), in both evaluation modes (stop at the first violation, collect all). The
 //! same tests are run through jsonschema, and the README's table of both is checked against
 //! what this run measured (`PILOTAGE_BLESS=1` rewrites it).

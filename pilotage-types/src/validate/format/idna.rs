@@ -16,6 +16,23 @@ pub(super) fn is_hostname(s: &str) -> bool {
     s.is_ascii() && s.len() <= MAX_NAME && is_domain(s, false)
 }
 
+/// Draft-04 and draft-06's `hostname`: RFC 1034 section 3.1's labels (letters, digits and
+/// inner hyphens, at most 63 octets, at most 253 in all), a leading digit allowed (RFC 1123
+/// section 2.1). The IDNA2008 rules on reserved LDH labels (`ab--cd`) and A-labels came with
+/// draft-07's reference to RFC 5891, and do not apply.
+pub(super) fn is_ldh_hostname(s: &str) -> bool {
+    s.is_ascii()
+        && s.len() <= MAX_NAME
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b.len() <= MAX_LABEL
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+                && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+        })
+}
+
 /// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
 /// stops (as the suite tests).
 pub(super) fn is_idn_hostname(s: &str) -> bool {

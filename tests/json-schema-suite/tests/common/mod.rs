@@ -64,6 +64,7 @@ pub fn jsonschema_validator(
     let draft = match group.draft {
         "draft7" => jsonschema::Draft::Draft7,
         "draft2019-09" => jsonschema::Draft::Draft201909,
+        "draft6" => jsonschema::Draft::Draft6,
         "draft4" => jsonschema::Draft::Draft4,
         _ => jsonschema::Draft::Draft202012,
     };
@@ -74,7 +75,7 @@ pub fn jsonschema_validator(
     }
     options
         .should_validate_formats(
-            matches!(group.draft, "draft7" | "draft4") || group.file.starts_with("optional/format/"),
+            matches!(group.draft, "draft7" | "draft6" | "draft4") || group.file.starts_with("optional/format/"),
         )
         .with_retriever(Retriever(remotes.clone()))
         .build(schema)
