@@ -14,6 +14,15 @@
 //!   names an unknown key or the keys are older than [`KEYS_MAX_AGE`], at most once per
 //!   [`REFRESH_INTERVAL`] per key set; each issuer's tokens are checked against that issuer's
 //!   own keys;
+//! - opaque tokens, through the authorization server's RFC 7662 introspection endpoint
+//!   ([`Introspection`], [`ResourceServer::with_introspection`]): the resource server
+//!   authenticates to it (HTTP Basic, RFC 6749 2.3.1), and takes a token only when the answer is
+//!   `active` with an `iss` of the issuers (or none, with exactly one issuer), an `aud` naming the
+//!   resource, `exp` and `nbf` within [`LEEWAY`], a `sub` and the required scopes; each call
+//!   bounded by [`FETCH_TIMEOUT`] and [`MAX_DOCUMENT_BYTES`], nothing cached (a revoked token is
+//!   refused on its next request). A JWT is still verified locally when signing keys are
+//!   configured or discoverable; with introspection and no key source given, every token is
+//!   introspected;
 //! - the verification of every request to the MCP endpoint: a bearer JWT in the
 //!   `Authorization` header (never the query string), its signature under an allowed algorithm
 //!   (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA: never `none`, never
@@ -34,7 +43,7 @@
 //! Tokens are never logged nor stored: the `Authorization` header is removed from the request
 //! once verified, so that neither the MCP handler nor an engine's own tools see it. `/healthz`
 //! and `/readyz` stay outside; stdio is not concerned (MCP: a stdio server takes its
-//! credentials from the environment). Not here: opaque tokens (introspection), DPoP and
+//! credentials from the environment). Not here: DPoP and
 //! mutual-TLS bound tokens, the authorization server itself.
 
 use std::sync::{Arc, RwLock};
@@ -109,6 +118,61 @@ pub struct ResourceServer {
     scopes: Vec<String>,
     jwks_uri: Option<String>,
     jwks: Option<String>,
+    introspection: Option<Introspection>,
+}
+
+/// An RFC 7662 token introspection endpoint of the authorization server, and the resource
+/// server's own client credentials for it ([`ResourceServer::with_introspection`]). The secret
+/// never appears in `Debug` output nor in a log.
+///
+/// ```
+/// use pilotage_server::auth::{Introspection, ResourceServer};
+///
+/// let introspection = Introspection::new("https://auth.example.com/introspect", "mcp-server", "s3cret");
+/// assert!(!format!("{introspection:?}").contains("s3cret"));
+/// let resource = ResourceServer::new("https://mcp.example.com/mcp")
+///     .with_issuer("https://auth.example.com")
+///     .with_introspection(introspection);
+/// assert!(resource.check().is_ok());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Introspection {
+    endpoint: String,
+    client_id: String,
+    client_secret: String,
+}
+
+impl Introspection {
+    /// The endpoint (`https://`, or `http://` on loopback) and the client id and secret the
+    /// resource server authenticates with (HTTP Basic).
+    pub fn new(endpoint: impl Into<String>, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
+        Self {
+            endpoint: endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+        }
+    }
+
+    /// The introspection endpoint.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The resource server's client id at the authorization server.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+}
+
+impl std::fmt::Debug for Introspection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .finish()
+    }
 }
 
 impl ResourceServer {
@@ -122,6 +186,7 @@ impl ResourceServer {
             scopes: Vec::new(),
             jwks_uri: None,
             jwks: None,
+            introspection: None,
         }
     }
 
@@ -157,6 +222,15 @@ impl ResourceServer {
     /// none. Symmetric (`oct`) keys are ignored: HMAC tokens are never accepted.
     pub fn with_jwks(mut self, jwks: impl Into<String>) -> Self {
         self.jwks = Some(jwks.into());
+        self
+    }
+
+    /// Takes opaque (non-JWT) tokens by asking the authorization server's RFC 7662
+    /// introspection endpoint about each (see the module docs). Without a key source
+    /// ([`with_jwks`](Self::with_jwks), [`with_jwks_uri`](Self::with_jwks_uri)), every token is
+    /// introspected, JWTs too.
+    pub fn with_introspection(mut self, introspection: Introspection) -> Self {
+        self.introspection = Some(introspection);
         self
     }
 
@@ -254,12 +328,32 @@ impl ResourceServer {
                 Source::Inline(keys)
             }
             (None, Some(uri)) => Source::Uri(checked_url("JWKS URL", uri)?),
+            (None, None) if self.introspection.is_some() => Source::None,
             (None, None) => Source::Discover,
+        };
+        let introspection = match &self.introspection {
+            None => None,
+            Some(introspection) => {
+                let url = checked_url("introspection endpoint", &introspection.endpoint)?;
+                if url.fragment().is_some() {
+                    return Err(BuildError(format!(
+                        "the introspection endpoint {} must have no fragment",
+                        introspection.endpoint
+                    )));
+                }
+                if introspection.client_id.is_empty() || introspection.client_id.chars().any(char::is_control) {
+                    return Err(BuildError(
+                        "the introspection client id must be non-empty, without control characters".into(),
+                    ));
+                }
+                Some(url)
+            }
         };
         Ok(Checked {
             metadata_url: self.metadata_url()?,
             resource_path: path_suffix(resource.path()).to_owned(),
             source,
+            introspection,
         })
     }
 }
@@ -269,12 +363,15 @@ struct Checked {
     metadata_url: String,
     resource_path: String,
     source: Source,
+    introspection: Option<Url>,
 }
 
 enum Source {
     Inline(Vec<Key>),
     Uri(Url),
     Discover,
+    /// Introspection only.
+    None,
 }
 
 /// The verified token of a request, in its extensions (`parts.extensions.get::<VerifiedToken>()`
@@ -433,7 +530,7 @@ fn metadata_locations(issuer: &Url) -> Vec<String> {
 /// GETs `url` and parses it as JSON: a success status, at most [`MAX_DOCUMENT_BYTES`], within
 /// the client's [`FETCH_TIMEOUT`].
 async fn fetch_json(client: &reqwest::Client, url: &Url) -> Result<Value, String> {
-    let mut response = client
+    let response = client
         .get(url.clone())
         .header(http::header::ACCEPT, "application/json")
         .send()
@@ -442,6 +539,11 @@ async fn fetch_json(client: &reqwest::Client, url: &Url) -> Result<Value, String
     if !response.status().is_success() {
         return Err(format!("{url} answered {}", response.status()));
     }
+    read_json(response, url).await
+}
+
+/// Reads `response`'s body as JSON, at most [`MAX_DOCUMENT_BYTES`].
+async fn read_json(mut response: reqwest::Response, url: &Url) -> Result<Value, String> {
     if response.content_length().is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64) {
         return Err(format!("{url} is over {MAX_DOCUMENT_BYTES} bytes"));
     }
@@ -589,8 +691,42 @@ enum Refusal {
     Invalid(String),
     /// A valid token without the required scopes: 403 `insufficient_scope`.
     InsufficientScope,
-    /// No signing key could be fetched yet: 503.
+    /// No signing key could be fetched yet, or the introspection endpoint failed: 503.
     Unavailable,
+}
+
+/// An introspection answer (RFC 7662 2.2): what the resource server reads of it.
+#[derive(Deserialize)]
+struct Introspected {
+    active: bool,
+    iss: Option<String>,
+    sub: Option<String>,
+    aud: Option<Audience>,
+    exp: Option<u64>,
+    nbf: Option<u64>,
+    scope: Option<String>,
+}
+
+/// `aud`: one string or an array of them.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Audience {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// `text` in `application/x-www-form-urlencoded`: every byte but the unreserved ones of RFC
+/// 3986 percent-encoded.
+fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// The claims read from a verified token.
@@ -618,6 +754,8 @@ pub(crate) struct Verifier {
     /// One key set per issuer (discovery), or one for all.
     sets: Vec<(Option<String>, KeySet)>,
     client: Option<reqwest::Client>,
+    /// The introspection endpoint, parsed.
+    introspection: Option<Url>,
     /// The claim checks, one per key family (jsonwebtoken takes only algorithms of the key's
     /// family): the allowed algorithms of that family.
     validations: Vec<(AlgorithmFamily, Validation)>,
@@ -643,6 +781,7 @@ impl Verifier {
         let sets = match checked.source {
             Source::Inline(keys) => vec![(None, KeySet::new(keys, None, None))],
             Source::Uri(uri) => vec![(None, KeySet::new(Vec::new(), Some(uri), None))],
+            Source::None => Vec::new(),
             Source::Discover => config
                 .issuers
                 .iter()
@@ -654,7 +793,7 @@ impl Verifier {
                 })
                 .collect(),
         };
-        if sets.iter().any(|(_, set)| !set.inline) {
+        if sets.iter().any(|(_, set)| !set.inline) || checked.introspection.is_some() {
             client = Some(
                 reqwest::Client::builder()
                     .timeout(FETCH_TIMEOUT)
@@ -669,7 +808,7 @@ impl Verifier {
                         }
                     }))
                     .build()
-                    .map_err(|e| BuildError(format!("the HTTP client for the signing keys: {e}")))?,
+                    .map_err(|e| BuildError(format!("the HTTP client for the authorization servers: {e}")))?,
             );
         }
         let validations = [AlgorithmFamily::Rsa, AlgorithmFamily::Ec, AlgorithmFamily::Ed]
@@ -696,6 +835,7 @@ impl Verifier {
             config,
             sets,
             client,
+            introspection: checked.introspection,
             validations,
         })
     }
@@ -704,6 +844,11 @@ impl Verifier {
     /// scopes; the required scopes are not checked here.
     async fn verify(&self, token: &str) -> Result<VerifiedToken, Refusal> {
         let invalid = |description: &str| Refusal::Invalid(description.to_owned());
+        if let Some(endpoint) = &self.introspection {
+            if self.sets.is_empty() || token.split('.').count() != 3 {
+                return self.introspect(token, endpoint).await;
+            }
+        }
         let mut segments = token.split('.');
         let (Some(header), Some(_), Some(_), None) =
             (segments.next(), segments.next(), segments.next(), segments.next())
@@ -784,6 +929,79 @@ impl Verifier {
         })
     }
 
+    /// Asks the introspection endpoint about `token` (RFC 7662 2.1) and checks the answer as a
+    /// JWT's claims are checked.
+    async fn introspect(&self, token: &str, endpoint: &Url) -> Result<VerifiedToken, Refusal> {
+        let (Some(client), Some(config)) = (&self.client, &self.config.introspection) else {
+            return Err(Refusal::Unavailable);
+        };
+        // RFC 6749 2.3.1: the client id and secret are form-encoded before the Basic scheme.
+        let response = client
+            .post(endpoint.clone())
+            .basic_auth(form_encode(&config.client_id), Some(form_encode(&config.client_secret)))
+            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(format!("token={}&token_type_hint=access_token", form_encode(token)))
+            .send()
+            .await;
+        let answer = match response {
+            Ok(response) if response.status().is_success() => read_json(response, endpoint).await,
+            Ok(response) => Err(format!("{endpoint} answered {}", response.status())),
+            Err(error) => Err(format!("{endpoint}: {error}")),
+        };
+        let answer = answer.map_err(|fault| {
+            tracing::warn!(introspection_endpoint = %endpoint, reason = %fault, "token introspection failed");
+            Refusal::Unavailable
+        })?;
+        let introspected: Introspected = serde_json::from_value(answer).map_err(|error| {
+            tracing::warn!(introspection_endpoint = %endpoint, reason = %error, "token introspection answered malformed JSON");
+            Refusal::Unavailable
+        })?;
+        if !introspected.active {
+            return Err(Refusal::Invalid("the token is not active (introspection)".into()));
+        }
+        let issuer = match introspected.iss {
+            Some(issuer) if self.config.issuers.contains(&issuer) => issuer,
+            Some(_) => {
+                return Err(Refusal::Invalid(
+                    "the token's issuer is not an authorization server of this resource".into(),
+                ))
+            }
+            None if self.config.issuers.len() == 1 => self.config.issuers[0].clone(),
+            None => {
+                return Err(Refusal::Invalid(
+                    "the introspection answer names no issuer (iss)".into(),
+                ))
+            }
+        };
+        let audiences = match introspected.aud {
+            Some(Audience::One(one)) => vec![one],
+            Some(Audience::Many(many)) => many,
+            None => Vec::new(),
+        };
+        if !audiences.iter().any(|a| *a == self.config.resource) {
+            return Err(Refusal::Invalid(
+                "the token was issued for another resource (aud)".into(),
+            ));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let leeway = LEEWAY.as_secs();
+        if introspected.exp.is_some_and(|exp| now > exp.saturating_add(leeway)) {
+            return Err(Refusal::Invalid("the token has expired (exp)".into()));
+        }
+        if introspected.nbf.is_some_and(|nbf| now.saturating_add(leeway) < nbf) {
+            return Err(Refusal::Invalid("the token is not valid yet (nbf)".into()));
+        }
+        Self::verified(Claims {
+            iss: Some(issuer),
+            sub: introspected.sub,
+            scope: introspected.scope,
+            scp: None,
+        })
+    }
+
     fn verified(claims: Claims) -> Result<VerifiedToken, Refusal> {
         let (Some(issuer), Some(subject)) = (claims.iss, claims.sub) else {
             return Err(Refusal::Invalid("the token lacks iss or sub".into()));
@@ -836,9 +1054,12 @@ impl Verifier {
             Refusal::Unavailable => {
                 let response = crate::http::refused(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "Service Unavailable: the authorization server's signing keys could not be fetched",
+                    "Service Unavailable: the authorization server could not be reached to verify the token",
                 );
-                log(response.status(), "no signing key could be fetched");
+                log(
+                    response.status(),
+                    "no signing key could be fetched, or introspection failed",
+                );
                 return response;
             }
         };

@@ -285,7 +285,9 @@ impl ServerHandler for PilotageServer {
         }
         if let Some(own) = self.own_tools.clone() {
             if own.has_route(&request.name) {
-                return own.call(ToolCallContext::new(self, request, context)).await;
+                let answer = own.call(ToolCallContext::new(self, request, context)).await;
+                traced.finish(answer.as_ref().err());
+                return answer;
             }
         }
         // Part III 9.6: an unknown tool is a carrier error.

@@ -190,7 +190,11 @@
 //! - stdio; streamable HTTP with sessions or stateless, Host and Origin rules, bounded bodies,
 //!   a session cap and idle expiry ([`HttpOptions`]); an `axum` router to mount
 //!   ([`Engine::http_router`]);
-//! - your own MCP tools beside the Pilotage ones ([`EngineBuilder::own_tools`]).
+//! - your own MCP tools beside the Pilotage ones ([`EngineBuilder::own_tools`]);
+//! - what an operator sees ([`telemetry`]): a `tracing` span per request, health endpoints,
+//!   and (feature `metrics`) the `mcp.server.operation.duration` histogram;
+//! - (feature `oauth`) an OAuth resource server in front of the HTTP endpoint: bearer JWTs
+//!   verified against the issuers' keys, opaque tokens introspected (`auth`).
 
 /// The wire types, validators and tool definitions this framework speaks.
 pub use pilotage_types as types;

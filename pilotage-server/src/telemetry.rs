@@ -8,6 +8,16 @@
 //! token, never a program, input or output body above `debug`.
 //!
 //! With no subscriber installed all of it costs a few relaxed atomic loads per request.
+//!
+//! With the `metrics` feature, every answered request is also recorded in the
+//! `mcp.server.operation.duration` histogram (seconds) of the same conventions, through the
+//! [`metrics`](https://docs.rs/metrics) facade: labels `mcp.method.name`, `gen_ai.tool.name`
+//! (for `tools/call`), `mcp.protocol.version` and, when the answer is an error, `error.type`
+//! (a JSON-RPC code as `jsonrpc.-32602`, or a Pilotage error kind). Every label comes from a
+//! bounded set (the methods the server answers, its own tool names, the error kinds, the
+//! protocol versions it negotiates), never from an identity, a run id or a body. The binary
+//! installs whichever recorder it exports with (Prometheus, OpenTelemetry, StatsD); with none
+//! installed a record is a no-op.
 
 use std::time::Instant;
 
@@ -62,10 +72,23 @@ pub(crate) fn request_span(method: &'static str, tool: Option<&str>, context: &R
         error.type = Empty,
         duration_ms = Empty,
     );
+    #[cfg(feature = "metrics")]
+    let labels = {
+        let mut labels = Vec::with_capacity(2);
+        if let Some(tool) = tool {
+            labels.push(("gen_ai.tool.name", tool.to_owned()));
+        }
+        if let Some(version) = &version {
+            labels.push(("mcp.protocol.version", version.clone()));
+        }
+        labels
+    };
     Request {
         span,
         started: Instant::now(),
         method,
+        #[cfg(feature = "metrics")]
+        labels,
     }
 }
 
@@ -74,6 +97,34 @@ pub(crate) struct Request {
     pub span: tracing::Span,
     started: Instant,
     method: &'static str,
+    #[cfg(feature = "metrics")]
+    labels: Vec<(&'static str, String)>,
+}
+
+/// The name of the duration histogram (OpenTelemetry's semantic conventions for MCP).
+#[cfg(feature = "metrics")]
+pub const OPERATION_DURATION: &str = "mcp.server.operation.duration";
+
+/// Records one answered request in [`OPERATION_DURATION`], in seconds.
+#[cfg(feature = "metrics")]
+fn record_duration(request: &Request, elapsed: std::time::Duration, error_type: Option<&str>) {
+    static DESCRIBED: std::sync::Once = std::sync::Once::new();
+    DESCRIBED.call_once(|| {
+        metrics::describe_histogram!(
+            OPERATION_DURATION,
+            metrics::Unit::Seconds,
+            "MCP request duration as observed on the server, from receipt until the result is sent."
+        );
+    });
+    let mut labels: Vec<metrics::Label> = Vec::with_capacity(request.labels.len() + 2);
+    labels.push(metrics::Label::from_static_parts("mcp.method.name", request.method));
+    for (key, value) in &request.labels {
+        labels.push(metrics::Label::new(*key, value.clone()));
+    }
+    if let Some(error_type) = error_type {
+        labels.push(metrics::Label::new("error.type", error_type.to_owned()));
+    }
+    metrics::histogram!(OPERATION_DURATION, labels).record(elapsed.as_secs_f64());
 }
 
 impl Request {
@@ -97,6 +148,8 @@ impl Request {
             Err(error) => {
                 let kind = format!("jsonrpc.{}", error.code.0);
                 self.span.record("error.type", kind.as_str());
+                #[cfg(feature = "metrics")]
+                record_duration(self, elapsed, Some(&kind));
                 tracing::info!(
                     mcp.method.name = self.method,
                     error.type = %kind,
@@ -122,6 +175,8 @@ impl Request {
                     "answered".to_owned()
                 };
                 self.span.record("pilotage.outcome", outcome.as_str());
+                #[cfg(feature = "metrics")]
+                record_duration(self, elapsed, kind);
                 tracing::info!(
                     mcp.method.name = self.method,
                     pilotage.outcome = %outcome,
@@ -142,13 +197,19 @@ impl Request {
             Some(error) => {
                 let kind = format!("jsonrpc.{}", error.code.0);
                 self.span.record("error.type", kind.as_str());
+                #[cfg(feature = "metrics")]
+                record_duration(self, elapsed, Some(&kind));
                 tracing::info!(mcp.method.name = self.method, error.type = %kind, "MCP request answered with a JSON-RPC error");
             }
-            None => tracing::info!(
-                mcp.method.name = self.method,
-                duration_ms = elapsed.as_secs_f64() * 1000.0,
-                "MCP request answered"
-            ),
+            None => {
+                #[cfg(feature = "metrics")]
+                record_duration(self, elapsed, None);
+                tracing::info!(
+                    mcp.method.name = self.method,
+                    duration_ms = elapsed.as_secs_f64() * 1000.0,
+                    "MCP request answered"
+                );
+            }
         }
     }
 }

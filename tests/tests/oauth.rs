@@ -9,13 +9,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lc_rs::signature::{EcdsaKeyPair, Ed25519KeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use pilotage_server::auth::ResourceServer;
+use pilotage_server::auth::{Introspection, ResourceServer};
 use pilotage_server::prelude::*;
 use serde_json::{json, Value};
 
@@ -66,6 +66,11 @@ struct Authority {
     public_key: Vec<u8>,
     kid: String,
     jwks_fetches: Arc<AtomicUsize>,
+    /// The answers of its RFC 7662 introspection endpoint (`/introspect`, for the client
+    /// `rs` / `rs-secret`), by token; any other token is inactive.
+    introspections: Arc<Mutex<BTreeMap<String, Value>>>,
+    /// The form bodies the introspection endpoint received.
+    introspected: Arc<Mutex<Vec<String>>>,
 }
 
 impl Authority {
@@ -99,7 +104,36 @@ impl Authority {
         let metadata = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}).to_string();
         let served = jwks.to_string();
         let fetches = jwks_fetches.clone();
+        let introspections: Arc<Mutex<BTreeMap<String, Value>>> = Arc::default();
+        let introspected: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (answers, bodies) = (introspections.clone(), introspected.clone());
         let router = axum::Router::new()
+            .route(
+                "/introspect",
+                axum::routing::post(move |headers: axum::http::HeaderMap, body: String| {
+                    let (answers, bodies) = (answers.clone(), bodies.clone());
+                    async move {
+                        // RFC 7662 2.1: the resource server authenticates (rs:rs-secret).
+                        let expected = format!("Basic {}", base64_standard(b"rs:rs-secret"));
+                        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
+                            return (axum::http::StatusCode::UNAUTHORIZED, String::new());
+                        }
+                        bodies.lock().unwrap().push(body.clone());
+                        let token = body
+                            .split('&')
+                            .find_map(|pair| pair.strip_prefix("token="))
+                            .map(percent_decode)
+                            .unwrap_or_default();
+                        let answer = answers
+                            .lock()
+                            .unwrap()
+                            .get(&token)
+                            .cloned()
+                            .unwrap_or_else(|| json!({"active": false}));
+                        (axum::http::StatusCode::OK, answer.to_string())
+                    }
+                }),
+            )
             .route(
                 "/.well-known/oauth-authorization-server",
                 axum::routing::get(move || {
@@ -124,7 +158,14 @@ impl Authority {
             public_key,
             kid,
             jwks_fetches,
+            introspections,
+            introspected,
         }
+    }
+
+    /// Makes the introspection endpoint answer `answer` for `token`.
+    fn introspects(&self, token: &str, answer: Value) {
+        self.introspections.lock().unwrap().insert(token.to_owned(), answer);
     }
 
     /// Claims for `resource`, valid for ten minutes, with the required scope; `changes` replaces
@@ -154,6 +195,37 @@ impl Authority {
     fn jwks_fetches(&self) -> usize {
         self.jwks_fetches.load(Ordering::SeqCst)
     }
+}
+
+/// Standard base64 with padding (HTTP Basic).
+fn base64_standard(bytes: &[u8]) -> String {
+    let url = base64url(bytes).replace('-', "+").replace('_', "/");
+    let padding = (4 - url.len() % 4) % 4;
+    format!("{url}{}", "=".repeat(padding))
+}
+
+/// Decodes `%XX` escapes and `+` of a form value.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
 }
 
 fn base64url(bytes: &[u8]) -> String {
@@ -741,4 +813,169 @@ fn a_plain_http_issuer_beyond_loopback_is_refused_at_build() {
         .oauth(ResourceServer::new("https://mcp.example.com/mcp"))
         .build();
     assert!(no_issuer.is_err());
+}
+
+#[test]
+fn opaque_tokens_are_introspected_and_taken_only_when_active_for_this_resource() {
+    let runtime = runtime();
+    let authority = Authority::start(&runtime, "introspecting");
+    let endpoint = format!("{}/introspect", authority.issuer);
+    let served = serve(
+        &runtime,
+        HttpOptions::stateless(),
+        |r| {
+            r.with_issuer(&authority.issuer)
+                .with_scope(SCOPE)
+                .with_introspection(Introspection::new(&endpoint, "rs", "rs-secret"))
+        },
+        |b| b,
+    );
+    let answer = |changes: Value| {
+        let mut answer = json!({
+            "active": true, "iss": authority.issuer, "sub": "alice", "aud": served.resource,
+            "scope": format!("openid {SCOPE}"), "exp": now() + 600, "token_type": "Bearer",
+        });
+        for (name, value) in changes.as_object().unwrap() {
+            if value.is_null() {
+                answer.as_object_mut().unwrap().remove(name);
+            } else {
+                answer[name] = value.clone();
+            }
+        }
+        answer
+    };
+    // Opaque tokens (RFC 6750 b64token, `+` and `/` among them: form-encoded on the way).
+    authority.introspects("alice+opaque/token==", answer(json!({})));
+    authority.introspects(
+        "bob-opaque",
+        answer(json!({"sub": "bob", "aud": [served.resource, "https://other.example/mcp"]})),
+    );
+    authority.introspects("no-issuer", answer(json!({"iss": null, "sub": "carol"})));
+    authority.introspects("inactive", json!({"active": false, "sub": "alice"}));
+    authority.introspects("other-audience", answer(json!({"aud": "https://other.example/mcp"})));
+    authority.introspects("no-audience", answer(json!({"aud": null})));
+    authority.introspects("other-issuer", answer(json!({"iss": "https://evil.example"})));
+    authority.introspects("expired", answer(json!({"exp": now() - 3600})));
+    authority.introspects("not-yet", answer(json!({"nbf": now() + 3600})));
+    authority.introspects("no-subject", answer(json!({"sub": null})));
+    authority.introspects("no-scope", answer(json!({"scope": "openid"})));
+
+    let alice = "alice+opaque/token==";
+    let done = call_stateless(&served, alice, "echo_v1_execute", json!({"program": {"n": 1}}));
+    assert_eq!(done["outcome"]["ok"], true, "{done}");
+    let run_id = done["run_id"].as_str().unwrap();
+    let own = call_stateless(&served, alice, "echo_v1_trace", json!({"run_id": run_id}));
+    assert_eq!(own["outcome"]["ok"], true, "alice sees her run: {own}");
+    let other = call_stateless(&served, "bob-opaque", "echo_v1_trace", json!({"run_id": run_id}));
+    assert_eq!(other["error"]["kind"], "not_found", "bob does not: {other}");
+    let carol = call_stateless(&served, "no-issuer", "echo_v1_trace", json!({"run_id": run_id}));
+    assert_eq!(
+        carol["error"]["kind"], "not_found",
+        "one issuer: an answer without iss is its: {carol}"
+    );
+    let bodies = authority.introspected.lock().unwrap().clone();
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b == "token=alice%2Bopaque%2Ftoken%3D%3D&token_type_hint=access_token"),
+        "the token form-encoded, with its type hint: {bodies:?}"
+    );
+
+    for (token, description) in [
+        ("inactive", "not active"),
+        ("never-issued", "not active"),
+        ("other-audience", "another resource"),
+        ("no-audience", "another resource"),
+        ("other-issuer", "issuer is not an authorization server"),
+        ("expired", "expired"),
+        ("not-yet", "not valid yet"),
+        ("no-subject", "lacks iss or sub"),
+    ] {
+        let refused = post(&served, Some(token), INITIALIZE);
+        assert_refused(&refused, 401, Some("invalid_token"), description, &served, token);
+    }
+    let refused = post(&served, Some("no-scope"), INITIALIZE);
+    assert_refused(
+        &refused,
+        403,
+        Some("insufficient_scope"),
+        "lacks a required scope",
+        &served,
+        "no-scope",
+    );
+
+    // A resource server whose credentials the authorization server refuses cannot verify: 503,
+    // and the token is not taken.
+    let misconfigured = serve(
+        &runtime,
+        HttpOptions::stateless(),
+        |r| {
+            r.with_issuer(&authority.issuer)
+                .with_scope(SCOPE)
+                .with_introspection(Introspection::new(&endpoint, "rs", "wrong-secret"))
+        },
+        |b| b,
+    );
+    let refused = post(&misconfigured, Some(alice), INITIALIZE);
+    assert_eq!(refused.status, 503, "{refused:?}");
+
+    // With signing keys too, a JWT is verified locally and an opaque token introspected.
+    let both = serve(
+        &runtime,
+        HttpOptions::stateless(),
+        |r| {
+            r.with_issuer(&authority.issuer)
+                .with_scope(SCOPE)
+                .with_jwks(authority.jwks.to_string())
+                .with_introspection(Introspection::new(&endpoint, "rs", "rs-secret"))
+        },
+        |b| b,
+    );
+    let jwt = authority.token(&authority.claims(&both.resource, "dave", json!({})));
+    let before = authority.introspected.lock().unwrap().len();
+    let done = call_stateless(&both, &jwt, "echo_v1_execute", json!({"program": {"n": 2}}));
+    assert_eq!(done["outcome"]["ok"], true, "{done}");
+    assert_eq!(
+        authority.introspected.lock().unwrap().len(),
+        before,
+        "a JWT is not introspected"
+    );
+    // alice's opaque token names the first engine's resource: refused here.
+    let refused = post(&both, Some(alice), INITIALIZE);
+    assert_refused(
+        &refused,
+        401,
+        Some("invalid_token"),
+        "another resource",
+        &both,
+        "alice on another resource",
+    );
+    assert_eq!(authority.introspected.lock().unwrap().len(), before + 1);
+}
+
+#[test]
+fn an_introspection_secret_never_shows_and_a_bad_endpoint_is_refused_at_build() {
+    let introspection = Introspection::new("https://auth.example.com/introspect", "rs", "the-secret");
+    let resource = ResourceServer::new("https://mcp.example.com/mcp")
+        .with_issuer("https://auth.example.com")
+        .with_introspection(introspection);
+    assert!(!format!("{resource:?}").contains("the-secret"), "{resource:?}");
+    assert!(resource.check().is_ok());
+    for (endpoint, client, fault) in [
+        (
+            "http://auth.example.com/introspect",
+            "rs",
+            "http://auth.example.com/introspect",
+        ),
+        ("not a url", "rs", "introspection endpoint"),
+        ("https://auth.example.com/introspect#x", "rs", "fragment"),
+        ("https://auth.example.com/introspect", "", "client id"),
+    ] {
+        let error = ResourceServer::new("https://mcp.example.com/mcp")
+            .with_issuer("https://auth.example.com")
+            .with_introspection(Introspection::new(endpoint, client, "s"))
+            .check()
+            .unwrap_err();
+        assert!(error.0.contains(fault), "{endpoint:?}: {}", error.0);
+    }
 }

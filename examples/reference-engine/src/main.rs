@@ -18,7 +18,9 @@
 //! HTTP endpoint is an OAuth resource server (MCP authorization): every request needs a bearer
 //! JWT that the issuer signed for URI (`aud`), with every `--oauth-scope`; the keys come from
 //! `--oauth-jwks-uri` or the issuer's metadata; the protected resource metadata is served at
-//! `/.well-known/oauth-protected-resource/mcp`. Runs are then the token subject's.
+//! `/.well-known/oauth-protected-resource/mcp`. Runs are then the token subject's. With
+//! `--oauth-introspection-endpoint URL --oauth-client-id ID` and the secret in
+//! `PILOTAGE_OAUTH_CLIENT_SECRET`, opaque tokens are introspected (RFC 7662).
 //!
 //! ```text
 //! cargo run -p pilotage-reference-engine -- --http 127.0.0.1:8080 \
@@ -156,6 +158,16 @@ struct Args {
     #[cfg(feature = "oauth")]
     #[arg(long, value_name = "SCOPE", requires = "oauth_resource")]
     oauth_scope: Vec<String>,
+    /// The authorization server's RFC 7662 introspection endpoint: opaque tokens are checked
+    /// there (and every token, without --oauth-jwks-uri). Needs --oauth-client-id and the
+    /// client secret in the environment variable PILOTAGE_OAUTH_CLIENT_SECRET (never a flag).
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "URL", requires_all = ["oauth_resource", "oauth_client_id"])]
+    oauth_introspection_endpoint: Option<String>,
+    /// This engine's client id at the introspection endpoint.
+    #[cfg(feature = "oauth")]
+    #[arg(long, value_name = "ID", requires = "oauth_introspection_endpoint")]
+    oauth_client_id: Option<String>,
 }
 
 #[tokio::main]
@@ -217,6 +229,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         if let Some(uri) = &args.oauth_jwks_uri {
             server = server.with_jwks_uri(uri);
+        }
+        if let (Some(endpoint), Some(client_id)) = (&args.oauth_introspection_endpoint, &args.oauth_client_id) {
+            let Ok(secret) = std::env::var("PILOTAGE_OAUTH_CLIENT_SECRET") else {
+                <Args as clap::CommandFactory>::command()
+                    .error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "--oauth-introspection-endpoint: set the client secret in PILOTAGE_OAUTH_CLIENT_SECRET",
+                    )
+                    .exit();
+            };
+            server = server.with_introspection(pilotage_server::auth::Introspection::new(endpoint, client_id, secret));
         }
         if let Err(error) = server.check() {
             <Args as clap::CommandFactory>::command()
