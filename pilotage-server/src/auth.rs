@@ -979,7 +979,7 @@ impl Verifier {
             Some(Audience::Many(many)) => many,
             None => Vec::new(),
         };
-        if !audiences.iter().any(|a| *a == self.config.resource) {
+        if !audiences.contains(&self.config.resource) {
             return Err(Refusal::Invalid(
                 "the token was issued for another resource (aud)".into(),
             ));

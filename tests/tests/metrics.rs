@@ -9,10 +9,13 @@ use metrics::{Counter, Gauge, Histogram, HistogramFn, Key, KeyName, Metadata, Re
 use pilotage_server::prelude::*;
 use serde_json::{json, Value};
 
-/// Every histogram record: (name, labels, value), and every description.
+/// One histogram record: its name, labels and value.
+type Record = (String, Vec<(String, String)>, f64);
+
+/// Every histogram record, and every description.
 #[derive(Default)]
 struct Recorded {
-    records: Mutex<Vec<(String, Vec<(String, String)>, f64)>>,
+    records: Mutex<Vec<Record>>,
     described: Mutex<Vec<(String, Option<Unit>)>>,
 }
 
