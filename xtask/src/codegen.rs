@@ -128,24 +128,63 @@ fn validator_test_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
     Ok(files)
 }
 
-fn peer_files(root: &Path) -> Result<Vec<GeneratedFile>, RegenError> {
-    let mut files = Vec::new();
-    for peer in PEERS {
-        let bytes =
-            fs::read(root.join(peer.schema)).map_err(|e| RegenError(format!("{}: cannot read: {e}", peer.schema)))?;
-        let settings = TypesSettings::new(peer.schema)
-            .with_schema_def_trait("::pilotage_types::SchemaDef")
-            .with_embed_schema(format!("../../../{}", peer.schema));
-        let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
-        for warning in &generated.warnings {
-            eprintln!("warning: {warning}");
-        }
-        files.push(GeneratedFile {
+/// The generated module of one peer schema, and the warnings its generation gave.
+fn peer_file(root: &Path, peer: &PeerInput) -> Result<(GeneratedFile, Vec<String>), RegenError> {
+    let bytes =
+        fs::read(root.join(peer.schema)).map_err(|e| RegenError(format!("{}: cannot read: {e}", peer.schema)))?;
+    let settings = TypesSettings::new(peer.schema)
+        .with_schema_def_trait("::pilotage_types::SchemaDef")
+        .with_embed_schema(format!("../../../{}", peer.schema));
+    let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;
+    let warnings = generated.warnings.iter().map(ToString::to_string).collect();
+    Ok((
+        GeneratedFile {
             path: PathBuf::from(format!("{GOLDEN_DIR}/{}.rs", peer.module)),
             contents: generated.code,
-        });
+        },
+        warnings,
+    ))
+}
+
+/// What one generation job gives: its files and its warnings, in the order they were made.
+type JobOutput = Result<(Vec<GeneratedFile>, Vec<String>), RegenError>;
+
+/// One generation job.
+type Job<'a> = Box<dyn FnOnce() -> JobOutput + Send + 'a>;
+
+/// Runs `jobs` on up to as many threads as the machine has cores (the jobs share nothing but
+/// the files they read) and gives their outputs in the jobs' order, so the result, and the
+/// order the warnings are printed in, does not depend on which job finished first.
+fn run_jobs(jobs: Vec<Job<'_>>) -> Vec<JobOutput> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(jobs.len());
+    if workers <= 1 {
+        return jobs.into_iter().map(|job| job()).collect();
     }
-    Ok(files)
+    let queue: std::sync::Mutex<Vec<(usize, Job<'_>)>> =
+        std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect());
+    let mut outputs: Vec<(usize, JobOutput)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                        let Some((index, job)) = next else { break };
+                        done.push((index, job()));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    outputs.sort_by_key(|(index, _)| *index);
+    outputs.into_iter().map(|(_, output)| output).collect()
 }
 
 /// A failure of [`generate_all`]: already formatted for the user.
@@ -162,13 +201,43 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
         fs::read(root.join(PILOTAGE_NAMES)).map_err(|e| RegenError(format!("{PILOTAGE_NAMES}: cannot read: {e}")))?;
     let names =
         pilotage_codegen::NameTable::parse(&names_bytes, PILOTAGE_NAMES).map_err(|e| RegenError(e.to_string()))?;
-    let generated = pilotage_codegen::generate_types(&bytes, &pilotage_settings(&source_name, names))
-        .map_err(|e| RegenError(e.to_string()))?;
     let schema_copy = String::from_utf8(bytes.clone())
         .map_err(|_| RegenError(format!("{source_name}: not UTF-8, so not a JSON document")))?;
-    for warning in &generated.warnings {
-        eprintln!("warning: {warning}");
+    // Independent jobs, run in parallel: the Pilotage types and what derives from the schema,
+    // then each peer schema, then the validator test schemas.
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    let (bytes, source_name) = (&bytes, source_name.as_str());
+    jobs.push(Box::new(move || pilotage_files(bytes, source_name, names, schema_copy)));
+    for peer in PEERS {
+        jobs.push(Box::new(move || {
+            peer_file(root, peer).map(|(file, warnings)| (vec![file], warnings))
+        }));
     }
+    jobs.push(Box::new(move || {
+        validator_test_files(root).map(|files| (files, Vec::new()))
+    }));
+    let mut files = Vec::new();
+    for output in run_jobs(jobs) {
+        let (generated, warnings) = output?;
+        for warning in warnings {
+            eprintln!("warning: {warning}");
+        }
+        files.extend(generated);
+    }
+    Ok(files)
+}
+
+/// The files generated from the Pilotage schema itself: the types, the validators, the copy
+/// of the schema, the API snapshot, the outputSchema unions and the value sets.
+fn pilotage_files(
+    bytes: &[u8],
+    source_name: &str,
+    names: pilotage_codegen::NameTable,
+    schema_copy: String,
+) -> JobOutput {
+    let generated = pilotage_codegen::generate_types(bytes, &pilotage_settings(source_name, names))
+        .map_err(|e| RegenError(e.to_string()))?;
+    let warnings = generated.warnings.iter().map(ToString::to_string).collect();
     let validators = generated.validators.ok_or_else(|| {
         RegenError(format!(
             "{source_name}: the codegen wrote no validators file for pilotage-types"
@@ -191,16 +260,14 @@ pub fn generate_all(root: &Path, schema: &Path) -> Result<Vec<GeneratedFile>, Re
             path: PathBuf::from(API_SNAPSHOT),
             contents: format!(
                 "# The public API of pilotage-types' generated types: written by `cargo xtask regen` from {source_name}\n# (sha256 {}); do not edit. One item a line: `<kind> <path>[: <detail>]`.\n{}",
-                pilotage_codegen::render::sha256_hex(&bytes),
+                pilotage_codegen::render::sha256_hex(bytes),
                 generated.api
             ),
         },
     ];
-    files.extend(output_schema_files(&bytes, &source_name)?);
-    files.push(spec_values_file(&bytes, &source_name)?);
-    files.extend(peer_files(root)?);
-    files.extend(validator_test_files(root)?);
-    Ok(files)
+    files.extend(output_schema_files(bytes, source_name)?);
+    files.push(spec_values_file(bytes, source_name)?);
+    Ok((files, warnings))
 }
 
 /// The value sets of the schema that `pilotage-spec` carries for code that cannot link the
