@@ -196,6 +196,7 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
             };
             rendered.unresolved.iter().any(|u| u == reference)
         })
+        .chain(rendered.notes.iter().cloned())
         .collect();
     Ok(GeneratedTypes {
         code: rendered.code,
@@ -245,6 +246,29 @@ mod tests {
         .unwrap()
         .code;
         assert!(!code.contains("chrono") && code.contains("Vec<Tree>"), "{code}");
+    }
+
+    #[test]
+    fn a_pattern_that_needs_annex_b_generates_with_a_note_naming_its_pointer() {
+        // SARIF's lone `]`, and a class escape at one end of a range.
+        let generated = generate(serde_json::json!({"title": "S", "type": "object", "properties": {
+            "name": {"type": "string", "pattern": "^[^\\]]+]$"},
+            "id": {"type": "string", "pattern": "^[\\w-.]+$"}}}))
+        .unwrap();
+        let notes: Vec<&String> = generated.warnings.iter().filter(|w| w.contains("Annex B")).collect();
+        assert_eq!(notes.len(), 2, "{:?}", generated.warnings);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("/properties/name/pattern") && n.contains("a lone `]`")),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("/properties/id/pattern") && n.contains("read as a union")),
+            "{notes:?}"
+        );
     }
 
     #[test]

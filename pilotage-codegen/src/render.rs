@@ -167,6 +167,8 @@ pub struct Rendered {
     /// The references the validators could not resolve in the schema set (each accepts any
     /// value).
     pub unresolved: Vec<String>,
+    /// The validators' notes for the generation report ([`crate::validators::Validators::notes`]).
+    pub notes: Vec<String>,
 }
 
 /// Root keywords that make the document's root a type of its own.
@@ -521,6 +523,7 @@ pub fn render(
         validators: validators_file,
         api,
         unresolved: generated.unresolved.clone(),
+        notes: generated.notes.clone(),
     })
 }
 

@@ -391,24 +391,17 @@ fn patterns_get_ecma_262s_verdicts() {
     );
 }
 
-/// Patterns that are syntax errors under the `u` flag (Node.js 20 agrees), or that ECMA-262
-/// takes but the runtime cannot honour (back-references, look-behind, modifiers,
+/// Patterns that are syntax errors under the `u` flag (Node.js 20 agrees) and that ECMA-262
+/// Annex B does not read either (or reads as another thing than the `u` flag would), or that
+/// ECMA-262 takes but the runtime cannot honour (back-references, look-behind, modifiers,
 /// `Changes_When_NFKC_Casefolded`, a count above `u32::MAX`).
 const REFUSED: &[&str] = &[
-    "\\a",
-    "\\ ",
-    "\\e",
-    "\\\u{e9}",
-    "{",
-    "}",
-    "]",
-    "a{",
-    "a{,5}",
-    "a{1,2",
-    "x{2, 3}",
-    "[\\w-z]",
-    "[a-\\d]",
     "[\\p{L}-z]",
+    // Annex B would read these (a lone `]`, a lone `{`), but their property or braced escape
+    // means another thing there: refused.
+    "\\p{L}]",
+    "\\u{41}{",
+    "\\P{Lu}-[\\w-.]",
     "\\p{letter}",
     "\\p{Latin}",
     "\\p{Script=latin}",
@@ -425,9 +418,6 @@ const REFUSED: &[&str] = &[
     "\\p{}",
     "\\P{",
     "\\p{ L}",
-    "\\c1",
-    "\\c",
-    "[\\c_]",
     "\\01",
     "\\00",
     "[\\01]",
@@ -458,10 +448,6 @@ const REFUSED: &[&str] = &[
     "\\u{110000}",
     "\\u{}",
     "\\u{12",
-    "\\u12",
-    "\\x1",
-    "\\xg0",
-    "[\\B]",
     "(",
     ")",
     "(a",
@@ -474,6 +460,70 @@ const REFUSED: &[&str] = &[
     "a{99999999999}",
     "\\",
 ];
+
+/// Patterns the `u` flag refuses and ECMA-262 Annex B (B.1.2) reads, with the verdicts of
+/// `new RegExp(pattern).test(text)` (no flag; checked with Node.js 20, V8 11.3), whose
+/// `new RegExp(pattern, "u")` throws.
+const ANNEX_B_CASES: &[(&str, &[(&str, bool)])] = &[
+    ("^\\a$", &[("a", true), ("\\a", false), ("\u{7}", false)]),
+    ("^\\ $", &[(" ", true), ("\\ ", false)]),
+    ("^\\e$", &[("e", true), ("\u{1b}", false)]),
+    ("^\\\u{e9}$", &[("\u{e9}", true), ("e", false)]),
+    ("^{$", &[("{", true)]),
+    ("^}$", &[("}", true)]),
+    ("^]$", &[("]", true), ("", false)]),
+    ("^a{$", &[("a{", true), ("a", false)]),
+    ("^a{,5}$", &[("a{,5}", true), ("aaaaa", false), ("a", false)]),
+    ("^a{1,2$", &[("a{1,2", true), ("a", false)]),
+    ("^x{2, 3}$", &[("x{2, 3}", true), ("xx", false)]),
+    (
+        "^[\\w-z]+$",
+        &[("ab_-z", true), ("a.b", false), ("-", true), ("Z9", true)],
+    ),
+    ("^[a-\\d]+$", &[("a-1", true), ("b", false), ("-", true)]),
+    ("^[\\w-_.]+$", &[("a-b_c.d", true), ("a b", false), (".", true)]),
+    ("^\\c1$", &[("\\c1", true), ("\u{11}", false)]),
+    ("^\\c$", &[("\\c", true), ("c", false)]),
+    (
+        "^[\\c_]$",
+        &[("\u{1f}", true), ("_", false), ("c", false), ("\\", false)],
+    ),
+    ("^\\u12$", &[("u12", true), ("\u{12}", false)]),
+    ("^\\x1$", &[("x1", true), ("\u{1}", false)]),
+    ("^\\xg0$", &[("xg0", true)]),
+    ("^[\\B]$", &[("B", true), ("\\", false)]),
+    ("^[^\\]]*]$", &[("abc]", true), ("abc", false)]),
+];
+
+#[test]
+fn annex_b_patterns_get_its_verdicts_and_a_note() {
+    let mut mismatches = Vec::new();
+    for (source, texts) in ANNEX_B_CASES {
+        match regex::write(source) {
+            Ok(written) if written.annex_b.is_empty() => mismatches.push(format!("{source:?}: read without a note")),
+            Ok(_) => {}
+            Err(e) => mismatches.push(format!("{source:?}: {}", e.0)),
+        }
+        let Ok(pattern) = runtime(source) else { continue };
+        for (text, expected) in *texts {
+            if pattern.is_match(text) != *expected {
+                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    // A pattern under the `u` flag keeps its reading, with no note.
+    for (source, _) in ECMA_CASES {
+        if let Ok(written) = regex::write(source) {
+            assert!(written.annex_b.is_empty(), "{source:?}: {:?}", written.annex_b);
+        }
+    }
+}
 
 #[test]
 fn patterns_the_runtime_cannot_honour_or_that_are_no_regex_are_errors() {

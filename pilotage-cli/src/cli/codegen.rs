@@ -75,7 +75,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
         "6" | "06" => builder.default_draft(pilotage_codegen::validators::Draft::Draft6),
         "7" | "07" => builder.default_draft(pilotage_codegen::validators::Draft::Draft7),
         other => {
-            let _ = writeln!(err, "error: --draft {other:?}: expected 2020-12, 2019-09 or 7");
+            let _ = writeln!(err, "error: --draft {other:?}: expected 2020-12, 2019-09, 7, 6 or 4");
             return UNUSABLE;
         }
     };

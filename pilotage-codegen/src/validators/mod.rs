@@ -314,6 +314,9 @@ pub struct Validators {
     /// How many schema locations the generated code checks (in a function of their own or
     /// inline in another's).
     pub locations: usize,
+    /// Notes for the generation report: each pattern that needed ECMA-262 Annex B's syntax
+    /// (`file: pointer: ...`), read as Annex B reads it.
+    pub notes: Vec<String>,
 }
 
 /// A function to generate: a location, and whether it reports annotations.
@@ -345,6 +348,7 @@ struct Gen<'a> {
     items: Vec<TokenStream>,
     patterns: BTreeMap<String, Ident>,
     unresolved: BTreeSet<String>,
+    notes: Vec<String>,
     /// How deep inside child instances the current statements are (0: the function's own).
     descent: usize,
     /// Calls on the function's own instance: (caller, callee), for the cycle check.
@@ -579,7 +583,15 @@ impl<'a> Gen<'a> {
         if let Some(ident) = self.patterns.get(source) {
             return Ok(ident.clone());
         }
-        let compiled = regex::compile(source).map_err(|e| self.error(pointer, e.0))?;
+        let written = regex::write(source).map_err(|e| self.error(pointer, e.0))?;
+        if !written.annex_b.is_empty() {
+            self.notes.push(format!(
+                "{}: {pointer}: the pattern {source:?} is no ECMA-262 pattern under the `u` flag; read as ECMA-262 Annex B reads it ({}), with the `u` flag's meaning otherwise",
+                self.file(),
+                written.annex_b.join("; ")
+            ));
+        }
+        let compiled = written.tokens;
         let ident = format_ident!("PATTERN_{}", self.patterns.len());
         self.items.push(quote! {
             static #ident: ::pilotage_types::validate::pattern::Pattern = #compiled;
@@ -1617,6 +1629,7 @@ fn generate_set(
         items: Vec::new(),
         patterns: BTreeMap::new(),
         unresolved: BTreeSet::new(),
+        notes: Vec::new(),
         descent: 0,
         same_instance: BTreeSet::new(),
         current_fn: None,
@@ -1677,6 +1690,7 @@ fn generate_set(
             unresolved: gen.unresolved.into_iter().collect(),
             functions: count,
             locations: gen.compiled,
+            notes: gen.notes,
         },
         gen.saw_dynamic,
     ))

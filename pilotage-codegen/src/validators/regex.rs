@@ -24,10 +24,18 @@
 //!   of them is one code point), `\u{H...}`, and `\` before a syntax character or `/` (and `-`
 //!   in a class; `[\b]` is U+0008).
 //!
-//! What the `u` flag makes a syntax error is an error here too: an unknown escape (`\a`, `\-`
-//! outside a class), a lone `{`, `}` or `]`, a class range with a class escape at one end
-//! (`[\w-z]`), a quantified assertion. Texts are Rust strings, so they never hold a lone
-//! surrogate: a pattern's lone surrogate (`\uD800`) matches no character, nor does `\p{Cs}`.
+//! A pattern the `u` flag refuses is read a second time, as ECMA-262 Annex B (B.1.2) reads a
+//! pattern without the flag, which real schemas rely on (SARIF's lone `]`, `[\w-_.]`): a lone
+//! `]`, `{` or `}` is the character; an identity escape of a letter (`\a`) is the letter; a class
+//! range with a class escape at one end (`[\w-z]`) is the union of both ends and `-`; `\c`, `\x`
+//! and `\u` without their letter or digits are a backslash, `x` and `u`; `[\c_]` and `[\c1]`
+//! are control characters. Everything else keeps the `u` flag's meaning (a text is code points,
+//! not UTF-16 units, as JSON Schema matches). Such a pattern is a note of the generation report
+//! ([`write`], `Validators::notes`). A pattern needing Annex B that also holds `\p{...}` or
+//! `\u{...}`, whose meaning differs between the two readings, stays an error, as do a quantified
+//! assertion, back-references and legacy octal escapes. Texts are Rust strings, so they never
+//! hold a lone surrogate: a pattern's lone surrogate (`\uD800`) matches no character, nor does
+//! `\p{Cs}`.
 //!
 //! A class of many ranges (a property's) is written once per pattern, as a `const` the
 //! instructions taking it share. `compile_owned` is the program [`compile`] writes, as data
@@ -325,6 +333,11 @@ struct Parser<'a> {
     source: &'a str,
     /// The names of the named groups seen so far.
     names: Vec<String>,
+    /// Whether ECMA-262 Annex B's syntax is taken (B.1.2: a pattern without the `u` flag): set
+    /// only for a second reading of a pattern the `u` flag refuses.
+    annex_b: bool,
+    /// What the Annex B reading took that the `u` flag refuses, for the generation report.
+    legacy: Vec<&'static str>,
 }
 
 /// A pattern the runtime cannot honour, or one that is not a regular expression.
@@ -337,6 +350,17 @@ type Result<T> = std::result::Result<T, PatternError>;
 const SYNTAX_CHARACTERS: &str = "^$\\.*+?()[]{}|";
 
 impl Parser<'_> {
+    /// Takes an Annex B construct (`what`), or refuses it as the `u` flag does.
+    fn legacy<T>(&mut self, what: &'static str, refusal: &str, taken: T) -> Result<T> {
+        if !self.annex_b {
+            return self.error(refusal);
+        }
+        if !self.legacy.contains(&what) {
+            self.legacy.push(what);
+        }
+        Ok(taken)
+    }
+
     fn error<T>(&self, what: &str) -> Result<T> {
         Err(PatternError(format!(
             "pattern {:?}: {what} (at character {})",
@@ -508,10 +532,23 @@ impl Parser<'_> {
                     return self.error("a quantifier with nothing to repeat");
                 }
                 self.at += 1;
-                return self.error("a lone `{` (write `\\{`)");
+                let taken = Node::Class(single(u32::from('{')), false);
+                return self.legacy("a lone `{`", "a lone `{` (write `\\{`)", taken);
             }
-            '}' => return self.error("a lone `}` (write `\\}`)"),
-            ']' => return self.error("a lone `]` (write `\\]`)"),
+            '}' => {
+                return self.legacy(
+                    "a lone `}`",
+                    "a lone `}` (write `\\}`)",
+                    Node::Class(single(u32::from('}')), false),
+                )
+            }
+            ']' => {
+                return self.legacy(
+                    "a lone `]`",
+                    "a lone `]` (write `\\]`)",
+                    Node::Class(single(u32::from(']')), false),
+                )
+            }
             c => Node::Class(vec![(c, c)], false),
         })
     }
@@ -572,6 +609,11 @@ impl Parser<'_> {
             'W' => set(WORD, true),
             's' => set(SPACE, false),
             'S' => set(SPACE, true),
+            // Annex B reads `\p{L}` as the text `p{L}`: which reading a pattern meant cannot be
+            // told, so a pattern read under Annex B takes no property escape.
+            'p' | 'P' if self.annex_b => {
+                return self.error("a property escape (\\p, \\P) in a pattern that needs ECMA-262 Annex B's syntax, which reads it as a letter")
+            }
             'p' | 'P' => self.property(c == 'P')?,
             'n' => Atom::Char(0x0A),
             'r' => Atom::Char(0x0D),
@@ -589,7 +631,17 @@ impl Parser<'_> {
                     self.at += 1;
                     Atom::Char(u32::from(letter) % 32)
                 }
-                _ => return self.error("\\c needs an ASCII letter"),
+                // B.1.2 ClassControlLetter: in a class, a digit or `_` too.
+                Some(letter) if in_class && (letter.is_ascii_digit() || letter == '_') && self.annex_b => {
+                    self.at += 1;
+                    self.legacy("`\\c` before a digit or `_`", "", ())?;
+                    Atom::Char(u32::from(letter) % 32)
+                }
+                // B.1.2: otherwise the backslash is itself, and the `c` is read next.
+                _ => {
+                    self.at -= 1;
+                    self.legacy("`\\c` before no letter", "\\c needs an ASCII letter", Atom::Char(u32::from('\\')))?
+                }
             },
             'x' => {
                 let hex: String = self.chars.iter().skip(self.at).take(2).collect();
@@ -601,8 +653,15 @@ impl Parser<'_> {
                         self.at += 2;
                         Atom::Char(code)
                     }
-                    None => return self.error("\\x needs two hexadecimal digits"),
+                    None => self.legacy(
+                        "`\\x` before no two hexadecimal digits",
+                        "\\x needs two hexadecimal digits",
+                        Atom::Char(u32::from('x')),
+                    )?,
                 }
+            }
+            'u' if self.annex_b && self.peek() == Some('{') => {
+                return self.error("`\\u{...}` in a pattern that needs ECMA-262 Annex B's syntax, which reads it as repeated `u`s")
             }
             'u' if self.eat('{') => {
                 let mut code = 0u32;
@@ -622,7 +681,11 @@ impl Parser<'_> {
             }
             'u' => {
                 let Some(code) = self.hex4() else {
-                    return self.error("\\u needs four hexadecimal digits");
+                    return self.legacy(
+                        "`\\u` before no four hexadecimal digits",
+                        "\\u needs four hexadecimal digits",
+                        Atom::Char(u32::from('u')),
+                    );
                 };
                 // Under the `u` flag a lead and a trail surrogate escape are one code point.
                 if (0xD800..0xDC00).contains(&code)
@@ -651,6 +714,9 @@ impl Parser<'_> {
             // under the `u` flag, but real schemas write them, every engine (ECMA-262 Annex B,
             // jsonschema's) reads them as the character itself, and that is their only meaning.
             c if c.is_ascii_punctuation() => Atom::Char(u32::from(c)),
+            // B.1.2 IdentityEscape: any other character but `c` (and `k`, and the digits of
+            // back-references and legacy octal escapes, refused above) is itself.
+            c if self.annex_b => self.legacy("an identity escape of a letter or another character", "", Atom::Char(u32::from(c)))?,
             c => return self.error(&format!("an unknown escape \\{c} (a syntax error under the u flag)")),
         })
     }
@@ -735,9 +801,21 @@ impl Parser<'_> {
                 match (low, high) {
                     (Atom::Char(lo), Atom::Char(hi)) if lo <= hi => push_span(&mut ranges, lo, hi),
                     (Atom::Char(_), Atom::Char(_)) => return self.error("a character range out of order"),
-                    _ => {
-                        return self
-                            .error("a class range with a class escape at one end (a syntax error under the u flag)")
+                    (low, high) => {
+                        // B.1.2 (CharacterRangeOrUnion): the two atoms and `-`, a union.
+                        self.legacy(
+                            "a class range with a class escape at one end (`[\\w-.]`), read as a union",
+                            "a class range with a class escape at one end (a syntax error under the u flag)",
+                            (),
+                        )?;
+                        for atom in [low, Atom::Char(u32::from('-')), high] {
+                            match atom {
+                                Atom::Char(c) => ranges.extend(single(c)),
+                                Atom::Set(set, false) => ranges.extend(set),
+                                Atom::Set(set, true) => ranges.extend(complement(&set)),
+                                Atom::WordBoundary(_) => return self.error("a word boundary in a class"),
+                            }
+                        }
                     }
                 }
                 continue;
@@ -984,16 +1062,47 @@ pub enum Compiled {
 /// Parses and compiles `source`: the data [`compile`] writes as tokens.
 #[doc(hidden)]
 pub fn compile_owned(source: &str) -> Result<Compiled> {
-    let mut parser = Parser {
-        chars: source.chars().collect(),
-        at: 0,
-        source,
-        names: Vec::new(),
+    compile_reading(source).map(|(compiled, _)| compiled)
+}
+
+/// Parses `source` as ECMA-262 reads a pattern under the `u` flag; when that refuses it, as
+/// ECMA-262 Annex B reads a pattern without the flag (B.1.2: a lone `]`, `{` or `}`, an identity
+/// escape of a letter, a class range with a class escape at one end as a union, `\c`, `\x` and
+/// `\u` without their digits), with the `u` flag's meaning for everything else (code points, not
+/// UTF-16 units). A pattern that needs Annex B and also holds `\p{...}` or `\u{...}`, whose two
+/// readings differ, is refused, as is everything the runtime cannot honour in either reading
+/// (back-references, legacy octal escapes, look-behind). The second member is what the Annex B
+/// reading took (empty when the `u` flag's reading stood), for the generation report.
+fn parse(source: &str) -> Result<(Node, Vec<&'static str>)> {
+    let read = |annex_b: bool| {
+        let mut parser = Parser {
+            chars: source.chars().collect(),
+            at: 0,
+            source,
+            names: Vec::new(),
+            annex_b,
+            legacy: Vec::new(),
+        };
+        let node = parser.alternation()?;
+        if parser.at < parser.chars.len() {
+            return parser.error("an unopened group");
+        }
+        Ok((node, parser.legacy))
     };
-    let node = parser.alternation()?;
-    if parser.at < parser.chars.len() {
-        return parser.error("an unopened group");
+    match read(false) {
+        Ok(read) => Ok(read),
+        Err(strict) => read(true).map_err(|_| strict),
     }
+}
+
+/// [`compile_owned`], and what an Annex B reading took (see [`parse`]).
+fn compile_reading(source: &str) -> Result<(Compiled, Vec<&'static str>)> {
+    let (node, legacy) = parse(source)?;
+    Ok((compile_node(node)?, legacy))
+}
+
+/// The program of a parsed pattern.
+fn compile_node(node: Node) -> Result<Compiled> {
     if let Some((text, start, end)) = literal(&node) {
         return Ok(Compiled::Literal(text, start, end));
     }
@@ -1039,10 +1148,27 @@ fn literal(node: &Node) -> Option<(String, bool, bool)> {
     (!text.is_empty() || start || end).then_some((text, start, end))
 }
 
+/// A pattern written as tokens, and how it was read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Written {
+    /// A `pilotage_types::validate::pattern::Pattern` expression.
+    pub tokens: TokenStream,
+    /// The ECMA-262 Annex B constructs the pattern needed (empty when it is a pattern under the
+    /// `u` flag): each is a note of the generation report.
+    pub annex_b: Vec<&'static str>,
+}
+
 /// Parses `source` and writes it as a `pilotage_types::validate::pattern::Pattern` expression.
 pub fn compile(source: &str) -> Result<TokenStream> {
+    write(source).map(|written| written.tokens)
+}
+
+/// [`compile`], telling whether the pattern needed ECMA-262 Annex B's syntax.
+pub fn write(source: &str) -> Result<Written> {
     let mut classes = Classes::default();
-    let pattern = match compile_owned(source)? {
+    let (compiled, annex_b) = compile_reading(source)?;
+    let pattern = match compiled {
         Compiled::Literal(text, start, end) => quote!(::pilotage_types::validate::pattern::Pattern::Literal {
             source: #source,
             text: #text,
@@ -1090,7 +1216,10 @@ pub fn compile(source: &str) -> Result<TokenStream> {
             })
         }
     };
-    Ok(classes.around(pattern))
+    Ok(Written {
+        tokens: classes.around(pattern),
+        annex_b,
+    })
 }
 
 #[cfg(test)]
@@ -1197,12 +1326,30 @@ mod tests {
             (r"(?<n>a)\k<n>", "back-references"),
             (r"(?<=a)b", "look-behind"),
             (r"(?i:a)", "modifiers"),
-            (r"\a", r"\a"),
-            ("a{2", "`{`"),
+            // Annex B would read the `]` and the `{`, but not the property and braced escapes.
+            (r"\p{L}]", "`]`"),
+            (r"\u{41}a{2", "`{`"),
+            (r"\a\1", r"unknown escape \a"),
         ] {
             let message = compile(source).map(|_| ()).unwrap_err().0;
             assert!(message.contains(needle), "{source}: {message}");
         }
+    }
+
+    #[test]
+    fn annex_b_syntax_is_read_only_where_the_u_flag_refuses_and_is_named() {
+        let written = write(r"^[\w-.]+]$").unwrap();
+        assert_eq!(
+            written.annex_b,
+            [
+                "a class range with a class escape at one end (`[\\w-.]`), read as a union",
+                "a lone `]`"
+            ]
+        );
+        assert!(write(r"^[\w.-]+\]$").unwrap().annex_b.is_empty());
+        // The strict error is the one reported when Annex B does not help either.
+        let error = write(r"]\p{L}").unwrap_err().0;
+        assert!(error.contains("a lone `]`"), "{error}");
     }
 
     #[test]
