@@ -133,8 +133,8 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         report.insert(0, ("local_references_as_pointers", located));
     }
     normalise::check_size(&wrapped).map_err(|message| CodegenError::new(file, "/$defs", message))?;
-    let normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
-    let warnings: Vec<String> = report
+    let mut normalised_defs = wrapped["$defs"].as_object().cloned().unwrap_or_default();
+    let mut warnings: Vec<String> = report
         .iter()
         .filter(|(name, _)| *name == "external_references_as_any")
         .flat_map(|(_, pointers)| pointers.iter())
@@ -144,7 +144,24 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
         .collect();
 
     let nullable_pointers = normalise::nullable_optional_members(&wrapped);
-    let typified = typify_stage::run(&normalised_defs, render::typify_settings, file)?;
+    // A definition typify cannot convert is typed `serde_json::Value`; the rest is generated.
+    let (typified, fallbacks) = typify_stage::run_with_fallbacks(&mut normalised_defs, render::typify_settings, file)?;
+    for fallback in &fallbacks {
+        warnings.push(format!(
+            "{file}: {}: typed as serde_json::Value ({}); the validators check it in full",
+            fallback.pointer, fallback.reason
+        ));
+    }
+    // The members of a definition typed as a whole as `serde_json::Value` have no place of
+    // their own to be made nullable in.
+    let nullable_pointers: Vec<String> = nullable_pointers
+        .into_iter()
+        .filter(|pointer| {
+            !fallbacks
+                .iter()
+                .any(|f| pointer == &f.pointer || pointer.starts_with(&format!("{}/", f.pointer)))
+        })
+        .collect();
     let mut syntax: syn::File = syn::parse2(typified.tokens)
         .map_err(|e| CodegenError::new(file, "/$defs", format!("typify produced code that does not parse: {e}")))?;
     postpass::unique_member_names(&mut syntax);
@@ -152,7 +169,6 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     // values, a struct typify merged) keeps typify's `Option<T>`: a warning, not a refusal.
     let mut nullable = postpass::NullableMembers::new();
     let mut placed = Vec::new();
-    let mut warnings = warnings;
     for pointer in &nullable_pointers {
         match postpass::locate_members(&syntax, &typified.def_types, std::slice::from_ref(pointer)) {
             Ok(found) => {
@@ -246,6 +262,40 @@ mod tests {
         .unwrap()
         .code;
         assert!(!code.contains("chrono") && code.contains("Vec<Tree>"), "{code}");
+    }
+
+    #[test]
+    fn a_definition_typify_cannot_type_is_any_value_with_a_warning_and_still_validated() {
+        let generated = generate(serde_json::json!({"title": "Root", "type": "object",
+            "properties": {"base": {"$ref": "#/$defs/Base"}, "fine": {"$ref": "#/$defs/Fine"}},
+            "$defs": {
+                "Fine": {"type": "object", "properties": {"name": {"type": ["string", "null"]}}},
+                "Base": {"type": "object", "required": ["kind"],
+                    "properties": {"kind": {"type": "string", "enum": ["a", "b"], "const": "a"},
+                        "note": {"type": ["string", "null"]}}}}}))
+        .unwrap();
+        let warning = generated
+            .warnings
+            .iter()
+            .find(|w| w.contains("/$defs/Base"))
+            .unwrap_or_else(|| panic!("{:?}", generated.warnings));
+        assert!(
+            warning.contains("typed as serde_json::Value") && warning.contains("does not support"),
+            "{warning}"
+        );
+        assert!(
+            !generated
+                .warnings
+                .iter()
+                .any(|w| w.contains("nullable optional member")),
+            "no second warning for the members of the definition typed as a whole: {:?}",
+            generated.warnings
+        );
+        assert!(generated.code.contains("pub struct Fine"), "{}", generated.code);
+        assert!(syn::parse_file(&generated.code).is_ok());
+        // The validators still check Base: `kind` is required and must be "a".
+        let validators = generated.validators.unwrap_or_else(|| generated.code.clone());
+        assert!(validators.contains("kind"), "{validators}");
     }
 
     #[test]

@@ -15,6 +15,10 @@
 //! - **schema integers are integers**: JSON Schema counts `5.0` as an `integer`, serde's `u64`
 //!   does not; integer members get a deserializer that accepts integral floats, so `parse`
 //!   never rejects what the validator accepts (the value re-serialises as `5`).
+//! - **an absent recursive member stays absent**: typify types an optional member that refers
+//!   back to its own struct `#[serde(default)] Box<Option<T>>`, which serialises an absent
+//!   member as `null` (an instance the schema may refuse); it becomes `Option<Box<T>>`, skipped
+//!   when `None`.
 //! - typify's own `error` module gives way to `pilotage_types::ConversionError`.
 //! - **member names are unique** ([`unique_member_names`], run first): members whose Rust
 //!   names collide (`line-length` and `line_length` are both `line_length` to typify) keep
@@ -90,6 +94,14 @@ fn integer_field(ty: &Type) -> Option<bool> {
         return Some(true);
     }
     option_inner(ty).filter(|inner| is_integer(inner)).map(|_| false)
+}
+
+/// `T` of `Box<Option<T>>`.
+fn boxed_option_inner(ty: &Type) -> Option<&Type> {
+    match path_of(ty)? {
+        (name, Some(inner)) if name == "std::boxed::Box" || name == "Box" => option_inner(inner),
+        _ => None,
+    }
 }
 
 fn is_option_of_json_value(ty: &Type) -> bool {
@@ -592,6 +604,17 @@ impl Rewriter<'_> {
                     renamed,
                 );
             }
+            None if boxed_option_inner(&field.ty).is_some() => {
+                let inner = boxed_option_inner(&field.ty).cloned();
+                if let Some(inner) = inner {
+                    field.ty = parse_quote!(::std::option::Option<::std::boxed::Box<#inner>>);
+                    set_serde_attr(
+                        field,
+                        serde(quote!(default, skip_serializing_if = "::std::option::Option::is_none")),
+                        renamed,
+                    );
+                }
+            }
             _ if optional && nullable => {
                 let ty = &field.ty;
                 field.ty = parse_quote!(::std::option::Option<#ty>);
@@ -672,6 +695,25 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("rename = \"x-list\""), "{out}");
+        assert!(
+            out.contains("skip_serializing_if = \"::std::option::Option::is_none\""),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_optional_recursive_member_is_an_option_of_a_box() {
+        let out = rewrite(
+            r#"pub struct Node {
+                #[serde(rename = "next-node", default)]
+                pub next_node: ::std::boxed::Box<::std::option::Option<Node>>,
+            }"#,
+        );
+        assert!(
+            out.contains("pub next_node : :: std :: option :: Option < :: std :: boxed :: Box < Node > >"),
+            "{out}"
+        );
+        assert!(out.contains("rename = \"next-node\""), "{out}");
         assert!(
             out.contains("skip_serializing_if = \"::std::option::Option::is_none\""),
             "{out}"

@@ -1,6 +1,8 @@
 //! The typify stage: hands the normalised `$defs` to typify 0.8 and returns its token stream.
 //! typify panics on constructs it does not support; every panic is caught here, kept off
 //! stderr, and turned into a [`CodegenError`] naming the `$defs` entry that caused it.
+//! [`run_with_fallbacks`] then types that one definition as `serde_json::Value` and converts
+//! the rest (the validators, generated from the original schema, still check it in full).
 //!
 //! typify runs on a thread of its own with a large stack ([`STACK_SIZE`]), watched by the
 //! caller: when it takes longer than [`TIME_BUDGET`], or the process's resident memory grows
@@ -20,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use proc_macro2::TokenStream;
 use serde_json::{Map, Value};
-use typify::{TypeSpace, TypeSpaceSettings};
+use typify::{TypeSpace, TypeSpacePatch, TypeSpaceSettings};
 
-use crate::error::{escape_pointer_token, CodegenError};
+use crate::error::{escape_pointer_token, unescape_pointer_token, CodegenError};
 
 thread_local! {
     static CAPTURING: Cell<bool> = const { Cell::new(false) };
@@ -180,8 +182,98 @@ pub fn run_within(
     }
 }
 
+/// The most definitions [`run_with_fallbacks`] types as `serde_json::Value` for one schema:
+/// past it, typify's trouble is not one definition's.
+pub const MAX_FALLBACKS: usize = 64;
+
+/// A definition typify could not convert, typed as `serde_json::Value` instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Fallback {
+    /// The definition's name (its `$defs` key).
+    pub name: String,
+    /// Its JSON Pointer (`/$defs/<name>`).
+    pub pointer: String,
+    /// Why typify could not convert it.
+    pub reason: String,
+}
+
+/// [`run`], except that a definition typify cannot convert (a panic or an error that
+/// [`run`] traces to one `$defs` entry) is replaced in `defs` by a schema accepting any value
+/// (typed `serde_json::Value`, its description saying why), and the conversion is tried again,
+/// until typify converts the rest. The time budget is for all the tries together. Anything
+/// else (a failure of several definitions together, a budget reached, more than
+/// [`MAX_FALLBACKS`] definitions) stays an error.
+pub fn run_with_fallbacks(
+    defs: &mut Map<String, Value>,
+    settings: fn() -> TypeSpaceSettings,
+    file: &str,
+) -> Result<(Typified, Vec<Fallback>), CodegenError> {
+    let started = Instant::now();
+    let mut fallbacks: Vec<Fallback> = Vec::new();
+    loop {
+        let remaining = TIME_BUDGET.saturating_sub(started.elapsed());
+        let error = match run_within(defs, settings, file, remaining, MEMORY_BUDGET) {
+            Ok(typified) => return Ok((typified, fallbacks)),
+            Err(error) => error,
+        };
+        let name = error
+            .pointer
+            .strip_prefix("/$defs/")
+            .filter(|token| !token.contains('/'))
+            .map(unescape_pointer_token)
+            .filter(|name| defs.contains_key(name) && !fallbacks.iter().any(|f| &f.name == name));
+        let Some(name) = name else {
+            return Err(error);
+        };
+        if fallbacks.len() >= MAX_FALLBACKS {
+            return Err(error);
+        }
+        // One line: the message may quote typify's multi-line panic.
+        let reason = error.message.split_whitespace().collect::<Vec<_>>().join(" ");
+        defs.insert(
+            name.clone(),
+            serde_json::json!({
+                "description": "Any JSON value (serde_json::Value): typify 0.8 cannot type this definition (the generation report says why); the validators check it as the schema says.",
+            }),
+        );
+        fallbacks.push(Fallback {
+            pointer: error.pointer,
+            name,
+            reason,
+        });
+    }
+}
+
+/// Rust prelude types that typify 0.8's output also names unqualified: a definition with one
+/// of these names would shadow it in the generated module (a definition `String` makes
+/// typify's `impl TryFrom<String> for Name` of a newtype over it mean the definition, which then
+/// conflicts with `From<String>`). Such a definition's type is renamed `<Name>Def`.
+pub const PRELUDE_TYPES: &[&str] = &["Box", "Option", "Result", "String", "Vec"];
+
+/// `settings` with a rename patch for each definition whose type would take a
+/// [`PRELUDE_TYPES`] name: `StringDef` (`StringDef2`, ... when that is taken too).
+fn with_prelude_renames(defs: &Map<String, Value>, mut settings: TypeSpaceSettings) -> TypeSpaceSettings {
+    let taken: std::collections::BTreeSet<String> = defs.keys().map(|d| crate::render::rust_type_name(d)).collect();
+    for def in defs.keys() {
+        let name = crate::render::rust_type_name(def);
+        if !PRELUDE_TYPES.contains(&name.as_str()) {
+            continue;
+        }
+        let mut renamed = format!("{name}Def");
+        let mut n = 2;
+        while taken.contains(&renamed) {
+            renamed = format!("{name}Def{n}");
+            n += 1;
+        }
+        settings.with_patch(&name, TypeSpacePatch::default().with_rename(renamed));
+    }
+    settings
+}
+
 /// The conversion itself, on the calling thread.
 fn run_here(defs: &Map<String, Value>, settings: &TypeSpaceSettings, file: &str) -> Result<Typified, CodegenError> {
+    let settings = &with_prelude_renames(defs, settings.clone());
     let mut schemas = Vec::with_capacity(defs.len());
     for (name, schema) in defs {
         let pointer = format!("/$defs/{}", escape_pointer_token(name));
@@ -264,6 +356,53 @@ mod tests {
         assert_eq!(error.pointer, "/$defs/Conditional");
         assert!(error.message.contains("does not support"), "{error}");
         assert!(!error.message.contains("panicked"), "{error}");
+    }
+
+    #[test]
+    fn a_definition_typify_cannot_convert_falls_back_to_any_value_and_the_rest_converts() {
+        let mut defs = json!({
+            "Fine": {"type": "object", "properties": {"name": {"type": "string"}}},
+            // typify 0.8 asserts on a string newtype whose enum and const are both given.
+            "Base": {"type": "object", "properties": {"kind": {"type": "string", "enum": ["a", "b"], "const": "a"}}},
+            "Uses": {"type": "object", "properties": {"base": {"$ref": "#/$defs/Base"}, "fine": {"$ref": "#/$defs/Fine"}}}
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        assert!(run(&defs, TypeSpaceSettings::default, "s.json").is_err());
+        let (typified, fallbacks) = run_with_fallbacks(&mut defs, TypeSpaceSettings::default, "s.json").unwrap();
+        assert_eq!(fallbacks.len(), 1, "{fallbacks:?}");
+        assert_eq!(fallbacks[0].pointer, "/$defs/Base");
+        assert!(fallbacks[0].reason.contains("does not support"), "{fallbacks:?}");
+        assert!(defs["Base"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("serde_json::Value"));
+        let code = typified.tokens.to_string();
+        assert!(
+            code.contains("pub struct Fine") && code.contains("pub struct Uses"),
+            "{code}"
+        );
+        assert_eq!(typified.def_types["Fine"], "Fine");
+        // A failure no single definition explains stays an error.
+        let mut none: Map<String, Value> = Map::new();
+        none.insert("Fine".into(), json!({"type": "string"}));
+        assert!(run_with_fallbacks(&mut none, TypeSpaceSettings::default, "s.json").is_ok());
+    }
+
+    #[test]
+    fn a_definition_named_after_a_prelude_type_is_renamed() {
+        let defs = json!({
+            "String": {"type": "string", "minLength": 1},
+            "StringDef": {"type": "integer"},
+            "Name": {"$ref": "#/$defs/String"}
+        });
+        let typified = run(defs.as_object().unwrap(), TypeSpaceSettings::default, "s.json").unwrap();
+        assert_eq!(typified.def_types["String"], "StringDef2");
+        assert_eq!(typified.def_types["StringDef"], "StringDef");
+        let code = typified.tokens.to_string();
+        assert!(!code.contains("pub struct String ("), "{code}");
+        assert!(code.contains("pub struct StringDef2"), "{code}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 include!(concat!(env!("OUT_DIR"), "/calc_program.rs"));
 include!(concat!(env!("OUT_DIR"), "/calc_library.rs"));
+include!(concat!(env!("OUT_DIR"), "/awkward.rs"));
 
 #[cfg(test)]
 mod tests {
@@ -61,6 +62,54 @@ mod tests {
             ("/strict/b", json!({"programs": {}, "strict": {"b": 1}})),
         ] {
             let errors = CalcLibrary::validate(&broken).unwrap_err();
+            assert!(
+                errors.violations.iter().any(|v| v.instance_pointer == pointer),
+                "{pointer}: {errors}"
+            );
+        }
+    }
+
+    /// A schema with what typify 0.8 cannot type or name: the rest is generated and compiles,
+    /// the definition typify gave up on is a `serde_json::Value` that the validators still
+    /// check in full, definitions named after prelude types get `<Name>Def` types, and the
+    /// Annex B patterns are enforced as Annex B reads them.
+    #[test]
+    fn what_typify_cannot_type_is_any_value_still_validated() {
+        use super::awkward::{Awkward, Base, Name, StringDef, VecDef};
+        let valid = json!({
+            "base": {"kind": "a"},
+            "label": "x",
+            "name": "n",
+            "vec": ["a", "b"],
+            "uri": "https://example.com/a]",
+            "id": "a-b_c.d",
+            "option": "y",
+            "result": 3,
+            "box": {"inner": {}},
+            "value": {"n": 1}
+        });
+        Awkward::validate(&valid).unwrap();
+        let typed: Awkward = serde_json::from_value(valid.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), valid, "lossless round trip");
+        assert_eq!(typed.base, Base(json!({"kind": "a"})), "Base is any value, as it came");
+        let label: StringDef = "x".parse().unwrap();
+        assert_eq!(typed.label, label);
+        assert!("".parse::<StringDef>().is_err(), "the newtype keeps minLength");
+        let name = Name::try_from(String::from("n")).unwrap();
+        assert_eq!(typed.name, Some(name));
+        assert_eq!(typed.vec.as_ref().map(|v: &VecDef| v.0.len()), Some(2));
+        for (pointer, change) in [
+            ("/base/kind", json!({"base": {"kind": "b"}})),
+            ("/base", json!({"base": {}})),
+            ("/label", json!({"label": ""})),
+            ("/uri", json!({"uri": "https://example.com/a"})),
+            ("/id", json!({"id": "a b"})),
+        ] {
+            let mut broken = valid.clone();
+            for (key, value) in change.as_object().unwrap() {
+                broken[key] = value.clone();
+            }
+            let errors = Awkward::validate(&broken).unwrap_err();
             assert!(
                 errors.violations.iter().any(|v| v.instance_pointer == pointer),
                 "{pointer}: {errors}"
