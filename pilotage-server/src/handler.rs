@@ -264,7 +264,7 @@ impl ServerHandler for PilotageServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let traced = telemetry::request_span("tools/call", Some(&request.name), &context);
+        let mut traced = telemetry::request_span("tools/call", Some(&request.name), &context);
         let hidden = self.hidden_from(self.client_declared_pilotage(&context));
         if !hidden {
             let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
@@ -291,6 +291,7 @@ impl ServerHandler for PilotageServer {
             }
         }
         // Part III 9.6: an unknown tool is a carrier error.
+        traced.unknown_tool();
         let unknown = Err(pilotage_types::mcp::carrier_error(format!(
             "Unknown tool: {}",
             request.name

@@ -14,8 +14,9 @@
 //! [`metrics`](https://docs.rs/metrics) facade: labels `mcp.method.name`, `gen_ai.tool.name`
 //! (for `tools/call`), `mcp.protocol.version` and, when the answer is an error, `error.type`
 //! (a JSON-RPC code as `jsonrpc.-32602`, or a Pilotage error kind). Every label comes from a
-//! bounded set (the methods the server answers, its own tool names, the error kinds, the
-//! protocol versions it negotiates), never from an identity, a run id or a body. The binary
+//! bounded set (the methods the server answers, its own tool names (a call of an unknown tool
+//! has none), the error kinds, the published protocol versions or `other`), never from an
+//! identity, a run id or a body. The binary
 //! installs whichever recorder it exports with (Prometheus, OpenTelemetry, StatsD); with none
 //! installed a record is a no-op.
 
@@ -78,8 +79,12 @@ pub(crate) fn request_span(method: &'static str, tool: Option<&str>, context: &R
         if let Some(tool) = tool {
             labels.push(("gen_ai.tool.name", tool.to_owned()));
         }
-        if let Some(version) = &version {
-            labels.push(("mcp.protocol.version", version.clone()));
+        // A client writes the header: only the revisions MCP has published are a label value.
+        let version = version
+            .as_deref()
+            .map(|v| if KNOWN_VERSIONS.contains(&v) { v } else { "other" });
+        if let Some(version) = version {
+            labels.push(("mcp.protocol.version", version.to_owned()));
         }
         labels
     };
@@ -100,6 +105,11 @@ pub(crate) struct Request {
     #[cfg(feature = "metrics")]
     labels: Vec<(&'static str, String)>,
 }
+
+/// The MCP revisions a `mcp.protocol.version` label names; any other value a client sends is
+/// labelled `other`, so that no client can grow the histogram's label set.
+#[cfg(feature = "metrics")]
+const KNOWN_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
 /// The name of the duration histogram (OpenTelemetry's semantic conventions for MCP).
 #[cfg(feature = "metrics")]
@@ -128,6 +138,13 @@ fn record_duration(request: &Request, elapsed: std::time::Duration, error_type: 
 }
 
 impl Request {
+    /// A `tools/call` of a tool this server does not have: its name, the client's text, is
+    /// no label of the histogram (the span keeps it).
+    pub(crate) fn unknown_tool(&mut self) {
+        #[cfg(feature = "metrics")]
+        self.labels.retain(|(key, _)| *key != "gen_ai.tool.name");
+    }
+
     /// Records who asks (hashed) and, for a loop or access tool, the Language and stage.
     pub(crate) fn describe(&self, identity: &str, language: Option<&str>, stage: Option<&str>) {
         self.span.record("pilotage.requester", identity_hash(identity));

@@ -158,6 +158,13 @@ fn every_answered_request_is_one_duration_record_with_bounded_labels() {
     // A call of a tool the server does not have: a JSON-RPC error.
     let (status, body) = post(&addr, &headers("no_such_tool"), &call(4, "no_such_tool", json!({})));
     assert!(status == 200 || status == 400, "{status} {body}");
+    // A protocol version the client made up is labelled `other`, if the transport lets it by.
+    let (status, body) = post(
+        &addr,
+        &[("Mcp-Protocol-Version", "1999-01-01"), ("Mcp-Method", "tools/list")],
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}}).to_string(),
+    );
+    assert!(status == 200 || status == 400, "{status} {body}");
     std::thread::sleep(std::time::Duration::from_millis(200));
 
     let records = recorded.records.lock().unwrap().clone();
@@ -190,13 +197,14 @@ fn every_answered_request_is_one_duration_record_with_bounded_labels() {
         label(&trace[0].1, "error.type").is_some_and(|kind| !kind.is_empty()),
         "a Pilotage error is the record's error.type: {records:#?}"
     );
-    let unknown = of_tool("no_such_tool");
+    // An unknown tool's name is the client's text: no label (the label set stays bounded).
+    assert!(of_tool("no_such_tool").is_empty(), "{records:#?}");
+    let unknown: Vec<_> = ours
+        .iter()
+        .filter(|(_, labels, _)| label(labels, "error.type").as_deref() == Some("jsonrpc.-32602"))
+        .collect();
     assert_eq!(unknown.len(), 1, "{records:#?}");
-    assert_eq!(
-        label(&unknown[0].1, "error.type").as_deref(),
-        Some("jsonrpc.-32602"),
-        "{records:#?}"
-    );
+    assert_eq!(label(&unknown[0].1, "gen_ai.tool.name"), None, "{records:#?}");
     for (_, labels, _) in &ours {
         for (key, value) in labels {
             assert!(
@@ -209,6 +217,12 @@ fn every_answered_request_is_one_duration_record_with_bounded_labels() {
             assert!(!value.starts_with("run_"), "no run id as a label: {key}={value}");
         }
     }
+    assert!(
+        !ours
+            .iter()
+            .any(|(_, labels, _)| label(labels, "mcp.protocol.version").as_deref() == Some("1999-01-01")),
+        "{records:#?}"
+    );
     let described = recorded.described.lock().unwrap().clone();
     assert!(
         described
