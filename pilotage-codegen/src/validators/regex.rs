@@ -31,7 +31,7 @@
 //! and `\u` without their letter or digits are a backslash, `x` and `u`; `[\c_]` and `[\c1]`
 //! are control characters. Everything else keeps the `u` flag's meaning (a text is code points,
 //! not UTF-16 units, as JSON Schema matches). Such a pattern is a note of the generation report
-//! ([`write`], `Validators::notes`). A pattern needing Annex B that also holds `\p{...}` or
+//! ([`write()`], `Validators::notes`). A pattern needing Annex B that also holds `\p{...}` or
 //! `\u{...}`, whose meaning differs between the two readings, stays an error, as do a quantified
 //! assertion, back-references and legacy octal escapes. Texts are Rust strings, so they never
 //! hold a lone surrogate: a pattern's lone surrogate (`\uD800`) matches no character, nor does
