@@ -758,8 +758,14 @@ pub fn union_conversions(file: &mut syn::File) {
     let converts = |set: &BTreeSet<(String, String)>, target: &str, source: &str| {
         set.contains(&(target.to_owned(), source.to_owned()))
     };
+    // `pilotage_types::Number` (a `number`, `postpass::json_numbers`) is built from the
+    // primitive numbers a newtype over it converts from.
+    let number_takes = |target: &str, source: &str| {
+        target == crate::postpass::NUMBER && crate::postpass::NUMBER_COMPANIONS.contains(&source)
+    };
     let accepts = |target: &str, source: &str| {
         target == "serde_json::Value"
+            || number_takes(target, source)
             || family(source)
                 .iter()
                 .any(|s| *s == target || converts(&infallible, target, s) || converts(&fallible, target, s))
@@ -770,7 +776,7 @@ pub fn union_conversions(file: &mut syn::File) {
             Some(quote!(value))
         } else if source == "&str" && target == "String" {
             Some(quote!(::std::borrow::ToOwned::to_owned(value)))
-        } else if converts(&infallible, target, source) {
+        } else if converts(&infallible, target, source) || number_takes(target, source) {
             Some(quote!(::std::convert::From::from(value)))
         } else if source == "&str" && converts(&infallible, target, "String") {
             Some(quote!(::std::convert::From::from(::std::borrow::ToOwned::to_owned(

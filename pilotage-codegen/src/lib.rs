@@ -122,7 +122,15 @@ pub fn generate_types(bytes: &[u8], settings: &TypesSettings) -> Result<Generate
     } else {
         Vec::new()
     };
+    let prefixed = if draft == validators::Draft::Draft2020 {
+        normalise::prefix_items_as_tuples(&mut wrapped)
+    } else {
+        Vec::new()
+    };
     let mut report = normalise::apply_all(&mut wrapped);
+    if !prefixed.is_empty() {
+        report.insert(0, ("prefix_items_as_tuples", prefixed));
+    }
     if !unsiblinged.is_empty() {
         report.insert(0, ("drop_reference_siblings", unsiblinged));
     }

@@ -34,6 +34,7 @@
 //! | [`formats_left_to_validator`] | `format` of [`TYPED_FORMATS`] | needs `chrono`/`uuid`; rejects annotated values |
 //! | [`drop_contains`] | `contains`, `minContains`, `maxContains` | `unhandled array validation` |
 //! | [`scalar_alternatives_as_their_type`] | `oneOf`/`anyOf` of bounds under one scalar `type` | `invalid (or unexpected) schema` |
+//! | [`prefix_items_as_tuples`] | 2020-12 `prefixItems` | ignores it, applies `items` to every item |
 //! | [`loose_tuples_as_lists`] | array-form `items` that is no fixed tuple | `unhandled array validation` |
 //! | [`mixed_enums_as_any`] | untyped `enum` of several JSON types | panics |
 //! | [`indistinct_enums_as_strings`] | string `enum` with values of one Rust name | panics |
@@ -117,6 +118,7 @@ pub fn names() -> Vec<&'static str> {
         "local_references_as_pointers",
         "rebase_references",
         "drop_reference_siblings",
+        "prefix_items_as_tuples",
     ]
     .into_iter()
     .chain(ALL.iter().map(|n| n.name))
@@ -1517,6 +1519,38 @@ pub fn scalar_alternatives_as_their_type(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// **Draft 2020-12's `prefixItems` take draft-07's form**: `{"prefixItems": [A, B], "items": C}`
+/// becomes `{"items": [A, B], "additionalItems": C}` (no `additionalItems` when `items` was
+/// absent, since 2020-12 ignores that keyword). Run by [`crate::generate_types`] only for a
+/// 2020-12 document, before [`ALL`], so that [`loose_tuples_as_lists`] then sees the tuple.
+///
+/// Why: typify 0.8 reads schemas as draft-07 does: it ignores `prefixItems` and applies
+/// `items` to every item, so `{"prefixItems": [..], "items": false}` became a type no array
+/// of one item or more deserializes into (an empty enum), and `"items": C` typed the first
+/// items as `C`. A valid instance was refused by `parse`.
+/// Enforced instead by: nothing is dropped; the validator reads the original `prefixItems`
+/// and `items`.
+pub fn prefix_items_as_tuples(schema: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    walk_mut(schema, "", &mut |object, at| {
+        if !matches!(object.get("prefixItems"), Some(Value::Array(_))) {
+            return;
+        }
+        let prefix = object.remove("prefixItems").unwrap_or_default();
+        match object.remove("items") {
+            Some(rest) => {
+                object.insert("additionalItems".into(), rest);
+            }
+            None => {
+                object.remove("additionalItems");
+            }
+        }
+        object.insert("items".into(), prefix);
+        changed.push(format!("{at}/prefixItems"));
+    });
+    changed
+}
+
 /// **A tuple-form `items` (an array of schemas) that typify cannot make a fixed tuple of is
 /// removed**, so the array is a list of any JSON values (`Vec<serde_json::Value>`); so is
 /// `additionalItems` then.
@@ -1907,6 +1941,38 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefix_items_take_the_array_form_of_items() {
+        let mut schema = json!({"$defs": {
+            "closed": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "string"}], "items": false},
+            "open": {"type": "array", "prefixItems": [{"type": "number"}], "additionalItems": false},
+            "rest": {"type": "array", "prefixItems": [{"type": "number"}], "items": {"type": "string"}},
+            "plain": {"type": "array", "items": {"type": "string"}}
+        }});
+        let changed = prefix_items_as_tuples(&mut schema);
+        assert_eq!(
+            changed,
+            [
+                "/$defs/closed/prefixItems",
+                "/$defs/open/prefixItems",
+                "/$defs/rest/prefixItems"
+            ]
+        );
+        assert_eq!(
+            schema["$defs"]["closed"],
+            json!({"type": "array", "items": [{"type": "number"}, {"type": "string"}], "additionalItems": false})
+        );
+        assert_eq!(
+            schema["$defs"]["open"],
+            json!({"type": "array", "items": [{"type": "number"}]})
+        );
+        assert_eq!(schema["$defs"]["rest"]["additionalItems"], json!({"type": "string"}));
+        assert_eq!(
+            schema["$defs"]["plain"],
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+    }
 
     #[test]
     fn nullable_definitions_get_their_named_schema_split_off() {

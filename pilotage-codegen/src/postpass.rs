@@ -19,6 +19,9 @@
 //!   back to its own struct `#[serde(default)] Box<Option<T>>`, which serialises an absent
 //!   member as `null` (an instance the schema may refuse); it becomes `Option<Box<T>>`, skipped
 //!   when `None`.
+//! - **numbers keep their form** ([`json_numbers`]): typify's `f64` (and `f32` for
+//!   `format: float`) of a `number` becomes `pilotage_types::Number`, so `2` stays `2` and
+//!   `2.0` stays `2.0`; newtypes over a number convert from every primitive number.
 //! - typify's own `error` module gives way to `pilotage_types::ConversionError`.
 //! - **member names are unique** ([`unique_member_names`], run first): members whose Rust
 //!   names collide (`line-length` and `line_length` are both `line_length` to typify) keep
@@ -113,6 +116,7 @@ fn is_option_of_json_value(ty: &Type) -> bool {
 /// Applies every rewrite to `file` in place; `nullable` names the members that become
 /// `Option<Option<T>>`.
 pub fn apply(file: &mut syn::File, nullable: &NullableMembers) {
+    json_numbers(file);
     shared_conversion_error(file);
     one_tuple_conversions(file);
     Rewriter {
@@ -460,6 +464,129 @@ impl SerdeField {
     }
 }
 
+/// The type every JSON Schema `number` gets.
+pub(crate) const NUMBER: &str = "pilotage_types::Number";
+
+/// The primitive numbers a newtype over [`NUMBER`] converts from (`Ratio::from(0.5)`,
+/// `Ratio::from(2)`), beside typify's `From<Number>`.
+pub(crate) const NUMBER_COMPANIONS: &[&str] = &["f64", "f32", "i64", "u64", "i32", "u32"];
+
+/// **Numbers keep their form.** typify types a `number` as `f64` (`f32` for `format: float`),
+/// which reads `2` and writes `2.0`: a round trip that changes the document (and, through an
+/// `f32`, its value: `0.1` comes back `0.10000000149011612`). Every such type becomes
+/// `::pilotage_types::Number`, which serializes an integer as an integer and a float as a
+/// float, with `f64`'s traits (`Copy`, `PartialEq`, `PartialOrd`, `Default`, `Display`,
+/// `FromStr`) so typify's derives and impls still hold. Typed literals (`1.5_f64` in the check
+/// of an `enum` of numbers) become `Number::from_f64(..)`; `Number`'s equality is numeric,
+/// so `2.0` is still one of `[1, 2]`. A newtype typify converts `From<Number>` also converts
+/// from each primitive number of [`NUMBER_COMPANIONS`]; unions get theirs from
+/// `constructors::union_conversions`.
+pub fn json_numbers(file: &mut syn::File) {
+    struct Numbers;
+    fn is_float_literal(expr: &syn::Expr) -> bool {
+        let syn::Expr::Lit(lit) = expr else { return false };
+        match &lit.lit {
+            syn::Lit::Float(f) => matches!(f.suffix(), "f64" | "f32"),
+            syn::Lit::Int(i) => matches!(i.suffix(), "f64" | "f32"),
+            _ => false,
+        }
+    }
+    impl VisitMut for Numbers {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if let Type::Path(path) = ty {
+                if path.qself.is_none()
+                    && path.path.leading_colon.is_none()
+                    && path.path.segments.len() == 1
+                    && matches!(path.path.segments[0].ident.to_string().as_str(), "f64" | "f32")
+                    && path.path.segments[0].arguments.is_none()
+                {
+                    *ty = parse_quote!(::pilotage_types::Number);
+                    return;
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            let literal = match &*expr {
+                syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Neg(_)) => is_float_literal(&unary.expr),
+                other => is_float_literal(other),
+            };
+            if literal {
+                let value = expr.clone();
+                *expr = parse_quote!(::pilotage_types::Number::from_f64(#value));
+                return;
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    Numbers.visit_file_mut(file);
+
+    // Newtypes converting from `Number`, and what they already convert from.
+    let newtypes: BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) if matches!(s.fields, Fields::Unnamed(_)) => Some(s.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut from: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for item in &file.items {
+        if let Some((target, source)) = from_impl(item) {
+            from.entry(target).or_default().insert(source);
+        }
+    }
+    let mut items = Vec::with_capacity(file.items.len());
+    for item in std::mem::take(&mut file.items) {
+        let mut companions: Vec<syn::Item> = Vec::new();
+        if let (Some((target, source)), syn::Item::Impl(imp)) = (from_impl(&item), &item) {
+            if source == NUMBER && newtypes.contains(&target) {
+                let target_ty = &imp.self_ty;
+                for source in NUMBER_COMPANIONS.iter().filter(|s| !from[&target].contains(**s)) {
+                    let source: Type = syn::parse_str(source).expect("a primitive type parses");
+                    companions.push(parse_quote! {
+                        impl ::std::convert::From<#source> for #target_ty {
+                            fn from(value: #source) -> Self {
+                                <Self as ::std::convert::From<::pilotage_types::Number>>::from(
+                                    ::std::convert::From::from(value),
+                                )
+                            }
+                        }
+                    });
+                }
+            }
+        }
+        items.push(item);
+        items.extend(companions);
+    }
+    file.items = items;
+}
+
+/// `(target, source)` of an `impl From<source> for target`, as text without spaces or a
+/// leading `::`.
+fn from_impl(item: &syn::Item) -> Option<(String, String)> {
+    let key = |ty: &Type| {
+        quote!(#ty)
+            .to_string()
+            .replace(' ', "")
+            .trim_start_matches("::")
+            .to_owned()
+    };
+    let syn::Item::Impl(imp) = item else { return None };
+    let (_, path, _) = imp.trait_.as_ref()?;
+    let last = path.segments.last()?;
+    if last.ident != "From" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let Some(syn::GenericArgument::Type(source)) = args.args.first() else {
+        return None;
+    };
+    Some((key(&imp.self_ty), key(source)))
+}
+
 /// typify emits a `pub mod error` with its own `ConversionError` into every file; that module
 /// is typify's, not the crate's API. It is removed, and its uses (the `FromStr`/`TryFrom`
 /// impls of closed enums) name `pilotage_types::ConversionError` instead: one public type for
@@ -671,6 +798,66 @@ mod tests {
         let mut file: syn::File = syn::parse_str(source).unwrap();
         apply(&mut file, nullable);
         quote!(#file).to_string()
+    }
+
+    #[test]
+    fn numbers_become_pilotage_numbers_that_keep_their_form() {
+        let out = rewrite(
+            r#"pub struct S { pub a: f64, pub b: ::std::option::Option<::std::vec::Vec<f32>>, pub c: u64 }
+            pub struct Ratio(pub f64);
+            impl ::std::convert::From<f64> for Ratio { fn from(value: f64) -> Self { Self(value) } }
+            impl ::std::convert::From<Ratio> for f64 { fn from(value: Ratio) -> Self { value.0 } }
+            impl ::std::str::FromStr for Ratio { type Err = <f64 as ::std::str::FromStr>::Err; fn from_str(v: &str) -> Result<Self, Self::Err> { Ok(Self(v.parse()?)) } }
+            pub struct Only(f64);
+            impl ::std::convert::TryFrom<f64> for Only { type Error = (); fn try_from(value: f64) -> Result<Self, ()> { if ![1.5_f64, 2_f64, -3.5_f64].contains(&value) { Err(()) } else { Ok(Self(value)) } } }
+            impl<'de> ::serde::Deserialize<'de> for Only { fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> { Self::try_from(<f64>::deserialize(d)?).map_err(|_| todo_err()) } }
+            pub enum E { Number(f64), Text(String) }
+            impl ::std::convert::From<f64> for E { fn from(value: f64) -> Self { Self::Number(value) } }"#,
+        );
+        for typed in [
+            "pub b : :: std :: option :: Option < :: std :: vec :: Vec < :: pilotage_types :: Number > >",
+            "pub struct Ratio (pub :: pilotage_types :: Number)",
+            "pub struct Only (:: pilotage_types :: Number)",
+            "TryFrom < :: pilotage_types :: Number > for Only",
+            "Number (:: pilotage_types :: Number) , Text",
+        ] {
+            assert!(out.contains(typed), "{typed}: {out}");
+        }
+        assert!(out.contains("pub a : :: pilotage_types :: Number"), "{out}");
+        assert!(out.contains("pub c : u64"), "integers stay integers: {out}");
+        assert!(
+            out.contains("< :: pilotage_types :: Number as :: std :: str :: FromStr > :: Err"),
+            "{out}"
+        );
+        assert!(out.contains("< :: pilotage_types :: Number > :: deserialize"), "{out}");
+        assert!(
+            out.contains(":: pilotage_types :: Number :: from_f64 (1.5_f64)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: pilotage_types :: Number :: from_f64 (- 3.5_f64)"),
+            "{out}"
+        );
+        // The newtype converts from every primitive number; the union is left to
+        // `constructors::union_conversions`, and `Only` (fallible) gets none.
+        for source in NUMBER_COMPANIONS {
+            assert_eq!(
+                out.matches(&format!("From < {source} > for Ratio")).count(),
+                1,
+                "{source}: {out}"
+            );
+            assert_eq!(
+                out.matches(&format!("From < {source} > for E")).count(),
+                0,
+                "{source}: {out}"
+            );
+            assert_eq!(
+                out.matches(&format!("From < {source} > for Only")).count(),
+                0,
+                "{source}: {out}"
+            );
+        }
+        assert!(out.contains("From < Ratio > for :: pilotage_types :: Number"), "{out}");
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub mod loop_tool;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 pub mod names;
+mod number;
 pub mod output_schema;
 mod request_error;
 mod responses;
@@ -77,6 +78,7 @@ pub use names::{
     is_reserved_name, names_stage, reserved_member, JsonType, ReservedMember, Stage, EXECUTION_BOTH, MODES,
     OPTIONAL_FEATURE_MEMBERS, RESERVED, SESSION_RETENTION,
 };
+pub use number::{Number, ParseNumberError};
 pub use output_schema::{Flavour, ToolKind};
 pub use responses::VALIDATION_ERROR_STATUS;
 pub use tool::{AccessTool, ToolAnnotations, ToolDefinition};

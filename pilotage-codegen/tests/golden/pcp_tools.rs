@@ -3171,7 +3171,7 @@ pub struct MemorySearchOutputResultsItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub review_state: ::std::option::Option<MemorySearchOutputResultsItemReviewState>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub score: ::std::option::Option<f64>,
+    pub score: ::std::option::Option<::pilotage_types::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub sensitivity: ::std::option::Option<MemorySearchOutputResultsItemSensitivity>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3249,7 +3249,10 @@ impl MemorySearchOutputResultsItem {
     }
     ///Sets the optional member `score`.
     #[must_use]
-    pub fn with_score(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+    pub fn with_score(
+        mut self,
+        value: impl ::std::convert::Into<::pilotage_types::Number>,
+    ) -> Self {
         self.score = ::std::option::Option::Some(value.into());
         self
     }

@@ -4,6 +4,7 @@
 include!(concat!(env!("OUT_DIR"), "/calc_program.rs"));
 include!(concat!(env!("OUT_DIR"), "/calc_library.rs"));
 include!(concat!(env!("OUT_DIR"), "/awkward.rs"));
+include!(concat!(env!("OUT_DIR"), "/numbers.rs"));
 
 #[cfg(test)]
 mod tests {
@@ -13,16 +14,18 @@ mod tests {
 
     #[test]
     fn the_generated_types_and_validators_work_together() {
-        // Non-integral numbers: a `number` member is an f64, so an integral `2` comes back as
-        // `2.0` (equal as a JSON Schema number, not byte for byte; noted for #24).
-        let program =
-            json!({"start": 2.5, "steps": [{"op": "add", "by": 3.5}, {"op": "mul", "by": 4.25, "note": "x"}]});
+        // A `number` member keeps its form: `2` stays `2`, `3.5` stays `3.5`.
+        let program = json!({"start": 2, "steps": [{"op": "add", "by": 3.5}, {"op": "mul", "by": 4, "note": "x"}]});
         CalcProgram::validate(&program).unwrap();
         let typed: CalcProgram = serde_json::from_value(program.clone()).unwrap();
         assert_eq!(typed.steps.len(), 2);
         assert_eq!(typed.steps[0].op, StepOp::Add);
         assert_eq!(serde_json::to_value(&typed).unwrap(), program, "lossless round trip");
-        let built = CalcProgram::new([Step::new(StepOp::Sub, 1.0)]).with_start(5.0);
+        let built = CalcProgram::new([Step::new(StepOp::Sub, 1.0)]).with_start(5);
+        assert_eq!(
+            serde_json::to_string(&built).unwrap(),
+            r#"{"start":5,"steps":[{"by":1.0,"op":"sub"}]}"#
+        );
         CalcProgram::validate(&serde_json::to_value(&built).unwrap()).unwrap();
         let errors = CalcProgram::validate(&json!({"steps": []})).unwrap_err();
         assert!(
@@ -115,5 +118,72 @@ mod tests {
                 "{pointer}: {errors}"
             );
         }
+    }
+
+    /// Every place a `number` takes (member, default, newtype, array, union with a string, a
+    /// boolean or an integer, `format: float` / `double`, bounds, `enum`, `const`, nullable,
+    /// map, tuple, nested object) keeps the form it was written in, byte for byte.
+    #[test]
+    fn numbers_round_trip_as_written() {
+        use super::numbers::{Numbers, NumbersCountOrAmount, NumbersNumberOrFlag, NumbersNumberOrText, Ratio};
+        use pilotage_types::Number;
+        let texts = [
+            r#"{"plain":2}"#,
+            r#"{"plain":2.0}"#,
+            r#"{"plain":-3,"with_default":1,"ratio":7,"list":[1,2.0,-0.5,1e300,18446744073709551615]}"#,
+            r#"{"plain":0,"number_or_text":4,"single":0.1,"double":3,"bounded":2.5}"#,
+            r#"{"plain":0.25,"number_or_text":"4","one_of":2,"fixed":2,"nullable":null}"#,
+            r#"{"plain":1,"one_of":2.0,"fixed":2.0,"nullable":5,"number_or_flag":6}"#,
+            r#"{"plain":1,"number_or_flag":true,"count_or_amount":7,"by_name":{"a":1,"b":1.5}}"#,
+            r#"{"plain":1,"count_or_amount":7.25,"point":[1,2.5],"nested":{"scale":10}}"#,
+            r#"{"plain":1,"count_or_amount":8.0,"nested":{"scale":-10.0}}"#,
+        ];
+        for text in texts {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            Numbers::validate(&value).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let typed: Numbers = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            // Members come back in the struct's order: compare as values, and as text for
+            // one member at a time.
+            assert_eq!(serde_json::to_value(&typed).unwrap(), value, "{text}");
+            let back = serde_json::to_string(&typed).unwrap();
+            let reread: serde_json::Value = serde_json::from_str(&back).unwrap();
+            for (key, member) in value.as_object().unwrap() {
+                assert_eq!(
+                    serde_json::to_string(&reread[key]).unwrap(),
+                    serde_json::to_string(member).unwrap(),
+                    "{key} of {text}"
+                );
+            }
+        }
+        // The validators still refuse what the schema refuses.
+        for (pointer, text) in [
+            ("/plain", r#"{"plain":"2"}"#),
+            ("/ratio", r#"{"plain":1,"ratio":0}"#),
+            ("/bounded", r#"{"plain":1,"bounded":2.25}"#),
+            ("/one_of", r#"{"plain":1,"one_of":2.5}"#),
+            ("/fixed", r#"{"plain":1,"fixed":3}"#),
+        ] {
+            let errors = Numbers::validate(&serde_json::from_str(text).unwrap()).unwrap_err();
+            assert!(
+                errors.violations.iter().any(|v| v.instance_pointer == pointer),
+                "{pointer}: {errors}"
+            );
+        }
+        // Building values from plain Rust numbers.
+        let built = Numbers::new(2)
+            .with_ratio(Ratio::from(0.5))
+            .with_list([Number::from(1), Number::from(1.5)])
+            .with_number_or_text(NumbersNumberOrText::from(3))
+            .with_number_or_flag(NumbersNumberOrFlag::from(2.5))
+            .with_count_or_amount(NumbersCountOrAmount::from(0.75))
+            .with_single(0.1f32);
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            json!({"plain": 2, "ratio": 0.5, "list": [1, 1.5], "number_or_text": 3, "number_or_flag": 2.5,
+                   "count_or_amount": 0.75, "single": 0.1})
+        );
+        Numbers::validate(&serde_json::to_value(&built).unwrap()).unwrap();
+        assert_eq!(built.plain, Number::from(2.0), "numeric equality, as in JSON Schema");
+        assert_eq!(f64::from(*Ratio::from(3)), 3.0);
     }
 }
