@@ -68,6 +68,7 @@ fn runtime(source: &str) -> Result<Pattern, String> {
                         regex::Inst::WordBoundary => Inst::WordBoundary,
                         regex::Inst::NotWordBoundary => Inst::NotWordBoundary,
                         regex::Inst::Look(negated, next) => Inst::Look { negated, next },
+                        regex::Inst::LookBehind(negated, next) => Inst::LookBehind { negated, next },
                         regex::Inst::LookEnd => Inst::LookEnd,
                         regex::Inst::Match => Inst::Match,
                     })
@@ -424,8 +425,6 @@ const REFUSED: &[&str] = &[
     "\\1",
     "(a)\\1",
     "[\\1]",
-    "(?<=a)b",
-    "(?<!a)b",
     "(?i:a)",
     "(?i)a",
     "\\k<a>",
@@ -522,6 +521,116 @@ fn annex_b_patterns_get_its_verdicts_and_a_note() {
         if let Ok(written) = regex::write(source) {
             assert!(written.annex_b.is_empty(), "{source:?}: {:?}", written.annex_b);
         }
+    }
+}
+
+/// Look-behind (`(?<=...)`, `(?<!...)`), with the verdicts of Node 20's `RegExp` with the `u`
+/// flag (`new RegExp(pattern, "u").test(text)`): alternation, counted and unbounded repetition,
+/// anchors and word boundaries inside, a look-ahead and a negative look-behind nested, astral
+/// characters, one inside a look-ahead.
+const LOOK_BEHIND_CASES: &[(&str, &[(&str, bool)])] = &[
+    (
+        "(?<=a)b",
+        &[
+            ("ab", true),
+            ("b", false),
+            ("cb", false),
+            ("aab", true),
+            ("ba", false),
+            ("", false),
+        ],
+    ),
+    (
+        "(?<!a)b",
+        &[
+            ("ab", false),
+            ("b", true),
+            ("cb", true),
+            ("aab", false),
+            ("ba", true),
+            ("abb", true),
+        ],
+    ),
+    ("^(?<=^)a", &[("a", true), ("ba", false)]),
+    (
+        "(?<=^\\$)\\d+(\\.\\d\\d)?$",
+        &[
+            ("$10", true),
+            ("$10.50", true),
+            ("\u{20ac}10", false),
+            ("x$10", false),
+            ("$", false),
+        ],
+    ),
+    (
+        "(?<=ab|c)d",
+        &[("abd", true), ("cd", true), ("bd", false), ("ad", false), ("xcd", true)],
+    ),
+    (
+        "(?<=a{2,3})x",
+        &[("aax", true), ("ax", false), ("aaax", true), ("baax", true)],
+    ),
+    (
+        "(?<=\\bfoo)bar",
+        &[("foobar", true), ("xfoobar", false), ("bar", false), (" foobar", true)],
+    ),
+    (
+        "(?<=\u{e9})\u{fc}",
+        &[("\u{e9}\u{fc}", true), ("e\u{fc}", false), ("\u{fc}", false)],
+    ),
+    (
+        "(?<=\u{1f600})x",
+        &[("\u{1f600}x", true), ("x", false), ("a\u{1f600}x", true)],
+    ),
+    ("(?<=a(?=b)b)c", &[("abc", true), ("ac", false), ("abbc", false)]),
+    ("(?<=(?<!x)a)b", &[("ab", true), ("xab", false), ("yab", true)]),
+    (
+        "^(?!.*(?<=\\.)\\.).*$",
+        &[("a.b", true), ("a..b", false), ("..", false), ("", true)],
+    ),
+    ("(?<!=)x", &[("=x", false), ("x", true), ("ax", true)]),
+    (
+        "(?<=[a-c]+)d$",
+        &[("ad", true), ("cbad", true), ("d", false), ("xd", false)],
+    ),
+    (
+        "(?<=^[^/]+/)[a-z]+$",
+        &[("a/b", true), ("/b", false), ("a/b/c", false), ("ab", false)],
+    ),
+    (
+        "^.{3}(?<=abc)",
+        &[("abc", true), ("abcd", true), ("xbc", false), ("ab", false)],
+    ),
+    ("(?<=\\s)@", &[(" @", true), ("@", false), ("\t@", true), ("a@", false)]),
+];
+
+#[test]
+fn look_behind_matches_as_ecma_262_does() {
+    let mut mismatches = Vec::new();
+    for (source, texts) in LOOK_BEHIND_CASES {
+        let pattern = match runtime(source) {
+            Ok(pattern) => pattern,
+            Err(e) => {
+                mismatches.push(format!("{source:?}: {e}"));
+                continue;
+            }
+        };
+        for (text, expected) in *texts {
+            if pattern.is_match(text) != *expected {
+                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    // A quantified look-behind is no pattern, as in ECMA-262.
+    for source in ["(?<=a)*b", "(?<!a){2}b"] {
+        let message = regex::compile(source).map(|_| ()).unwrap_err().0;
+        assert!(message.contains("a quantifier on an assertion"), "{source}: {message}");
     }
 }
 

@@ -5,7 +5,8 @@
 //! The syntax and meaning are ECMA-262's with the `u` flag (as JSON Schema matches patterns) and
 //! no other flag:
 //! - alternation, groups `(...)`, `(?:...)`, named groups `(?<name>...)`, look-ahead `(?=...)`
-//!   and `(?!...)`, the quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}` (lazy or not: the same
+//!   and `(?!...)`, look-behind `(?<=...)` and `(?<!...)` (written reversed, run backwards from
+//!   its position, as ECMA-262 matches it), the quantifiers `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}` (lazy or not: the same
 //!   texts match), `^` and `$` (at the ends of the text only: no `m` flag), `.` (one code point,
 //!   astral ones included, except the line terminators `\n`, `\r`, U+2028, U+2029);
 //! - the word boundaries `\b` and `\B` (word characters `[A-Za-z0-9_]`), zero-width assertions of
@@ -42,7 +43,7 @@
 //! (for tests that run the runtime matcher on it).
 //!
 //! A construct the runtime cannot honour exactly is an error, never an approximation:
-//! back-references (`\1`, `\k<name>`), look-behind (`(?<=...)`, `(?<!...)`), modifiers
+//! back-references (`\1`, `\k<name>`), modifiers
 //! (`(?i:...)`), a property `regex-syntax` has no table for (`Changes_When_NFKC_Casefolded`, the
 //! scripts `Katakana_Or_Hiragana` and `Unknown`), and a program of more than `MAX_INSTRUCTIONS`
 //! (20 000) instructions once counted repetitions are expanded.
@@ -67,6 +68,23 @@ enum Node {
     Alt(Vec<Node>),
     Repeat(Box<Node>, u32, Option<u32>),
     Look(Box<Node>, bool),
+    /// `(?<=...)` (`false`) or `(?<!...)` (`true`), its body as written (reversed when compiled).
+    LookBehind(Box<Node>, bool),
+}
+
+impl Node {
+    /// The node that matches the reverse of the texts this one matches, read backwards: a
+    /// look-behind's body, which the runtime runs from its position towards the text's start.
+    /// Concatenations are reversed at every level; a nested look-around keeps its own
+    /// direction (positions are absolute, so it runs as written from where it stands).
+    fn reversed(&self) -> Node {
+        match self {
+            Node::Concat(items) => Node::Concat(items.iter().rev().map(Node::reversed).collect()),
+            Node::Alt(branches) => Node::Alt(branches.iter().map(Node::reversed).collect()),
+            Node::Repeat(body, min, max) => Node::Repeat(Box::new(body.reversed()), *min, *max),
+            other => other.clone(),
+        }
+    }
 }
 
 const DOT_EXCLUDED: &[(char, char)] = &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')];
@@ -423,7 +441,10 @@ impl Parser<'_> {
         self.at += 1;
         // A lazy quantifier matches the same texts.
         self.eat('?');
-        if matches!(atom, Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..)) {
+        if matches!(
+            atom,
+            Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..)
+        ) {
             return self.error("a quantifier on an assertion");
         }
         if let Some(max) = max {
@@ -490,15 +511,18 @@ impl Parser<'_> {
             '$' => Node::End,
             '.' => Node::Class(DOT_EXCLUDED.to_vec(), true),
             '(' => {
+                // (negated, behind) of a look-around.
                 let look = if self.eat('?') {
                     if self.eat(':') {
                         None
                     } else if self.eat('=') {
-                        Some(false)
+                        Some((false, false))
                     } else if self.eat('!') {
-                        Some(true)
+                        Some((true, false))
                     } else if self.peek() == Some('<') && matches!(self.chars.get(self.at + 1), Some('=' | '!')) {
-                        return self.error("look-behind ((?<=...), (?<!...)) is not supported");
+                        let negated = self.chars.get(self.at + 1) == Some(&'!');
+                        self.at += 2;
+                        Some((negated, true))
                     } else if self.eat('<') {
                         // A named group: the name does not change what matches.
                         self.group_name()?;
@@ -514,7 +538,8 @@ impl Parser<'_> {
                     return self.error("an unclosed group");
                 }
                 match look {
-                    Some(negated) => Node::Look(Box::new(inner), negated),
+                    Some((negated, false)) => Node::Look(Box::new(inner), negated),
+                    Some((negated, true)) => Node::LookBehind(Box::new(inner), negated),
                     None => inner,
                 }
             }
@@ -859,6 +884,7 @@ pub enum Inst {
     WordBoundary,
     NotWordBoundary,
     Look(bool, u32),
+    LookBehind(bool, u32),
     LookEnd,
     Match,
 }
@@ -948,6 +974,13 @@ impl Compiler {
                 self.emit(Inst::LookEnd)?;
                 let next = self.pc();
                 self.insts[look as usize] = Inst::Look(*negated, next);
+            }
+            Node::LookBehind(body, negated) => {
+                let look = self.emit(Inst::LookBehind(*negated, 0))?;
+                self.node(&body.reversed())?;
+                self.emit(Inst::LookEnd)?;
+                let next = self.pc();
+                self.insts[look as usize] = Inst::LookBehind(*negated, next);
             }
         }
         Ok(())
@@ -1071,7 +1104,7 @@ pub fn compile_owned(source: &str) -> Result<Compiled> {
 /// `\u` without their digits), with the `u` flag's meaning for everything else (code points, not
 /// UTF-16 units). A pattern that needs Annex B and also holds `\p{...}` or `\u{...}`, whose two
 /// readings differ, is refused, as is everything the runtime cannot honour in either reading
-/// (back-references, legacy octal escapes, look-behind). The second member is what the Annex B
+/// (back-references, legacy octal escapes). The second member is what the Annex B
 /// reading took (empty when the `u` flag's reading stood), for the generation report.
 fn parse(source: &str) -> Result<(Node, Vec<&'static str>)> {
     let read = |annex_b: bool| {
@@ -1205,6 +1238,9 @@ pub fn write(source: &str) -> Result<Written> {
                 Inst::Look(negated, next) => {
                     quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
                 }
+                Inst::LookBehind(negated, next) => {
+                    quote!(::pilotage_types::validate::pattern::Inst::LookBehind { negated: #negated, next: #next })
+                }
                 Inst::LookEnd => quote!(::pilotage_types::validate::pattern::Inst::LookEnd),
                 Inst::Match => quote!(::pilotage_types::validate::pattern::Inst::Match),
             });
@@ -1324,7 +1360,6 @@ mod tests {
             (r"\p{Block=Basic_Latin}", "Block"),
             (r"(a)\1", "back-references"),
             (r"(?<n>a)\k<n>", "back-references"),
-            (r"(?<=a)b", "look-behind"),
             (r"(?i:a)", "modifiers"),
             // Annex B would read the `]` and the `{`, but not the property and braced escapes.
             (r"\p{L}]", "`]`"),

@@ -9,10 +9,12 @@
 //!   repeated between a minimum and a maximum number of times, where neighbouring classes share
 //!   no character (`^[0-9]+\.[0-9]+$`, `^[a-f0-9]{64}$`). One greedy pass decides it exactly.
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
-//!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead): a small instruction
-//!   program run by a Pike VM, linear in the text for each instruction, with no backtracking
-//!   blow-up. A look-ahead runs a nested anchored match at its position, over the whole text
-//!   (so `^`, `$` and word boundaries inside it see the characters around it).
+//!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead, look-behind): a
+//!   small instruction program run by a Pike VM, linear in the text for each instruction, with
+//!   no backtracking blow-up. A look-ahead runs a nested anchored match at its position, over
+//!   the whole text (so `^`, `$` and word boundaries inside it see the characters around it); a
+//!   look-behind runs its sub-program (which the generator writes reversed) backwards from its
+//!   position, as ECMA-262 matches a look-behind.
 //!
 //! Semantics are ECMA-262's with the `u` flag and no other: the text is a sequence of code
 //! points (an astral character is one character); `.` is any character but `\n`, `\r`, U+2028
@@ -97,7 +99,16 @@ pub enum Inst {
         /// Where to continue after the look-ahead.
         next: u32,
     },
-    /// The end of a look-ahead's sub-program.
+    /// A look-behind: the sub-program starting at the next instruction, up to its
+    /// [`Inst::LookEnd`], written reversed (the last character of the look-behind first), must
+    /// match (or, `negated`, must not) backwards from this position; then continues at `next`.
+    LookBehind {
+        /// Whether this is `(?<!...)`.
+        negated: bool,
+        /// Where to continue after the look-behind.
+        next: u32,
+    },
+    /// The end of a look-around's sub-program.
     LookEnd,
     /// The pattern matched.
     Match,
@@ -199,8 +210,10 @@ struct Vm<'p, 't> {
     insts: &'p [Inst],
     /// The whole text (a look-ahead runs over it too, from its position).
     text: &'t str,
-    /// Whether this runs a look-ahead's sub-program (accepting at [`Inst::LookEnd`]).
+    /// Whether this runs a look-around's sub-program (accepting at [`Inst::LookEnd`]).
     look: bool,
+    /// Whether characters are taken backwards (a look-behind's sub-program).
+    backward: bool,
 }
 
 /// The two thread lists and the stack of one search.
@@ -244,6 +257,7 @@ impl<'p, 't> Vm<'p, 't> {
             insts,
             text,
             look: false,
+            backward: false,
         }
     }
 
@@ -269,7 +283,7 @@ impl<'p, 't> Vm<'p, 't> {
     fn search_with(&self, lists: &mut Lists, start: u32, from: usize, anchored: bool) -> bool {
         let Lists { current, next, stack } = lists;
         let mut pos = from;
-        let mut chars = self.text[from..].chars();
+        let (mut forward, mut backward) = (self.text[from..].chars(), self.text[..from].chars());
         loop {
             if (pos == from || !anchored) && self.add(current, stack, start, pos) {
                 return true;
@@ -277,8 +291,17 @@ impl<'p, 't> Vm<'p, 't> {
             if anchored && current.dense.is_empty() {
                 return false;
             }
-            let Some(c) = chars.next() else { return false };
-            let after = pos + c.len_utf8();
+            let taken = if self.backward {
+                backward.next_back()
+            } else {
+                forward.next()
+            };
+            let Some(c) = taken else { return false };
+            let after = if self.backward {
+                pos - c.len_utf8()
+            } else {
+                pos + c.len_utf8()
+            };
             next.clear();
             for i in 0..current.dense.len() {
                 let pc = current.dense[i];
@@ -347,11 +370,12 @@ impl<'p, 't> Vm<'p, 't> {
                         stack.push(pc + 1);
                     }
                 }
-                Inst::Look { negated, next } => {
+                Inst::Look { negated, next } | Inst::LookBehind { negated, next } => {
                     let sub = Vm {
                         insts: self.insts,
                         text: self.text,
                         look: true,
+                        backward: matches!(self.insts[index], Inst::LookBehind { .. }),
                     };
                     // A nested anchored search from here, with thread lists of its own.
                     if sub.search(pc + 1, pos, true) != negated {
