@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 
 use pilotage_codegen::validators::regex::{self, Compiled};
-use pilotage_types::validate::pattern::{Class, Inst, Pattern, Step};
+use pilotage_types::validate::pattern::{Class, Dfa, Inst, Pattern, Step};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -31,10 +31,87 @@ fn class(ranges: Vec<(char, char)>, negated: bool) -> Class {
     }
 }
 
-/// The runtime `Pattern` the generated tokens for `source` construct.
-fn runtime(source: &str) -> Result<Pattern, String> {
+/// The runtime `Pattern` the generated tokens for `source` construct and, for a DFA, the same
+/// pattern as its Pike VM program alone: every verdict is asked of both, and they must agree.
+#[derive(Clone, Copy)]
+struct Dual {
+    pattern: Pattern,
+    vm: Option<Pattern>,
+}
+
+impl Dual {
+    fn is_match(&self, text: &str) -> bool {
+        let verdict = self.pattern.is_match(text);
+        if let Some(vm) = &self.vm {
+            assert_eq!(
+                vm.is_match(text),
+                verdict,
+                "the DFA and the Pike VM disagree: {:?} on {text:?}",
+                self.pattern.source()
+            );
+        }
+        verdict
+    }
+
+    fn is_dfa(&self) -> bool {
+        self.vm.is_some()
+    }
+}
+
+fn insts(insts: Vec<regex::Inst>) -> &'static [Inst] {
+    leak(
+        insts
+            .into_iter()
+            .map(|inst| match inst {
+                regex::Inst::Class(ranges, negated) => Inst::Class(class(ranges, negated)),
+                regex::Inst::Split(a, b) => Inst::Split(a, b),
+                regex::Inst::Jump(to) => Inst::Jump(to),
+                regex::Inst::Start => Inst::Start,
+                regex::Inst::End => Inst::End,
+                regex::Inst::WordBoundary => Inst::WordBoundary,
+                regex::Inst::NotWordBoundary => Inst::NotWordBoundary,
+                regex::Inst::Look(negated, next) => Inst::Look { negated, next },
+                regex::Inst::LookBehind(negated, next) => Inst::LookBehind { negated, next },
+                regex::Inst::LookEnd => Inst::LookEnd,
+                regex::Inst::Match => Inst::Match,
+            })
+            .collect(),
+    )
+}
+
+fn runtime(source: &str) -> Result<Dual, String> {
     let source: &'static str = Box::leak(source.to_owned().into_boxed_str());
-    Ok(match regex::compile_owned(source).map_err(|e| e.0)? {
+    let pattern = match regex::compile_owned(source).map_err(|e| e.0)? {
+        Compiled::Automaton {
+            dfa,
+            required,
+            insts: program,
+            anchored,
+        } => {
+            let program = insts(program);
+            let dfa = Dfa::new(
+                Box::leak(Box::new(dfa.classes)),
+                dfa.stride,
+                leak(dfa.table),
+                dfa.first_match,
+                leak(dfa.eoi),
+                dfa.start,
+            );
+            return Ok(Dual {
+                pattern: Pattern::Automaton {
+                    source,
+                    required: Box::leak(required.into_boxed_str()),
+                    dfa: Box::leak(Box::new(dfa)),
+                    insts: program,
+                    anchored,
+                },
+                vm: Some(Pattern::Program {
+                    source,
+                    insts: program,
+                    anchored,
+                }),
+            });
+        }
         Compiled::Literal(text, start, end) => Pattern::Literal {
             source,
             text: Box::leak(text.into_boxed_str()),
@@ -54,29 +131,17 @@ fn runtime(source: &str) -> Result<Pattern, String> {
                     .collect(),
             ),
         },
-        Compiled::Program { insts, anchored } => Pattern::Program {
+        Compiled::Program {
+            insts: program,
+            anchored,
+            ..
+        } => Pattern::Program {
             source,
-            insts: leak(
-                insts
-                    .into_iter()
-                    .map(|inst| match inst {
-                        regex::Inst::Class(ranges, negated) => Inst::Class(class(ranges, negated)),
-                        regex::Inst::Split(a, b) => Inst::Split(a, b),
-                        regex::Inst::Jump(to) => Inst::Jump(to),
-                        regex::Inst::Start => Inst::Start,
-                        regex::Inst::End => Inst::End,
-                        regex::Inst::WordBoundary => Inst::WordBoundary,
-                        regex::Inst::NotWordBoundary => Inst::NotWordBoundary,
-                        regex::Inst::Look(negated, next) => Inst::Look { negated, next },
-                        regex::Inst::LookBehind(negated, next) => Inst::LookBehind { negated, next },
-                        regex::Inst::LookEnd => Inst::LookEnd,
-                        regex::Inst::Match => Inst::Match,
-                    })
-                    .collect(),
-            ),
+            insts: insts(program),
             anchored,
         },
-    })
+    };
+    Ok(Dual { pattern, vm: None })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,13 +175,13 @@ const FILES: &[&str] = &[
 
 /// The few keywords the suite's pattern tests combine with `pattern`: a schema using any other
 /// is not evaluated here (`Err` with the keyword).
-fn valid(schema: &Value, instance: &Value, compiled: &mut Vec<(String, Pattern)>) -> Result<bool, String> {
+fn valid(schema: &Value, instance: &Value, compiled: &mut Vec<(String, Dual)>) -> Result<bool, String> {
     let object = match schema {
         Value::Bool(b) => return Ok(*b),
         Value::Object(object) => object,
         _ => return Err("a schema that is not an object".into()),
     };
-    let mut pattern = |source: &str| -> Result<Pattern, String> {
+    let mut pattern = |source: &str| -> Result<Dual, String> {
         if let Some((_, p)) = compiled.iter().find(|(s, _)| s == source) {
             return Ok(*p);
         }
@@ -372,9 +437,11 @@ const ECMA_CASES: &[(&str, &[(&str, bool)])] = &[
 #[test]
 fn patterns_get_ecma_262s_verdicts() {
     let mut mismatches = Vec::new();
+    let mut dfas = 0;
     for (source, texts) in ECMA_CASES {
         match runtime(source) {
             Ok(pattern) => {
+                dfas += usize::from(pattern.is_dfa());
                 for (text, expected) in *texts {
                     if pattern.is_match(text) != *expected {
                         mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
@@ -390,11 +457,14 @@ fn patterns_get_ecma_262s_verdicts() {
         mismatches.len(),
         mismatches.join("\n")
     );
+    // Most cases are literals, sequences or look-arounds; those that are DFAs had each text
+    // answered by both matchers (`Dual`).
+    assert!(dfas >= 10, "only {dfas} of {} cases ran a DFA", ECMA_CASES.len());
 }
 
 /// Patterns that are syntax errors under the `u` flag (Node.js 20 agrees) and that ECMA-262
 /// Annex B does not read either (or reads as another thing than the `u` flag would), or that
-/// ECMA-262 takes but the runtime cannot honour (back-references, look-behind, modifiers,
+/// ECMA-262 takes but the runtime cannot honour (back-references, modifiers,
 /// `Changes_When_NFKC_Casefolded`, a count above `u32::MAX`).
 const REFUSED: &[&str] = &[
     "[\\p{L}-z]",
@@ -691,8 +761,8 @@ const AGREEING: &[&str] = &[
     r"^(?:[\p{Lu}\p{Nd}_-]+\b)*$",
 ];
 
-fn agreeing() -> &'static [(Pattern, ::regex::Regex)] {
-    static PATTERNS: std::sync::OnceLock<Vec<(Pattern, ::regex::Regex)>> = std::sync::OnceLock::new();
+fn agreeing() -> &'static [(Dual, ::regex::Regex)] {
+    static PATTERNS: std::sync::OnceLock<Vec<(Dual, ::regex::Regex)>> = std::sync::OnceLock::new();
     PATTERNS.get_or_init(|| {
         AGREEING
             .iter()

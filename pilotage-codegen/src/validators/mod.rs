@@ -317,6 +317,9 @@ pub struct Validators {
     /// Notes for the generation report: each pattern that needed ECMA-262 Annex B's syntax
     /// (`file: pointer: ...`), read as Annex B reads it.
     pub notes: Vec<String>,
+    /// The patterns run by the Pike VM rather than a DFA compiled at generation time:
+    /// (`file: pointer`, pattern, why), for the generated file's header.
+    pub pike_vm: Vec<(String, String, &'static str)>,
 }
 
 /// A function to generate: a location, and whether it reports annotations.
@@ -349,6 +352,7 @@ struct Gen<'a> {
     patterns: BTreeMap<String, Ident>,
     unresolved: BTreeSet<String>,
     notes: Vec<String>,
+    pike_vm: Vec<(String, String, &'static str)>,
     /// How deep inside child instances the current statements are (0: the function's own).
     descent: usize,
     /// Calls on the function's own instance: (caller, callee), for the cycle check.
@@ -590,6 +594,10 @@ impl<'a> Gen<'a> {
                 self.file(),
                 written.annex_b.join("; ")
             ));
+        }
+        if let Some(why) = written.vm_reason {
+            self.pike_vm
+                .push((format!("{}: {pointer}", self.file()), source.to_owned(), why));
         }
         let compiled = written.tokens;
         let ident = format_ident!("PATTERN_{}", self.patterns.len());
@@ -1630,6 +1638,7 @@ fn generate_set(
         patterns: BTreeMap::new(),
         unresolved: BTreeSet::new(),
         notes: Vec::new(),
+        pike_vm: Vec::new(),
         descent: 0,
         same_instance: BTreeSet::new(),
         current_fn: None,
@@ -1691,6 +1700,7 @@ fn generate_set(
             functions: count,
             locations: gen.compiled,
             notes: gen.notes,
+            pike_vm: gen.pike_vm,
         },
         gen.saw_dynamic,
     ))
@@ -1726,23 +1736,27 @@ mod tests {
 
     #[test]
     fn a_pattern_the_runtime_cannot_honour_is_an_error_naming_its_pointer() {
-        for pattern in [r"(a)\1", r"(?<=a)b", "(unclosed", "a**", "[z-a]", "x{3,1}"] {
+        for pattern in [r"(a)\1", r"\k<x>", "(unclosed", "a**", "[z-a]", "x{3,1}"] {
             let error = error_of(json!({"$defs": {"a": {"pattern": pattern}}}));
             assert_eq!(error.pointer, "/$defs/a/pattern", "{pattern}");
             assert!(error.message.contains("pattern"), "{pattern}: {error}");
         }
-        let error = error_of(json!({"$defs": {"a": {"patternProperties": {"(?<!x)y": {}}}}}));
-        assert_eq!(error.pointer, "/$defs/a/patternProperties/(?<!x)y");
+        let error = error_of(json!({"$defs": {"a": {"patternProperties": {"(x)\\1": {}}}}}));
+        assert_eq!(error.pointer, "/$defs/a/patternProperties/(x)\\1");
     }
 
     #[test]
-    fn simple_patterns_become_sequences_and_others_programs() {
+    fn simple_patterns_become_sequences_and_others_automata_or_programs() {
         for (pattern, form) in [
             (r"^[0-9]+\.[0-9]+$", "Sequence"),
             (r"^[^/]+/[^/]+$", "Sequence"),
             (r"^[a-f0-9]{64}$", "Sequence"),
-            (r"^[a-z]+[a-c]$", "Program"),
+            (r"^[a-z]+[a-c]$", "Automaton"),
+            (r"\p{L}cole", "Automaton"),
             (r"^P(?!$)(T(?=[0-9]))?$", "Program"),
+            (r"(?<=a)b", "Program"),
+            // A Unicode property under a counted repetition: no DFA within the size limits.
+            (r"(\p{L}|\d){1,40}x\p{Lu}{1,40}", "Program"),
             (r"abc", "Literal"),
             (r"^x-", "Literal"),
             (r"\.json$", "Literal"),

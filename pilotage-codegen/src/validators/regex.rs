@@ -1,6 +1,10 @@
 //! JSON Schema `pattern`s parsed at generation time and written as static data for
-//! `pilotage_types::validate::pattern`: an anchored sequence of disjoint character classes when
-//! the pattern is one, a Pike VM program otherwise.
+//! `pilotage_types::validate::pattern`: a literal text or an anchored sequence of disjoint
+//! character classes when the pattern is one; else, without look-around, a DFA built here with
+//! `regex-automata` from the parse (as a `regex-syntax` `Hir`, so it means what ECMA-262 says)
+//! and written as tables ([`DfaTables`]: at most 192 KiB of transitions), with the Pike VM
+//! program beside it; else the Pike VM program alone, named with its reason in the generated
+//! file's header (`Written::vm_reason`).
 //!
 //! The syntax and meaning are ECMA-262's with the `u` flag (as JSON Schema matches patterns) and
 //! no other flag:
@@ -1088,8 +1092,242 @@ pub enum Compiled {
     Literal(String, bool, bool),
     /// `Pattern::Sequence`'s steps.
     Sequence(Vec<SeqStep>),
-    /// `Pattern::Program`'s instructions, and whether it is anchored at the start.
-    Program { insts: Vec<Inst>, anchored: bool },
+    /// `Pattern::Automaton`: the serialized DFA, a text every match contains, and the Pike VM
+    /// program beside it.
+    Automaton {
+        /// The DFA's tables.
+        dfa: Box<DfaTables>,
+        /// A text every match contains (`""`: none known).
+        required: String,
+        /// The program, for a build that cannot read the DFA.
+        insts: Vec<Inst>,
+        /// Whether the program is anchored at the start.
+        anchored: bool,
+    },
+    /// `Pattern::Program`'s instructions, whether it is anchored at the start, and why it has
+    /// no DFA.
+    Program {
+        /// The instructions.
+        insts: Vec<Inst>,
+        /// Whether the program is anchored at the start.
+        anchored: bool,
+        /// Why there is no DFA.
+        why: &'static str,
+    },
+}
+
+/// A DFA as `pilotage_types::validate::pattern::Dfa` reads it: the dead state 0, then the
+/// states that are no match, then the match states from `first_match` on.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct DfaTables {
+    /// Each byte's equivalence class.
+    pub classes: [u8; 256],
+    /// The number of classes (a row's width).
+    pub stride: usize,
+    /// The transitions, `u16` little endian, row by row.
+    pub table: Vec<u8>,
+    /// The first match state.
+    pub first_match: usize,
+    /// Per state, 1 when its end-of-text transition reaches a match.
+    pub eoi: Vec<u8>,
+    /// The start state.
+    pub start: usize,
+}
+
+/// The largest transition table written for one pattern (one table lookup a byte of text); a
+/// larger one (a Unicode property under a counted repetition, mostly) is left to the Pike VM.
+const MAX_DFA_BYTES: usize = 192 * 1024;
+
+/// The pattern as `regex-syntax`'s `Hir`, meaning exactly what the node means (ECMA-262 with
+/// the `u` flag): classes as their code point ranges, `^`/`$` as the text's ends, `\b`/`\B` as
+/// ASCII word boundaries. `None` for a look-around, which no DFA can run.
+fn hir(node: &Node) -> Option<regex_syntax::hir::Hir> {
+    use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange, Hir, Look, Repetition};
+    Some(match node {
+        Node::Empty => Hir::empty(),
+        Node::Class(ranges, negated) => {
+            let mut class = ClassUnicode::new(ranges.iter().map(|&(lo, hi)| ClassUnicodeRange::new(lo, hi)));
+            if *negated {
+                class.negate();
+            }
+            Hir::class(regex_syntax::hir::Class::Unicode(class))
+        }
+        Node::Start => Hir::look(Look::Start),
+        Node::End => Hir::look(Look::End),
+        Node::WordBoundary(false) => Hir::look(Look::WordAscii),
+        Node::WordBoundary(true) => Hir::look(Look::WordAsciiNegate),
+        Node::Concat(items) => Hir::concat(items.iter().map(hir).collect::<Option<_>>()?),
+        Node::Alt(branches) => Hir::alternation(branches.iter().map(hir).collect::<Option<_>>()?),
+        Node::Repeat(body, min, max) => Hir::repetition(Repetition {
+            min: *min,
+            max: *max,
+            greedy: true,
+            sub: Box::new(hir(body)?),
+        }),
+        Node::Look(..) | Node::LookBehind(..) => return None,
+    })
+}
+
+/// Why a pattern has no DFA.
+const NO_DFA_LOOK_AROUND: &str = "a look-around, which no DFA runs";
+const NO_DFA_TOO_LARGE: &str = "its DFA would exceed the size limits (192 KiB of transitions)";
+
+/// The pattern as a DFA's tables, or why there is none (a look-around, or a DFA over the size
+/// limits). An `anchored` pattern (a leading `^`) starts anchored, so its search stops at the
+/// first byte no match can take; any other starts unanchored.
+fn dfa(node: &Node, anchored: bool) -> std::result::Result<DfaTables, &'static str> {
+    let hir = hir(node).ok_or(NO_DFA_LOOK_AROUND)?;
+    let dense = build_dfa(&hir, anchored).ok_or(NO_DFA_TOO_LARGE)?;
+    tables(&dense, anchored).ok_or(NO_DFA_TOO_LARGE)
+}
+
+/// `regex-automata`'s dense DFA of `hir`, for anchored or unanchored searches.
+fn build_dfa(hir: &regex_syntax::hir::Hir, anchored: bool) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
+    use regex_automata::dfa::{dense, StartKind};
+    use regex_automata::nfa::thompson;
+    let nfa = thompson::Compiler::new()
+        .configure(
+            thompson::Config::new()
+                .which_captures(thompson::WhichCaptures::None)
+                .nfa_size_limit(Some(4 * MAX_DFA_BYTES)),
+        )
+        .build_from_hir(hir)
+        .ok()?;
+    dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(if anchored {
+                    StartKind::Anchored
+                } else {
+                    StartKind::Unanchored
+                })
+                .minimize(false)
+                // regex-automata's tables take `u32`s where ours take `u16`s; past this, the
+                // determinization stops early (its time, in a build script, is bounded too).
+                .dfa_size_limit(Some(2 * MAX_DFA_BYTES))
+                .determinize_size_limit(Some(4 * MAX_DFA_BYTES)),
+        )
+        .build_from_nfa(&nfa)
+        .ok()
+}
+
+/// The tables of `dfa`'s states reachable from the start state of a search from the text's
+/// start (`anchored` or not), renumbered as [`DfaTables`] says. `None` past [`MAX_DFA_BYTES`]
+/// or 65,535 states, or when a state could give up (a quit state: never without a Unicode
+/// word boundary).
+fn tables(dfa: &regex_automata::dfa::dense::DFA<Vec<u32>>, anchored: bool) -> Option<DfaTables> {
+    use regex_automata::dfa::Automaton;
+    use regex_automata::util::{primitives::StateID, start};
+    use std::collections::HashMap;
+    let mode = if anchored {
+        regex_automata::Anchored::Yes
+    } else {
+        regex_automata::Anchored::No
+    };
+    let first = dfa
+        .start_state(&start::Config::new().anchored(mode).look_behind(None))
+        .ok()?;
+    // The classes, and one byte of each.
+    let byte_classes = dfa.byte_classes();
+    let mut classes = [0u8; 256];
+    let mut representatives: Vec<u8> = Vec::new();
+    for byte in 0..=255u8 {
+        let class = byte_classes.get(byte);
+        classes[usize::from(byte)] = class;
+        if usize::from(class) == representatives.len() {
+            representatives.push(byte);
+        }
+    }
+    let stride = representatives.len();
+    // Every state reachable from the start.
+    let mut seen: std::collections::HashSet<StateID> = std::collections::HashSet::new();
+    let mut order: Vec<StateID> = Vec::new();
+    let mut queue = vec![first];
+    seen.insert(first);
+    while let Some(state) = queue.pop() {
+        if dfa.is_quit_state(state) {
+            return None;
+        }
+        order.push(state);
+        if order.len() * stride * 2 > MAX_DFA_BYTES || order.len() >= usize::from(u16::MAX) {
+            return None;
+        }
+        for &byte in &representatives {
+            let next = dfa.next_state(state, byte);
+            if seen.insert(next) {
+                queue.push(next);
+            }
+        }
+    }
+    // Dead first (whether reached or not), then the others in the order found, the match
+    // states last.
+    let dead = order.iter().copied().find(|&s| dfa.is_dead_state(s));
+    let mut numbered: Vec<StateID> = Vec::with_capacity(order.len() + 1);
+    numbered.push(dead.unwrap_or(StateID::ZERO));
+    numbered.extend(
+        order
+            .iter()
+            .copied()
+            .filter(|&s| !dfa.is_dead_state(s) && !dfa.is_match_state(s)),
+    );
+    let first_match = numbered.len();
+    numbered.extend(order.iter().copied().filter(|&s| dfa.is_match_state(s)));
+    let index: HashMap<StateID, usize> = numbered.iter().enumerate().skip(1).map(|(i, &s)| (s, i)).collect();
+    let number = |state: StateID| -> Option<u16> {
+        if dfa.is_dead_state(state) {
+            Some(0)
+        } else {
+            u16::try_from(*index.get(&state)?).ok()
+        }
+    };
+    let mut table = Vec::with_capacity(numbered.len() * stride * 2);
+    let mut eoi = Vec::with_capacity(numbered.len());
+    for (i, &state) in numbered.iter().enumerate() {
+        for &byte in &representatives {
+            let next = if i == 0 {
+                0
+            } else {
+                number(dfa.next_state(state, byte))?
+            };
+            table.extend_from_slice(&next.to_le_bytes());
+        }
+        eoi.push(u8::from(i != 0 && dfa.is_match_state(dfa.next_eoi_state(state))));
+    }
+    Some(DfaTables {
+        classes,
+        stride,
+        table,
+        first_match,
+        eoi,
+        start: usize::from(number(first)?),
+    })
+}
+
+/// The longest run of single characters at the pattern's top level: every match contains it.
+fn required_text(node: &Node) -> String {
+    let items: &[Node] = match node {
+        Node::Concat(items) => items,
+        single => std::slice::from_ref(single),
+    };
+    let (mut best, mut run) = (String::new(), String::new());
+    for item in items {
+        match item {
+            Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => run.push(ranges[0].0),
+            // Zero-width: a run goes on across them.
+            Node::Start | Node::End | Node::WordBoundary(_) => {}
+            _ => {
+                if run.chars().count() > best.chars().count() {
+                    best = std::mem::take(&mut run);
+                }
+                run.clear();
+            }
+        }
+    }
+    if run.chars().count() > best.chars().count() {
+        best = run;
+    }
+    best
 }
 
 /// Parses and compiles `source`: the data [`compile`] writes as tokens.
@@ -1150,10 +1388,19 @@ fn compile_node(node: Node) -> Result<Compiled> {
     let mut compiler = Compiler { insts: Vec::new() };
     compiler.node(&node)?;
     compiler.emit(Inst::Match)?;
-    Ok(Compiled::Program {
-        insts: compiler.insts,
-        anchored,
-    })
+    match dfa(&node, anchored) {
+        Ok(dfa) => Ok(Compiled::Automaton {
+            dfa: Box::new(dfa),
+            required: required_text(&node),
+            insts: compiler.insts,
+            anchored,
+        }),
+        Err(why) => Ok(Compiled::Program {
+            insts: compiler.insts,
+            anchored,
+            why,
+        }),
+    }
 }
 
 /// The pattern as a literal text, if it is one: single characters only (no class, no
@@ -1190,6 +1437,9 @@ pub struct Written {
     /// The ECMA-262 Annex B constructs the pattern needed (empty when it is a pattern under the
     /// `u` flag): each is a note of the generation report.
     pub annex_b: Vec<&'static str>,
+    /// Why the pattern runs on the Pike VM rather than a DFA (`None`: a literal, a sequence or
+    /// a DFA): each is a line of the generated file's header.
+    pub vm_reason: Option<&'static str>,
 }
 
 /// Parses `source` and writes it as a `pilotage_types::validate::pattern::Pattern` expression.
@@ -1201,6 +1451,10 @@ pub fn compile(source: &str) -> Result<TokenStream> {
 pub fn write(source: &str) -> Result<Written> {
     let mut classes = Classes::default();
     let (compiled, annex_b) = compile_reading(source)?;
+    let vm_reason = match &compiled {
+        Compiled::Program { why, .. } => Some(*why),
+        _ => None,
+    };
     let pattern = match compiled {
         Compiled::Literal(text, start, end) => quote!(::pilotage_types::validate::pattern::Pattern::Literal {
             source: #source,
@@ -1223,28 +1477,40 @@ pub fn write(source: &str) -> Result<Written> {
                 steps: &[#(#steps),*],
             })
         }
-        Compiled::Program { insts, anchored } => {
-            let insts = insts.iter().map(|inst| match inst {
-                Inst::Class(ranges, negated) => {
-                    let class = classes.tokens(ranges, *negated);
-                    quote!(::pilotage_types::validate::pattern::Inst::Class(#class))
-                }
-                Inst::Split(a, b) => quote!(::pilotage_types::validate::pattern::Inst::Split(#a, #b)),
-                Inst::Jump(to) => quote!(::pilotage_types::validate::pattern::Inst::Jump(#to)),
-                Inst::Start => quote!(::pilotage_types::validate::pattern::Inst::Start),
-                Inst::End => quote!(::pilotage_types::validate::pattern::Inst::End),
-                Inst::WordBoundary => quote!(::pilotage_types::validate::pattern::Inst::WordBoundary),
-                Inst::NotWordBoundary => quote!(::pilotage_types::validate::pattern::Inst::NotWordBoundary),
-                Inst::Look(negated, next) => {
-                    quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
-                }
-                Inst::LookBehind(negated, next) => {
-                    quote!(::pilotage_types::validate::pattern::Inst::LookBehind { negated: #negated, next: #next })
-                }
-                Inst::LookEnd => quote!(::pilotage_types::validate::pattern::Inst::LookEnd),
-                Inst::Match => quote!(::pilotage_types::validate::pattern::Inst::Match),
+        Compiled::Automaton {
+            dfa,
+            required,
+            insts,
+            anchored,
+        } => {
+            let insts = program_tokens(&insts, &mut classes);
+            let DfaTables {
+                classes: byte_classes,
+                stride,
+                table,
+                first_match,
+                eoi,
+                start,
+            } = *dfa;
+            let byte_classes = Literal::byte_string(&byte_classes);
+            let table = Literal::byte_string(&table);
+            let eoi = Literal::byte_string(&eoi);
+            let dfa = quote!({
+                static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                    #byte_classes, #stride, #table, #first_match, #eoi, #start,
+                );
+                &DFA
             });
-            let insts: Vec<_> = insts.collect();
+            quote!(::pilotage_types::validate::pattern::Pattern::Automaton {
+                source: #source,
+                required: #required,
+                dfa: #dfa,
+                insts: &[#(#insts),*],
+                anchored: #anchored,
+            })
+        }
+        Compiled::Program { insts, anchored, .. } => {
+            let insts = program_tokens(&insts, &mut classes);
             quote!(::pilotage_types::validate::pattern::Pattern::Program {
                 source: #source,
                 insts: &[#(#insts),*],
@@ -1255,12 +1521,113 @@ pub fn write(source: &str) -> Result<Written> {
     Ok(Written {
         tokens: classes.around(pattern),
         annex_b,
+        vm_reason,
     })
+}
+
+/// The tokens of a program's instructions.
+fn program_tokens(insts: &[Inst], classes: &mut Classes) -> Vec<TokenStream> {
+    insts
+        .iter()
+        .map(|inst| match inst {
+            Inst::Class(ranges, negated) => {
+                let class = classes.tokens(ranges, *negated);
+                quote!(::pilotage_types::validate::pattern::Inst::Class(#class))
+            }
+            Inst::Split(a, b) => quote!(::pilotage_types::validate::pattern::Inst::Split(#a, #b)),
+            Inst::Jump(to) => quote!(::pilotage_types::validate::pattern::Inst::Jump(#to)),
+            Inst::Start => quote!(::pilotage_types::validate::pattern::Inst::Start),
+            Inst::End => quote!(::pilotage_types::validate::pattern::Inst::End),
+            Inst::WordBoundary => quote!(::pilotage_types::validate::pattern::Inst::WordBoundary),
+            Inst::NotWordBoundary => quote!(::pilotage_types::validate::pattern::Inst::NotWordBoundary),
+            Inst::Look(negated, next) => {
+                quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
+            }
+            Inst::LookBehind(negated, next) => {
+                quote!(::pilotage_types::validate::pattern::Inst::LookBehind { negated: #negated, next: #next })
+            }
+            Inst::LookEnd => quote!(::pilotage_types::validate::pattern::Inst::LookEnd),
+            Inst::Match => quote!(::pilotage_types::validate::pattern::Inst::Match),
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables' search (`pilotage_types::validate::pattern::Dfa`, hand-written so that users'
+    /// builds do not compile regex-automata) gives regex-automata's own verdict, for anchored
+    /// and unanchored patterns, classes, repetitions, word boundaries and `$`, on random texts
+    /// of ASCII, Latin-1, astral characters and line terminators.
+    #[test]
+    fn the_tables_search_as_regex_automata_does() {
+        use pilotage_types::validate::pattern::{Dfa, Pattern};
+        use regex_automata::dfa::Automaton;
+        let alphabet: Vec<char> = "ab-.0 9\n_zé😀\u{2028}".chars().collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let patterns = [
+            r"a+b",
+            r"^a+b$",
+            r"^[a-z0-9-]+(\.[a-z0-9-]+)*$",
+            r"\bab\b",
+            r"\Bb",
+            r"(a|b)*\d{2,3}$",
+            r"^.{2}é",
+            r"😀.?z",
+            r"\p{L}{2}",
+            r"[^a]\s",
+            r"^$",
+            r"a\bé",
+            r"x*",
+        ];
+        for source in patterns {
+            let (node, _) = parse(source).unwrap();
+            let anchored =
+                matches!(&node, Node::Concat(items) if items.first() == Some(&Node::Start)) || node == Node::Start;
+            let hir = hir(&node).unwrap();
+            let dense = build_dfa(&hir, anchored).unwrap();
+            let tables = tables(&dense, anchored).unwrap();
+            let dfa: &'static Dfa = Box::leak(Box::new(Dfa::new(
+                Box::leak(Box::new(tables.classes)),
+                tables.stride,
+                tables.table.leak(),
+                tables.first_match,
+                tables.eoi.leak(),
+                tables.start,
+            )));
+            // No program beside it: the tables answer every text.
+            let pattern = Pattern::Automaton {
+                source: "",
+                required: "",
+                dfa,
+                insts: &[],
+                anchored,
+            };
+            let mode = if anchored {
+                regex_automata::Anchored::Yes
+            } else {
+                regex_automata::Anchored::No
+            };
+            for _ in 0..2000 {
+                let length = (next() % 9) as usize;
+                let text: String = (0..length)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                let theirs = dense
+                    .try_search_fwd(&regex_automata::Input::new(&text).anchored(mode).earliest(true))
+                    .unwrap()
+                    .is_some();
+                assert_eq!(pattern.is_match(&text), theirs, "{source} on {text:?}");
+            }
+        }
+    }
 
     #[test]
     fn the_property_tables_are_sorted_for_binary_search() {

@@ -49,8 +49,20 @@ pub mod checks {
         ],
         &[],
     );
-    static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "\\d$",
+        required: "",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02",
+                3usize,
+                b"\0\0\0\0\0\0\x01\0\x02\0\x01\0\x01\0\x02\0\x01\0",
+                3usize,
+                b"\0\0\x01",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
@@ -67,8 +79,20 @@ pub mod checks {
         start: true,
         end: false,
     };
-    static PATTERN_2: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_2: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^[\\u00e0-\\u00ff]",
+        required: "",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04",
+                5usize,
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x02\0\0\0\0\0\x03\0\0\0\0\0\0\0\x04\0\x04\0\x04\0\x04\0\x04\0\0\0\0\0\0\0\0\0\0\0",
+                4usize,
+                b"\0\0\0\x01\0",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
@@ -79,8 +103,20 @@ pub mod checks {
         ],
         anchored: true,
     };
-    static PATTERN_3: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_3: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "[0-9]\\.[0-9]",
+        required: ".",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04",
+                5usize,
+                b"\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x02\0\x01\0\x01\0\x03\0\x01\0\x02\0\x01\0\x01\0\x01\0\x01\0\x04\0\x01\0\x05\0\x05\0\x05\0\x05\0\x05\0\0\0\0\0\0\0\0\0\0\0",
+                5usize,
+                b"\0\0\0\0\x01\0",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
@@ -98,8 +134,20 @@ pub mod checks {
         ],
         anchored: false,
     };
-    static PATTERN_4: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_4: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^[a-z]+[a-c]$",
+        required: "",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x01\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03",
+                4usize,
+                b"\0\0\0\0\0\0\0\0\0\0\x02\0\x02\0\0\0\0\0\x03\0\x02\0\0\0\0\0\x03\0\x02\0\0\0",
+                4usize,
+                b"\0\0\0\x01",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
@@ -329,8 +377,20 @@ pub mod checks {
             },
         ],
     };
-    static PATTERN_11: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_11: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^[a-f0-9]{2,4}(-[a-f0-9]{2})?$",
+        required: "",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05\x05\x05\x05\x05\x05\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06",
+                7usize,
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x02\0\0\0\x02\0\0\0\0\0\0\0\0\0\x03\0\0\0\x03\0\0\0\0\0\x06\0\0\0\x04\0\0\0\x04\0\0\0\0\0\x06\0\0\0\x05\0\0\0\x05\0\0\0\0\0\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\0\0\x07\0\0\0\0\0\0\0\0\0\x08\0\0\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                9usize,
+                b"\0\0\0\x01\x01\x01\0\0\x01",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
@@ -431,8 +491,20 @@ pub mod checks {
             },
         ],
     };
-    static PATTERN_13: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_13: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$",
+        required: "",
+        dfa: {
+            static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x04\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x06\x07\x08\t\n\x0B\x0C\r\r\r\r\x0E\x0F\x0F\x0F\x0F\x10\x11\x12\x13\x14\x15\x16\x17\x18\x18\x18\x18\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19\x19",
+                26usize,
+                b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0B\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x02\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\x03\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\x04\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\x05\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\x06\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x07\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\0\0\0\0\t\0\0\0\t\0\0\0\0\0\t\0\0\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\t\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x0C\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\r\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x0E\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x0F\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\x10\0\n\0\0\0\0\0\n\0\0\0\n\0\x08\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\x07\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0",
+                17usize,
+                b"\0\0\0\0\0\0\0\x01\0\x01\0\0\0\0\0\0\0",
+                1usize,
+            );
+            &DFA
+        },
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
             ::pilotage_types::validate::pattern::Inst::Split(2u32, 10u32),

@@ -2,12 +2,15 @@
 //! syntax with the `u` flag, as JSON Schema specifies) when the validators are generated, and
 //! writes it here as static data, so nothing is compiled at run time.
 //!
-//! Three forms:
+//! Four forms:
 //! - [`Pattern::Literal`]: a literal text, anchored or not (`^x-`, `\.json$`): `starts_with`,
 //!   `ends_with`, `==` or `contains`.
 //! - [`Pattern::Sequence`]: anchored at both ends, a sequence of character classes each
 //!   repeated between a minimum and a maximum number of times, where neighbouring classes share
 //!   no character (`^[0-9]+\.[0-9]+$`, `^[a-f0-9]{64}$`). One greedy pass decides it exactly.
+//! - [`Pattern::Automaton`]: any other pattern without look-around: a DFA the generator built
+//!   with `regex-automata` and wrote as tables ([`Dfa`]), one table lookup a byte of text, after a
+//!   substring every match contains is found in the text (if the pattern has one).
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
 //!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead, look-behind): a
 //!   small instruction program run by a Pike VM, linear in the text for each instruction, with
@@ -137,6 +140,23 @@ pub enum Pattern {
         /// The steps.
         steps: &'static [Step],
     },
+    /// A DFA built when the validators were generated (a pattern without look-around) and
+    /// written as tables ([`Dfa`]), searched without compiling anything; its Pike VM program is
+    /// kept beside it, which answers should the tables be inconsistent.
+    Automaton {
+        /// The pattern as written in the schema.
+        source: &'static str,
+        /// A text every match contains (`""`: none known): a text without it is no match, and
+        /// no search runs.
+        required: &'static str,
+        /// The serialized DFA.
+        dfa: &'static Dfa,
+        /// The same pattern as a Pike VM program.
+        insts: &'static [Inst],
+        /// Whether the pattern can only match at the start of the text (the DFA starts
+        /// anchored then).
+        anchored: bool,
+    },
     /// A Pike VM program.
     Program {
         /// The pattern as written in the schema.
@@ -153,9 +173,10 @@ impl Pattern {
     /// The pattern as written in the schema.
     pub fn source(&self) -> &'static str {
         match self {
-            Pattern::Literal { source, .. } | Pattern::Sequence { source, .. } | Pattern::Program { source, .. } => {
-                source
-            }
+            Pattern::Literal { source, .. }
+            | Pattern::Sequence { source, .. }
+            | Pattern::Automaton { source, .. }
+            | Pattern::Program { source, .. } => source,
         }
     }
 
@@ -174,8 +195,93 @@ impl Pattern {
                 (false, false) => text.contains(literal),
             },
             Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
+            Pattern::Automaton {
+                required,
+                dfa,
+                insts,
+                anchored,
+                ..
+            } => {
+                if !text.contains(required) {
+                    return false;
+                }
+                match dfa.is_match(text) {
+                    Some(found) => found,
+                    None => Vm::new(insts, text).search(0, 0, *anchored),
+                }
+            }
             Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
         }
+    }
+}
+
+/// A pattern's DFA, as `pilotage-codegen` wrote it: built with `regex-automata` when the
+/// validators were generated, from the same parse as the Pike VM program, and written out as
+/// plain tables, so that searching it needs no crate and reads nothing at run time.
+///
+/// States are numbered with the dead state 0, then the states that are no match, then (from
+/// `first_match` on) the match states. A search takes the text's bytes from `start`: the dead
+/// state means no match can follow, a match state means the pattern matched (a DFA's match is
+/// seen one byte late, so the table already accounts for what the matched text ended with);
+/// at the end of the text, `eoi` says whether the end-of-text transition reaches a match. This
+/// is `regex-automata`'s own forward search (`try_search_fwd` with `earliest`), written out
+/// (ten lines, and a test against the crate in `pilotage-codegen`) so that users' builds do
+/// not compile the crate.
+#[derive(Debug)]
+pub struct Dfa {
+    /// Each byte's equivalence class.
+    classes: &'static [u8; 256],
+    /// The number of classes: a state's row width.
+    stride: usize,
+    /// The transitions, `u16` little endian, state by state, class by class.
+    table: &'static [u8],
+    /// The first match state.
+    first_match: usize,
+    /// Whether each state's end-of-text transition reaches a match (a byte per state).
+    eoi: &'static [u8],
+    /// The state a search starts in (anchored when the pattern is).
+    start: usize,
+}
+
+impl Dfa {
+    /// The DFA of these tables (see the type's docs).
+    pub const fn new(
+        classes: &'static [u8; 256],
+        stride: usize,
+        table: &'static [u8],
+        first_match: usize,
+        eoi: &'static [u8],
+        start: usize,
+    ) -> Self {
+        Self {
+            classes,
+            stride,
+            table,
+            first_match,
+            eoi,
+            start,
+        }
+    }
+
+    /// Whether the DFA matches `text`; `None` when the tables are inconsistent (never for
+    /// the generator's), so that the pattern's program answers instead.
+    fn is_match(&self, text: &str) -> Option<bool> {
+        let mut state = self.start;
+        if state == 0 {
+            return Some(false);
+        }
+        for &byte in text.as_bytes() {
+            let at = (state * self.stride + usize::from(self.classes[usize::from(byte)])) * 2;
+            let next = self.table.get(at..at + 2)?;
+            state = usize::from(u16::from_le_bytes([next[0], next[1]]));
+            if state == 0 {
+                return Some(false);
+            }
+            if state >= self.first_match {
+                return Some(true);
+            }
+        }
+        self.eoi.get(state).map(|&accept| accept != 0)
     }
 }
 
@@ -400,6 +506,54 @@ mod tests {
         ranges: &[('a', 'a')],
         negated: false,
     };
+
+    /// Tables that do not hold together: the pattern's program answers, with the same
+    /// verdicts; a text without the required text is no match whatever the matchers would say.
+    #[test]
+    fn inconsistent_tables_give_way_to_the_program() {
+        // One class, two rows (dead, and a start state that leads to state 3, which has none).
+        static BROKEN: Dfa = Dfa::new(&[0; 256], 1, &[0, 0, 3, 0], 5, &[0, 0], 1);
+        const B: Class = Class {
+            ranges: &[('b', 'b')],
+            negated: false,
+        };
+        let pattern = Pattern::Automaton {
+            source: "ab",
+            required: "",
+            dfa: &BROKEN,
+            insts: &[Inst::Class(A), Inst::Class(B), Inst::Match],
+            anchored: false,
+        };
+        assert_eq!(BROKEN.is_match("xx"), None, "state 3 has no row");
+        for (text, expected) in [("ab", true), ("xaby", true), ("ba", false), ("", false)] {
+            assert_eq!(pattern.is_match(text), expected, "{text:?}");
+        }
+        let required = Pattern::Automaton {
+            source: "ab",
+            required: "zz",
+            dfa: &BROKEN,
+            insts: &[Inst::Class(A), Inst::Class(B), Inst::Match],
+            anchored: false,
+        };
+        assert!(!required.is_match("ab"), "no `zz`, no match");
+    }
+
+    /// A hand-made DFA for `a` (unanchored): classes `a` and the rest; the start state loops
+    /// on the rest, `a` leads to the match state, which holds.
+    #[test]
+    fn the_tables_are_searched_byte_by_byte() {
+        let mut classes = [1u8; 256];
+        classes[usize::from(b'a')] = 0;
+        let classes: &'static [u8; 256] = Box::leak(Box::new(classes));
+        // States: 0 dead, 1 start, 2 match. Rows of two classes (`a`, rest).
+        static TABLE: [u8; 12] = [0, 0, 0, 0, 2, 0, 1, 0, 2, 0, 2, 0];
+        let dfa: &'static Dfa = Box::leak(Box::new(Dfa::new(classes, 2, &TABLE, 2, &[0, 0, 1], 1)));
+        for (text, expected) in [("a", true), ("bbba", true), ("bbb", false), ("", false)] {
+            assert_eq!(dfa.is_match(text), Some(expected), "{text:?}");
+        }
+        let dead_start: &'static Dfa = Box::leak(Box::new(Dfa::new(classes, 2, &TABLE, 2, &[0, 0, 1], 0)));
+        assert_eq!(dead_start.is_match("a"), Some(false));
+    }
 
     fn program(insts: &'static [Inst]) -> Pattern {
         Pattern::Program {
