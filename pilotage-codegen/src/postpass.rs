@@ -479,7 +479,7 @@ pub(crate) const NUMBER_COMPANIONS: &[&str] = &["f64", "f32", "i64", "u64", "i32
 /// `FromStr`) so typify's derives and impls still hold. Typed literals (`1.5_f64` in the check
 /// of an `enum` of numbers) become `Number::from_f64(..)`; `Number`'s equality is numeric,
 /// so `2.0` is still one of `[1, 2]`. A newtype typify converts `From<Number>` also converts
-/// from each primitive number of [`NUMBER_COMPANIONS`]; unions get theirs from
+/// from each primitive number (`f64`, `f32`, `i64`, `u64`, `i32`, `u32`); unions get theirs from
 /// `constructors::union_conversions`.
 pub fn json_numbers(file: &mut syn::File) {
     struct Numbers;
