@@ -46,76 +46,136 @@ fn is_separator(c: char, idn: bool) -> bool {
     c == '.' || (idn && matches!(c, '\u{3002}' | '\u{FF0E}' | '\u{FF61}'))
 }
 
-/// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
-/// and RFC 5893's Bidi rule.
-fn is_domain(s: &str, idn: bool) -> bool {
+/// Whether the A-label form of `s` (labels already found valid) is at most [`MAX_NAME`] octets,
+/// every U-label's Punycode counted exactly.
+fn within_name_length(s: &str, idn: bool) -> bool {
     let mut total = 0usize;
-    let mut labels: Vec<Vec<char>> = Vec::new();
+    for (index, label) in s.split(|c| is_separator(c, idn)).enumerate() {
+        total += usize::from(index > 0);
+        if label.is_ascii() {
+            total += label.len();
+        } else {
+            let unicode: Vec<char> = label.chars().collect();
+            match punycode_encoded_len(&unicode) {
+                Some(encoded) => total += encoded + 4,
+                None => return false,
+            }
+        }
+    }
+    total <= MAX_NAME
+}
+
+/// Whether `label` (ASCII) is an LDH label (RFC 5890 section 2.3.1): letters, digits and
+/// hyphens, neither first nor last a hyphen (RFC 1123 section 2.1), at most 63 octets.
+fn is_ldh_label(b: &[u8]) -> bool {
+    !b.is_empty()
+        && b.len() <= MAX_LABEL
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+}
+
+/// Whether a label's characters make the name a Bidi domain name (RFC 5893 section 1.4: an R,
+/// AL or AN character). No ASCII character is one of those.
+fn has_right_to_left(label: &[char]) -> bool {
+    label.iter().any(|&c| {
+        !c.is_ascii()
+            && matches!(
+                IdnaData::of(c).bidi(),
+                Bidi::RightToLeft | Bidi::ArabicLetter | Bidi::ArabicNumber
+            )
+    })
+}
+
+/// The Unicode form of a valid label: an A-label's U-label, any other label's characters
+/// (lower case: the Bidi classes of ASCII letters do not depend on case).
+fn label_chars(label: &str) -> Vec<char> {
+    let b = label.as_bytes();
+    if label.is_ascii() && b.len() >= 4 && &b[2..4] == b"--" {
+        if let Some(unicode) = a_label_to_u_label(&label[4..].to_ascii_lowercase()) {
+            return unicode;
+        }
+    }
+    label.chars().collect()
+}
+
+/// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
+/// and RFC 5893's Bidi rule. An LDH label is checked on its bytes, a U-label in a buffer on the
+/// stack; the Bidi rule is checked in a second pass, only for a Bidi domain name.
+fn is_domain(s: &str, idn: bool) -> bool {
+    // The octets of the name's A-label form; an upper bound while `approximate` (a U-label
+    // short enough that its Punycode need not be written to know it fits its label).
+    let mut total = 0usize;
+    let mut approximate = false;
+    let mut bidi_domain = false;
     for (index, label) in s.split(|c| is_separator(c, idn)).enumerate() {
         if index > 0 {
             total += 1;
         }
-        let unicode = if label.is_ascii() {
-            // An LDH label (RFC 5890 section 2.3.1): letters, digits and hyphens, neither
-            // first nor last a hyphen (RFC 1123 section 2.1), case-insensitive.
-            let lower = label.to_ascii_lowercase();
-            let b = lower.as_bytes();
-            if b.is_empty()
-                || b.len() > MAX_LABEL
-                || b[0] == b'-'
-                || b[b.len() - 1] == b'-'
-                || !b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
-            {
+        if label.is_ascii() {
+            let b = label.as_bytes();
+            if !is_ldh_label(b) {
                 return false;
             }
             total += b.len();
             if b.len() >= 4 && &b[2..4] == b"--" {
                 // Hyphens in the 3rd and 4th positions make a reserved LDH label (RFC 5890
                 // section 2.3.1): only an A-label, `xn--` and the Punycode of a U-label, is
-                // allowed (RFC 5891 section 5.4).
-                let Some(unicode) = lower.strip_prefix("xn--").and_then(a_label_to_u_label) else {
+                // allowed (RFC 5891 section 5.4), case-insensitively.
+                if !b[..2].eq_ignore_ascii_case(b"xn") {
+                    return false;
+                }
+                let Some(unicode) = a_label_to_u_label(&label[4..].to_ascii_lowercase()) else {
                     return false;
                 };
                 if !is_u_label(&unicode) {
                     return false;
                 }
-                unicode
-            } else {
-                lower.chars().collect()
+                bidi_domain |= has_right_to_left(&unicode);
             }
         } else {
             if !idn {
                 return false;
             }
-            let unicode: Vec<char> = label.chars().collect();
             // The A-label is `xn--` and at least one octet per character: a longer label
             // cannot fit (and is not encoded, which is quadratic in its length).
-            if unicode.len() + 4 > MAX_LABEL || !is_u_label(&unicode) {
+            let mut buffer = ['\0'; MAX_LABEL - 4];
+            let mut length = 0;
+            for c in label.chars() {
+                let Some(slot) = buffer.get_mut(length) else {
+                    return false;
+                };
+                *slot = c;
+                length += 1;
+            }
+            let unicode = &buffer[..length];
+            if !is_u_label(unicode) {
                 return false;
             }
-            let Some(encoded) = punycode_encode(&unicode) else {
-                return false;
+            let bound = punycode_bound(unicode);
+            let encoded = if bound + 4 <= MAX_LABEL {
+                approximate = true;
+                bound
+            } else {
+                match punycode_encoded_len(unicode) {
+                    Some(exact) if exact + 4 <= MAX_LABEL => exact,
+                    _ => return false,
+                }
             };
-            if encoded.len() + 4 > MAX_LABEL {
-                return false;
-            }
-            total += encoded.len() + 4;
-            unicode
-        };
-        if total > MAX_NAME {
+            total += encoded + 4;
+            bidi_domain |= has_right_to_left(unicode);
+        }
+        if total > MAX_NAME && !approximate {
             return false;
         }
-        labels.push(unicode);
     }
-    // RFC 5893 section 2: in a Bidi domain name (one with a right-to-left label, RFC 5893
-    // section 1.4: a label with an R, AL or AN character), every label must satisfy the rule.
-    let bidi_domain = labels.iter().flatten().any(|&c| {
-        matches!(
-            IdnaData::of(c).bidi(),
-            Bidi::RightToLeft | Bidi::ArabicLetter | Bidi::ArabicNumber
-        )
-    });
-    !bidi_domain || labels.iter().all(|label| satisfies_bidi_rule(label))
+    if total > MAX_NAME && !within_name_length(s, idn) {
+        return false;
+    }
+    // RFC 5893 section 2: in a Bidi domain name, every label must satisfy the rule.
+    !bidi_domain
+        || s.split(|c| is_separator(c, idn))
+            .all(|label| satisfies_bidi_rule(&label_chars(label)))
 }
 
 /// The U-label an A-label's Punycode part (`payload`, lower case) encodes, if it is one: it
@@ -127,7 +187,11 @@ fn a_label_to_u_label(payload: &str) -> Option<Vec<char>> {
     if decoded.iter().all(char::is_ascii) {
         return None;
     }
-    (punycode_encode(&decoded)? == payload).then_some(decoded)
+    // Compared as it is encoded: no second string.
+    let mut expected = payload.bytes();
+    let mut same = true;
+    punycode_encode_into(&decoded, |c| same &= expected.next() == Some(c as u8))?;
+    (same && expected.next().is_none()).then_some(decoded)
 }
 
 /// Whether `label` is a U-label (RFC 5891 section 5.4, the checks of section 4.2.3 and 5.3):
@@ -155,7 +219,7 @@ fn is_u_label(label: &[char]) -> bool {
             Idna::ContextO => context_o(label, i),
             Idna::Disallowed => false,
         });
-    valid && unicode::nfc(label.iter().copied()) == label
+    valid && unicode::is_nfc(label)
 }
 
 /// RFC 5892 Appendix A.1 (ZERO WIDTH NON-JOINER) and A.2 (ZERO WIDTH JOINER). The neighbours'
@@ -342,12 +406,39 @@ pub(super) fn punycode_decode(input: &str) -> Option<Vec<char>> {
     Some(output)
 }
 
-/// Section 6.3, encoding: `None` on overflow (not reached by a label of DNS length).
+/// RFC 3492 section 6.3, encoding: the Punycode of `input` (no `xn--` prefix), or `None` on
+/// overflow (the checks themselves encode without writing, [`punycode_encode_into`]).
+#[cfg(test)]
 pub(super) fn punycode_encode(input: &[char]) -> Option<String> {
-    let mut output: String = input.iter().filter(|c| c.is_ascii()).collect();
-    let basic = u32::try_from(output.len()).ok()?;
+    let mut output = String::new();
+    punycode_encode_into(input, |c| output.push(c))?;
+    Some(output)
+}
+
+/// At most how many octets [`punycode_encode`] writes for a label of DNS length: its ASCII
+/// characters, a `-`, and at most 9 digits for each other character (a delta is below
+/// 0x10FFFF x 60 < 10^8, and each digit after the first carries a factor of 36 - t >= 10).
+fn punycode_bound(input: &[char]) -> usize {
+    let basic = input.iter().filter(|c| c.is_ascii()).count();
+    basic + usize::from(basic > 0) + 9 * (input.len() - basic)
+}
+
+/// The length in octets of [`punycode_encode`]'s output, without writing it.
+fn punycode_encoded_len(input: &[char]) -> Option<usize> {
+    let mut length = 0usize;
+    punycode_encode_into(input, |_| length += 1)?;
+    Some(length)
+}
+
+/// RFC 3492 section 6.3, each output character given to `push` (all ASCII).
+fn punycode_encode_into(input: &[char], mut push: impl FnMut(char)) -> Option<()> {
+    let mut basic = 0u32;
+    for &c in input.iter().filter(|c| c.is_ascii()) {
+        push(c);
+        basic += 1;
+    }
     if basic > 0 {
-        output.push('-');
+        push('-');
     }
     let (mut n, mut delta, mut bias) = (INITIAL_N, 0u32, INITIAL_BIAS);
     let mut handled = basic;
@@ -369,11 +460,11 @@ pub(super) fn punycode_encode(input: &[char]) -> Option<String> {
                     if q < t {
                         break;
                     }
-                    output.push(digit_char(t + (q - t) % (BASE - t)));
+                    push(digit_char(t + (q - t) % (BASE - t)));
                     q = (q - t) / (BASE - t);
                     k += BASE;
                 }
-                output.push(digit_char(q));
+                push(digit_char(q));
                 bias = adapt(delta, handled + 1, handled == basic);
                 delta = 0;
                 handled += 1;
@@ -382,12 +473,46 @@ pub(super) fn punycode_encode(input: &[char]) -> Option<String> {
         delta = delta.checked_add(1)?;
         n = n.checked_add(1)?;
     }
-    Some(output)
+    Some(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound that spares encoding a short U-label holds: over every code point range an
+    /// IDN uses, labels of 1 to 6 characters at the ends of the ranges encode within it; and a
+    /// name of many short U-labels is measured exactly when the bound alone would exceed 253.
+    #[test]
+    fn the_punycode_bound_holds_and_long_names_are_measured_exactly() {
+        let samples = [
+            '\u{80}',
+            '\u{e9}',
+            '\u{3b1}',
+            '\u{5d0}',
+            '\u{4e00}',
+            '\u{ac00}',
+            '\u{ffff}',
+            '\u{10000}',
+            '\u{10ffff}',
+        ];
+        for length in 1..=6 {
+            for &a in &samples {
+                for &b in &samples {
+                    let label: Vec<char> = (0..length).map(|i| if i % 2 == 0 { a } else { b }).collect();
+                    let exact = punycode_encoded_len(&label).unwrap();
+                    assert!(exact <= punycode_bound(&label), "{label:?}: {exact}");
+                }
+            }
+        }
+        // 28 labels of `ü` (`xn--tda`, 7 octets) and dots: 28 * 8 - 1 = 223 octets, valid,
+        // though the bound (14 a label) would say 419.
+        let name = vec!["\u{fc}"; 28].join(".");
+        assert!(is_idn_hostname(&name), "223 octets");
+        let too_long = vec!["\u{fc}\u{fc}\u{fc}\u{fc}"; 26].join(".");
+        // `xn--tdaaaa` is 10 octets: 26 * 11 - 1 = 285.
+        assert!(!is_idn_hostname(&too_long), "285 octets");
+    }
 
     #[test]
     fn punycode_round_trips_rfc_3492_samples() {

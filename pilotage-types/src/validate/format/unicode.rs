@@ -139,7 +139,10 @@ pub(super) struct IdnaData(u16);
 
 impl IdnaData {
     pub(super) fn of(c: char) -> Self {
-        IdnaData(lookup(tables::IDNA, u32::from(c)))
+        match fast(c) {
+            Some(data) => IdnaData(data as u16),
+            None => IdnaData(lookup(tables::IDNA, u32::from(c))),
+        }
     }
 
     /// The table value of these fields (what `generate.rs` writes).
@@ -198,14 +201,100 @@ const HANGUL_T_COUNT: u32 = 28;
 const HANGUL_N_COUNT: u32 = HANGUL_V_COUNT * HANGUL_T_COUNT;
 const HANGUL_S_COUNT: u32 = HANGUL_L_COUNT * HANGUL_N_COUNT;
 
+// ---------------------------------------------------------------------------------------------
+// A direct table of the Basic Multilingual Plane, built on first use from the range tables
+// (about 70,000 writes, 256 KiB, once per process): what an IDN label reads of each of its
+// characters costs one load, not a binary search in each of four tables. Characters beyond the
+// BMP take the binary searches.
+
+/// Code points below this have a [`fast`] entry.
+const FAST_LIMIT: u32 = 0x1_0000;
+/// Bits of a [`fast`] entry: 0-15 the [`IdnaData`], 16-23 the combining class, and these.
+const HAS_DECOMPOSITION: u32 = 1 << 24;
+const COMPOSES_WITH_PREVIOUS: u32 = 1 << 25;
+
+/// The [`fast`] entries, computed once.
+static FAST: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+
+/// ORs `value(v)` into `table` over each run of a range map.
+fn fill<T: Copy>(table: &mut [u32], map: &[(u32, T)], value: impl Fn(T) -> u32) {
+    for (index, &(start, v)) in map.iter().enumerate() {
+        let end = map.get(index + 1).map_or(FAST_LIMIT, |&(next, _)| next).min(FAST_LIMIT);
+        let start = start.min(end);
+        for entry in &mut table[start as usize..end as usize] {
+            *entry |= value(v);
+        }
+    }
+}
+
+/// The direct table, as [`fast`] reads it.
+fn fast_table() -> Box<[u32]> {
+    let mut table = vec![0u32; FAST_LIMIT as usize];
+    fill(&mut table, tables::IDNA, u32::from);
+    fill(&mut table, tables::CANONICAL_COMBINING_CLASS, |class| {
+        u32::from(class) << 16
+    });
+    let mut mark = |c: u32, bit: u32| {
+        if let Some(entry) = table.get_mut(c as usize) {
+            *entry |= bit;
+        }
+    };
+    for &(from, _, _) in tables::DECOMPOSITION {
+        mark(u32::from(from), HAS_DECOMPOSITION);
+    }
+    for c in HANGUL_S_BASE..HANGUL_S_BASE + HANGUL_S_COUNT {
+        mark(c, HAS_DECOMPOSITION);
+    }
+    for &(_, second, _) in tables::COMPOSITION {
+        mark(u32::from(second), COMPOSES_WITH_PREVIOUS);
+    }
+    for c in (HANGUL_V_BASE..HANGUL_V_BASE + HANGUL_V_COUNT).chain(HANGUL_T_BASE + 1..HANGUL_T_BASE + HANGUL_T_COUNT) {
+        mark(c, COMPOSES_WITH_PREVIOUS);
+    }
+    table.into_boxed_slice()
+}
+
+/// The fast entry of `c`, when it is below [`FAST_LIMIT`].
+fn fast(c: char) -> Option<u32> {
+    let c = u32::from(c);
+    if c >= FAST_LIMIT {
+        return None;
+    }
+    FAST.get_or_init(fast_table).get(c as usize).copied()
+}
+
+/// Whether `c` alone is in NFC and stays so after any character (UAX #15's quick check, for
+/// the code points [`fast`] knows: a starter with no decomposition that composes with no
+/// character before it). `false` when unknown.
+fn is_stable_starter(c: char) -> bool {
+    fast(c).is_some_and(|entry| entry & (0xFF << 16 | HAS_DECOMPOSITION | COMPOSES_WITH_PREVIOUS) == 0)
+}
+
+/// Whether `chars` is in NFC: the quick check when every character is a stable starter, the
+/// normalization otherwise.
+pub(super) fn is_nfc(chars: &[char]) -> bool {
+    chars.iter().all(|&c| is_stable_starter(c)) || nfc(chars.iter().copied()) == chars
+}
+
 /// `Canonical_Combining_Class` of `c`.
 pub(super) fn combining_class(c: char) -> u8 {
-    lookup(tables::CANONICAL_COMBINING_CLASS, u32::from(c))
+    match fast(c) {
+        Some(entry) => (entry >> 16) as u8,
+        None => lookup(tables::CANONICAL_COMBINING_CLASS, u32::from(c)),
+    }
 }
 
 /// The one-level canonical decomposition of `c` (`Decomposition_Mapping` without a tag): none,
 /// one character (a singleton) or two.
 pub(super) fn decomposition(c: char) -> Option<(char, Option<char>)> {
+    if fast(c).is_some_and(|entry| entry & HAS_DECOMPOSITION == 0) {
+        return None;
+    }
+    decomposition_of(c)
+}
+
+/// [`decomposition`] from the tables.
+fn decomposition_of(c: char) -> Option<(char, Option<char>)> {
     let s = u32::from(c).wrapping_sub(HANGUL_S_BASE);
     if s < HANGUL_S_COUNT {
         let t = s % HANGUL_T_COUNT;
@@ -228,6 +317,9 @@ pub(super) fn decomposition(c: char) -> Option<(char, Option<char>)> {
 
 /// The primary composite of `first` and `second` (UAX #15 D114), if any.
 pub(super) fn composition(first: char, second: char) -> Option<char> {
+    if fast(second).is_some_and(|entry| entry & COMPOSES_WITH_PREVIOUS == 0) {
+        return None;
+    }
     let (a, b) = (u32::from(first), u32::from(second));
     if a.wrapping_sub(HANGUL_L_BASE) < HANGUL_L_COUNT && b.wrapping_sub(HANGUL_V_BASE) < HANGUL_V_COUNT {
         let lv = (a - HANGUL_L_BASE) * HANGUL_N_COUNT + (b - HANGUL_V_BASE) * HANGUL_T_COUNT;
@@ -304,4 +396,43 @@ pub(super) fn nfc(chars: impl IntoIterator<Item = char>) -> Vec<char> {
     }
     out.truncate(kept);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct table says of every BMP code point what the range tables and the
+    /// composition table say; a stable starter is its own NFC.
+    #[test]
+    fn the_direct_table_agrees_with_the_range_tables() {
+        let mut seconds: Vec<char> = tables::COMPOSITION.iter().map(|&(_, second, _)| second).collect();
+        seconds.sort_unstable();
+        let table = fast_table();
+        for c in (0..FAST_LIMIT).filter_map(char::from_u32) {
+            let entry = table[c as usize];
+            let code = u32::from(c);
+            assert_eq!(entry as u16, lookup(tables::IDNA, code), "IDNA of U+{code:04X}");
+            assert_eq!(
+                (entry >> 16) as u8,
+                lookup(tables::CANONICAL_COMBINING_CLASS, code),
+                "ccc of U+{code:04X}"
+            );
+            assert_eq!(
+                entry & HAS_DECOMPOSITION != 0,
+                decomposition_of(c).is_some(),
+                "decomposition of U+{code:04X}"
+            );
+            let second = seconds.binary_search(&c).is_ok()
+                || (HANGUL_V_BASE..HANGUL_V_BASE + HANGUL_V_COUNT).contains(&code)
+                || (HANGUL_T_BASE + 1..HANGUL_T_BASE + HANGUL_T_COUNT).contains(&code);
+            assert_eq!(entry & COMPOSES_WITH_PREVIOUS != 0, second, "second of U+{code:04X}");
+            if is_stable_starter(c) {
+                assert_eq!(nfc([c]), [c], "U+{code:04X}");
+            }
+        }
+        assert!(is_nfc(&['a', '\u{e9}']));
+        assert!(!is_nfc(&['e', '\u{301}']));
+        assert!(!is_nfc(&['\u{2126}']), "OHM SIGN is no NFC");
+    }
 }
