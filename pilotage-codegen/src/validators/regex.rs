@@ -1120,6 +1120,7 @@ pub enum Compiled {
 /// states that are no match, then the match states from `first_match` on.
 #[doc(hidden)]
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct DfaTables {
     /// Each byte's equivalence class.
     pub classes: [u8; 256],
