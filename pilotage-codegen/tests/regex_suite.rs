@@ -102,8 +102,6 @@ fn runtime(source: &str) -> Result<Dual, String> {
                     source,
                     required: Box::leak(required.into_boxed_str()),
                     dfa: Box::leak(Box::new(dfa)),
-                    insts: program,
-                    anchored,
                 },
                 vm: Some(Pattern::Program {
                     source,

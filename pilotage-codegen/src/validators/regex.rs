@@ -2,9 +2,8 @@
 //! `pilotage_types::validate::pattern`: a literal text or an anchored sequence of disjoint
 //! character classes when the pattern is one; else, without look-around, a DFA built here with
 //! `regex-automata` from the parse (as a `regex-syntax` `Hir`, so it means what ECMA-262 says)
-//! and written as tables ([`DfaTables`]: at most 192 KiB of transitions), with the Pike VM
-//! program beside it; else the Pike VM program alone, named with its reason in the generated
-//! file's header (`Written::vm_reason`).
+//! and written as tables ([`DfaTables`]: at most 192 KiB of transitions); else a Pike VM
+//! program, named with its reason in the generated file's header (`Written::vm_reason`).
 //!
 //! The syntax and meaning are ECMA-262's with the `u` flag (as JSON Schema matches patterns) and
 //! no other flag:
@@ -1092,14 +1091,15 @@ pub enum Compiled {
     Literal(String, bool, bool),
     /// `Pattern::Sequence`'s steps.
     Sequence(Vec<SeqStep>),
-    /// `Pattern::Automaton`: the serialized DFA, a text every match contains, and the Pike VM
-    /// program beside it.
+    /// `Pattern::Automaton`: the DFA's tables and a text every match contains; the Pike VM
+    /// program of the same pattern is kept here (not written) for the tests that compare the
+    /// two matchers.
     Automaton {
         /// The DFA's tables.
         dfa: Box<DfaTables>,
         /// A text every match contains (`""`: none known).
         required: String,
-        /// The program, for a build that cannot read the DFA.
+        /// The program of the same pattern (for tests; not written).
         insts: Vec<Inst>,
         /// Whether the program is anchored at the start.
         anchored: bool,
@@ -1478,13 +1478,7 @@ pub fn write(source: &str) -> Result<Written> {
                 steps: &[#(#steps),*],
             })
         }
-        Compiled::Automaton {
-            dfa,
-            required,
-            insts,
-            anchored,
-        } => {
-            let insts = program_tokens(&insts, &mut classes);
+        Compiled::Automaton { dfa, required, .. } => {
             let DfaTables {
                 classes: byte_classes,
                 stride,
@@ -1496,18 +1490,15 @@ pub fn write(source: &str) -> Result<Written> {
             let byte_classes = Literal::byte_string(&byte_classes);
             let table = Literal::byte_string(&table);
             let eoi = Literal::byte_string(&eoi);
-            let dfa = quote!({
-                static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
-                    #byte_classes, #stride, #table, #first_match, #eoi, #start,
-                );
-                &DFA
-            });
             quote!(::pilotage_types::validate::pattern::Pattern::Automaton {
                 source: #source,
                 required: #required,
-                dfa: #dfa,
-                insts: &[#(#insts),*],
-                anchored: #anchored,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        #byte_classes, #stride, #table, #first_match, #eoi, #start,
+                    );
+                    &DFA
+                },
             })
         }
         Compiled::Program { insts, anchored, .. } => {
@@ -1603,13 +1594,10 @@ mod tests {
                 tables.eoi.leak(),
                 tables.start,
             )));
-            // No program beside it: the tables answer every text.
             let pattern = Pattern::Automaton {
                 source: "",
                 required: "",
                 dfa,
-                insts: &[],
-                anchored,
             };
             let mode = if anchored {
                 regex_automata::Anchored::Yes
@@ -1677,7 +1665,16 @@ mod tests {
 
     #[test]
     fn word_boundaries_are_instructions_and_a_class_backspace_is_not() {
-        let tokens = compile(r"\bx\B").unwrap().to_string();
+        // A DFA for the matcher; the program (kept for the tests) has both instructions.
+        let Compiled::Automaton { insts, .. } = compile_owned(r"\bx\B").unwrap() else {
+            panic!("no look-around: a DFA")
+        };
+        assert!(
+            insts.contains(&Inst::WordBoundary) && insts.contains(&Inst::NotWordBoundary),
+            "{insts:?}"
+        );
+        // With a look-around, the written program has them.
+        let tokens = compile(r"(?=x)\bx\B").unwrap().to_string();
         assert!(tokens.contains("Inst :: WordBoundary"), "{tokens}");
         assert!(tokens.contains("Inst :: NotWordBoundary"), "{tokens}");
         let tokens = compile(r"^[\b]$").unwrap().to_string();
@@ -1695,8 +1692,9 @@ mod tests {
         };
         assert!(steps[0].0.contains(&('\u{9e6}', '\u{9ef}')), "{steps:?}");
         assert!(compile_owned(r"^\p{Cs}$").is_ok());
-        // A large class is written once, however many instructions take it.
-        let tokens = compile(r"\p{L}+\p{L}|[\p{L}]").unwrap().to_string();
+        // A large class is written once, however many instructions take it (a program: the
+        // look-ahead keeps it from being a DFA).
+        let tokens = compile(r"(?=.)(\p{L}+\p{L}|[\p{L}])").unwrap().to_string();
         assert_eq!(tokens.matches("const RANGES_").count(), 1, "{tokens}");
         assert_eq!(tokens.matches("ranges : RANGES_0").count(), 4, "{tokens}");
         assert!(!compile(r"[a-z]+").unwrap().to_string().contains("RANGES_"));

@@ -63,15 +63,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: false,
     };
     static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Literal {
         source: "^x-",
@@ -93,15 +84,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('à', 'ÿ')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: true,
     };
     static PATTERN_3: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "[0-9]\\.[0-9]",
@@ -117,22 +99,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('.', '.')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: false,
     };
     static PATTERN_4: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^[a-z]+[a-c]$",
@@ -148,26 +114,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(3u32, 5u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(2u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'c')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: true,
     };
     static PATTERN_5: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
         source: "^P(?!$)([0-9]+D)?(T(?=[0-9])([0-9]+H)?)?$",
@@ -391,43 +337,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(4u32, 7u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(6u32, 7u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(8u32, 11u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('-', '-')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('a', 'f')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: true,
     };
     static PATTERN_12: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^\\S+\\s\\S+$",
@@ -505,92 +414,6 @@ pub mod checks {
             );
             &DFA
         },
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Split(2u32, 10u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'a')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('p', 'p')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('p', 'p')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('r', 'r')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('o', 'o')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('v', 'v')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('e', 'e')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(27u32),
-            ::pilotage_types::validate::pattern::Inst::Split(11u32, 18u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('r', 'r')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('e', 'e')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('j', 'j')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('e', 'e')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('c', 'c')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('t', 't')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(27u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(20u32, 22u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('-', '-'), ('0', '9'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(19u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[(':', ':')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(25u32, 27u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(24u32),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
-        ],
-        anchored: true,
     };
     static PATTERN_14: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^c[0-9]+$",
