@@ -518,6 +518,21 @@ pub fn json_numbers(file: &mut syn::File) {
             }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
+        /// typify writes an `enum` of arrays as `[vec![1.5_f64, 2_f64],]`: the literals
+        /// inside `vec![..]` are tokens to syn, so they are read as expressions, rewritten,
+        /// and written back.
+        fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+            use syn::parse::Parser as _;
+            if mac.path.is_ident("vec") {
+                let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+                if let Ok(mut items) = parser.parse2(mac.tokens.clone()) {
+                    for item in items.iter_mut() {
+                        self.visit_expr_mut(item);
+                    }
+                    mac.tokens = quote!(#items);
+                }
+            }
+        }
     }
     Numbers.visit_file_mut(file);
 
@@ -811,6 +826,8 @@ mod tests {
             pub struct Only(f64);
             impl ::std::convert::TryFrom<f64> for Only { type Error = (); fn try_from(value: f64) -> Result<Self, ()> { if ![1.5_f64, 2_f64, -3.5_f64].contains(&value) { Err(()) } else { Ok(Self(value)) } } }
             impl<'de> ::serde::Deserialize<'de> for Only { fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> { Self::try_from(<f64>::deserialize(d)?).map_err(|_| todo_err()) } }
+            pub struct Pair(::std::vec::Vec<f64>);
+            impl ::std::convert::TryFrom<::std::vec::Vec<f64>> for Pair { type Error = (); fn try_from(value: ::std::vec::Vec<f64>) -> Result<Self, ()> { if ![vec![1.5_f64, 2_f64], vec![vec![- 3_f64].len() as f64]].contains(&value) { Err(()) } else { Ok(Self(value)) } } }
             pub enum E { Number(f64), Text(String) }
             impl ::std::convert::From<f64> for E { fn from(value: f64) -> Self { Self::Number(value) } }"#,
         );
@@ -836,6 +853,15 @@ mod tests {
         );
         assert!(
             out.contains(":: pilotage_types :: Number :: from_f64 (- 3.5_f64)"),
+            "{out}"
+        );
+        // Inside `vec![..]` too, nested.
+        assert!(
+            out.contains("vec ! [:: pilotage_types :: Number :: from_f64 (1.5_f64) , :: pilotage_types :: Number :: from_f64 (2_f64)]"),
+            "{out}"
+        );
+        assert!(
+            out.contains("vec ! [:: pilotage_types :: Number :: from_f64 (- 3_f64)]"),
             "{out}"
         );
         // The newtype converts from every primitive number; the union is left to

@@ -343,7 +343,16 @@ const ECMA_CASES: &[(&str, &[(&str, bool)])] = &[
     ("\\Bfoo", &[("afoo", true), ("foo", false), (" foo", false)]),
     (
         "\\B",
-        &[("", true), (" ", true), ("a", false), ("ab", true), ("a b", false)],
+        &[
+            ("", true),
+            (" ", true),
+            ("a", false),
+            ("ab", true),
+            ("a b", false),
+            // Every position between code points has a word character on one side; a DFA
+            // reading bytes would find `\B` between the two bytes of `\u{e9}`.
+            ("a\u{e9}a", false),
+        ],
     ),
     ("^\\b$", &[("", false), ("a", false)]),
     ("^\\B$", &[("", true)]),

@@ -1172,15 +1172,33 @@ fn hir(node: &Node) -> Option<regex_syntax::hir::Hir> {
 
 /// Why a pattern has no DFA.
 const NO_DFA_LOOK_AROUND: &str = "a look-around, which no DFA runs";
+const NO_DFA_NOT_WORD_BOUNDARY: &str =
+    "a `\\B`, which a DFA reading bytes sees hold inside a character (between two bytes of `\u{e9}`)";
 const NO_DFA_TOO_LARGE: &str = "its DFA would exceed the size limits (192 KiB of transitions)";
 
 /// The pattern as a DFA's tables, or why there is none (a look-around, or a DFA over the size
 /// limits). An `anchored` pattern (a leading `^`) starts anchored, so its search stops at the
 /// first byte no match can take; any other starts unanchored.
 fn dfa(node: &Node, anchored: bool) -> std::result::Result<DfaTables, &'static str> {
+    if holds_not_word_boundary(node) {
+        return Err(NO_DFA_NOT_WORD_BOUNDARY);
+    }
     let hir = hir(node).ok_or(NO_DFA_LOOK_AROUND)?;
     let dense = build_dfa(&hir, anchored).ok_or(NO_DFA_TOO_LARGE)?;
     tables(&dense, anchored).ok_or(NO_DFA_TOO_LARGE)
+}
+
+/// Whether the pattern has a `\B`. A DFA reads bytes, and its unanchored search may start a
+/// match between two bytes of one character, where `\B` holds (neither byte is a word
+/// character): `\B` alone would match `"a\u{e9}a"`, where ECMA-262 (and the Pike VM) find no
+/// position without a word boundary. `\b` cannot hold there, nor `^` or `$`.
+fn holds_not_word_boundary(node: &Node) -> bool {
+    match node {
+        Node::WordBoundary(true) => true,
+        Node::Concat(items) | Node::Alt(items) => items.iter().any(holds_not_word_boundary),
+        Node::Repeat(body, ..) | Node::Look(body, _) | Node::LookBehind(body, _) => holds_not_word_boundary(body),
+        _ => false,
+    }
 }
 
 /// `regex-automata`'s dense DFA of `hir`, for anchored or unanchored searches.
@@ -1569,7 +1587,6 @@ mod tests {
             r"^a+b$",
             r"^[a-z0-9-]+(\.[a-z0-9-]+)*$",
             r"\bab\b",
-            r"\Bb",
             r"(a|b)*\d{2,3}$",
             r"^.{2}é",
             r"😀.?z",
@@ -1665,16 +1682,17 @@ mod tests {
 
     #[test]
     fn word_boundaries_are_instructions_and_a_class_backspace_is_not() {
-        // A DFA for the matcher; the program (kept for the tests) has both instructions.
-        let Compiled::Automaton { insts, .. } = compile_owned(r"\bx\B").unwrap() else {
-            panic!("no look-around: a DFA")
+        // `\b` alone: a DFA; the program (kept for the tests) has the instruction.
+        let Compiled::Automaton { insts, .. } = compile_owned(r"\bx").unwrap() else {
+            panic!("no look-around, no `\\B`: a DFA")
         };
-        assert!(
-            insts.contains(&Inst::WordBoundary) && insts.contains(&Inst::NotWordBoundary),
-            "{insts:?}"
-        );
-        // With a look-around, the written program has them.
-        let tokens = compile(r"(?=x)\bx\B").unwrap().to_string();
+        assert!(insts.contains(&Inst::WordBoundary), "{insts:?}");
+        // `\B`: the Pike VM, whose written program has both.
+        let Compiled::Program { why, .. } = compile_owned(r"\bx\B").unwrap() else {
+            panic!("`\\B`: a program")
+        };
+        assert!(why.contains("inside a character"), "{why}");
+        let tokens = compile(r"\bx\B").unwrap().to_string();
         assert!(tokens.contains("Inst :: WordBoundary"), "{tokens}");
         assert!(tokens.contains("Inst :: NotWordBoundary"), "{tokens}");
         let tokens = compile(r"^[\b]$").unwrap().to_string();

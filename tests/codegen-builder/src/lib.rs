@@ -122,7 +122,8 @@ mod tests {
 
     /// Every place a `number` takes (member, default, newtype, array, union with a string, a
     /// boolean or an integer, `format: float` / `double`, bounds, `enum`, `const`, nullable,
-    /// map, tuple, nested object) keeps the form it was written in, byte for byte.
+    /// map, tuple, nested object, an `enum` of arrays) keeps the form it was written in, byte
+    /// for byte.
     #[test]
     fn numbers_round_trip_as_written() {
         use super::numbers::{Numbers, NumbersCountOrAmount, NumbersNumberOrFlag, NumbersNumberOrText, Ratio};
@@ -137,6 +138,8 @@ mod tests {
             r#"{"plain":1,"number_or_flag":true,"count_or_amount":7,"by_name":{"a":1,"b":1.5}}"#,
             r#"{"plain":1,"count_or_amount":7.25,"point":[1,2.5],"nested":{"scale":10}}"#,
             r#"{"plain":1,"count_or_amount":8.0,"nested":{"scale":-10.0}}"#,
+            r#"{"plain":1,"choice":[1.5,2]}"#,
+            r#"{"plain":1,"choice":[3.0]}"#,
         ];
         for text in texts {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
@@ -162,6 +165,7 @@ mod tests {
             ("/bounded", r#"{"plain":1,"bounded":2.25}"#),
             ("/one_of", r#"{"plain":1,"one_of":2.5}"#),
             ("/fixed", r#"{"plain":1,"fixed":3}"#),
+            ("/choice", r#"{"plain":1,"choice":[1.5]}"#),
         ] {
             let errors = Numbers::validate(&serde_json::from_str(text).unwrap()).unwrap_err();
             assert!(
