@@ -3037,199 +3037,479 @@ impl crate::SchemaDef for CapabilityDeclaration {
     const DEF: &'static str = "CapabilityDeclaration";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_declaration;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            0u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CapabilitySettings {
     const DEF: &'static str = "CapabilitySettings";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_settings;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            1u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CapabilityValue {
     const DEF: &'static str = "CapabilityValue";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_value;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            2u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CatalogChangedResult {
     const DEF: &'static str = "CatalogChangedResult";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_changed_result;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            3u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CatalogEntry {
     const DEF: &'static str = "CatalogEntry";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_entry;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            4u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CatalogGetResult {
     const DEF: &'static str = "CatalogGetResult";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_get_result;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            5u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CatalogListResult {
     const DEF: &'static str = "CatalogListResult";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_list_result;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            6u32,
+        ),
+    );
 }
 impl crate::SchemaDef for CatalogToolOutput {
     const DEF: &'static str = "CatalogToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            7u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Decision {
     const DEF: &'static str = "Decision";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::decision;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            8u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Diagnostic {
     const DEF: &'static str = "Diagnostic";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::diagnostic;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            9u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ExecuteRequest {
     const DEF: &'static str = "ExecuteRequest";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_request;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            10u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ExecuteResponse {
     const DEF: &'static str = "ExecuteResponse";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_response;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            11u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ExecuteToolOutput {
     const DEF: &'static str = "ExecuteToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            12u32,
+        ),
+    );
 }
 impl crate::SchemaDef for GetGuideToolOutput {
     const DEF: &'static str = "GetGuideToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::get_guide_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            13u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Guide {
     const DEF: &'static str = "Guide";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            14u32,
+        ),
+    );
 }
 impl crate::SchemaDef for GuideFetchResult {
     const DEF: &'static str = "GuideFetchResult";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_fetch_result;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            15u32,
+        ),
+    );
 }
 impl crate::SchemaDef for GuideIndexResult {
     const DEF: &'static str = "GuideIndexResult";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_index_result;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            16u32,
+        ),
+    );
 }
 impl crate::SchemaDef for InitializeMetaValue {
     const DEF: &'static str = "InitializeMetaValue";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::initialize_meta_value;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            17u32,
+        ),
+    );
 }
 impl crate::SchemaDef for LanguageEntry {
     const DEF: &'static str = "LanguageEntry";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_entry;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            18u32,
+        ),
+    );
 }
 impl crate::SchemaDef for LanguageIdentifier {
     const DEF: &'static str = "LanguageIdentifier";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_identifier;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            19u32,
+        ),
+    );
 }
 impl crate::SchemaDef for LoopObject {
     const DEF: &'static str = "LoopObject";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::loop_object;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            20u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Manifest {
     const DEF: &'static str = "Manifest";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            21u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ManifestToolOutput {
     const DEF: &'static str = "ManifestToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            22u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Outcome {
     const DEF: &'static str = "Outcome";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::outcome;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            23u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Plan {
     const DEF: &'static str = "Plan";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            24u32,
+        ),
+    );
 }
 impl crate::SchemaDef for PlanStep {
     const DEF: &'static str = "PlanStep";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan_step;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            25u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ProgramDeclaration {
     const DEF: &'static str = "ProgramDeclaration";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::program_declaration;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            26u32,
+        ),
+    );
 }
 impl crate::SchemaDef for RequestError {
     const DEF: &'static str = "RequestError";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::request_error;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            27u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Retention {
     const DEF: &'static str = "Retention";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::retention;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            28u32,
+        ),
+    );
 }
 impl crate::SchemaDef for RiskHints {
     const DEF: &'static str = "RiskHints";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::risk_hints;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            29u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TextPosition {
     const DEF: &'static str = "TextPosition";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_position;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            30u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TextRange {
     const DEF: &'static str = "TextRange";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_range;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            31u32,
+        ),
+    );
 }
 impl crate::SchemaDef for Trace {
     const DEF: &'static str = "Trace";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            32u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TraceFetchRequest {
     const DEF: &'static str = "TraceFetchRequest";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_request;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            33u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TraceFetchResponse {
     const DEF: &'static str = "TraceFetchResponse";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_response;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            34u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TraceStep {
     const DEF: &'static str = "TraceStep";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_step;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            35u32,
+        ),
+    );
 }
 impl crate::SchemaDef for TraceToolOutput {
     const DEF: &'static str = "TraceToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            36u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ValidateResponse {
     const DEF: &'static str = "ValidateResponse";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_response;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            37u32,
+        ),
+    );
 }
 impl crate::SchemaDef for ValidateToolOutput {
     const DEF: &'static str = "ValidateToolOutput";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_tool_output;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            38u32,
+        ),
+    );
 }
 impl crate::SchemaDef for VersionString {
     const DEF: &'static str = "VersionString";
     #[cfg(feature = "validate")]
     const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::version_string;
+    #[cfg(feature = "validate")]
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(
+            crate::validators::STREAM_PROGRAM,
+            39u32,
+        ),
+    );
 }

@@ -113,6 +113,13 @@ pub trait SchemaDef: Sized {
     #[doc(hidden)]
     const CHECK: validate::runtime::Check;
 
+    /// The stream program of this type's definition, for validation fused into
+    /// deserialization ([`parse_slice`], [`parse`]); `None` for a type generated without one
+    /// (generated code; see [`validate::stream`]).
+    #[cfg(feature = "validate")]
+    #[doc(hidden)]
+    const STREAM: Option<validate::stream::Stream> = None;
+
     /// Validates `value` against this type's definition in the original schema, listing
     /// every violation (instance pointer, schema pointer, message).
     ///

@@ -11,50 +11,95 @@ use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
 use ::serde_json::Value;
 /// Every definition's check, sorted by definition (`.` is the document's root).
 pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-    &[
-        ("CapabilityDeclaration", capability_declaration as Check),
-        ("CapabilitySettings", capability_settings as Check),
-        ("CapabilityValue", capability_value as Check),
-        ("CatalogChangedResult", catalog_changed_result as Check),
-        ("CatalogEntry", catalog_entry as Check),
-        ("CatalogGetResult", catalog_get_result as Check),
-        ("CatalogListResult", catalog_list_result as Check),
-        ("CatalogToolOutput", catalog_tool_output as Check),
-        ("Decision", decision as Check),
-        ("Diagnostic", diagnostic as Check),
-        ("ExecuteRequest", execute_request as Check),
-        ("ExecuteResponse", execute_response as Check),
-        ("ExecuteToolOutput", execute_tool_output as Check),
-        ("GetGuideToolOutput", get_guide_tool_output as Check),
-        ("Guide", guide as Check),
-        ("GuideFetchResult", guide_fetch_result as Check),
-        ("GuideIndexResult", guide_index_result as Check),
-        ("InitializeMetaValue", initialize_meta_value as Check),
-        ("LanguageEntry", language_entry as Check),
-        ("LanguageIdentifier", language_identifier as Check),
-        ("LoopObject", loop_object as Check),
-        ("Manifest", manifest as Check),
-        ("ManifestToolOutput", manifest_tool_output as Check),
-        ("Outcome", outcome as Check),
-        ("Plan", plan as Check),
-        ("PlanStep", plan_step as Check),
-        ("ProgramDeclaration", program_declaration as Check),
-        ("RequestError", request_error as Check),
-        ("Retention", retention as Check),
-        ("RiskHints", risk_hints as Check),
-        ("TextPosition", text_position as Check),
-        ("TextRange", text_range as Check),
-        ("Trace", trace as Check),
-        ("TraceFetchRequest", trace_fetch_request as Check),
-        ("TraceFetchResponse", trace_fetch_response as Check),
-        ("TraceStep", trace_step as Check),
-        ("TraceToolOutput", trace_tool_output as Check),
-        ("ValidateResponse", validate_response as Check),
-        ("ValidateToolOutput", validate_tool_output as Check),
-        ("VersionString", version_string as Check),
-    ],
-    &[],
-);
+        &[
+            ("CapabilityDeclaration", capability_declaration as Check),
+            ("CapabilitySettings", capability_settings as Check),
+            ("CapabilityValue", capability_value as Check),
+            ("CatalogChangedResult", catalog_changed_result as Check),
+            ("CatalogEntry", catalog_entry as Check),
+            ("CatalogGetResult", catalog_get_result as Check),
+            ("CatalogListResult", catalog_list_result as Check),
+            ("CatalogToolOutput", catalog_tool_output as Check),
+            ("Decision", decision as Check),
+            ("Diagnostic", diagnostic as Check),
+            ("ExecuteRequest", execute_request as Check),
+            ("ExecuteResponse", execute_response as Check),
+            ("ExecuteToolOutput", execute_tool_output as Check),
+            ("GetGuideToolOutput", get_guide_tool_output as Check),
+            ("Guide", guide as Check),
+            ("GuideFetchResult", guide_fetch_result as Check),
+            ("GuideIndexResult", guide_index_result as Check),
+            ("InitializeMetaValue", initialize_meta_value as Check),
+            ("LanguageEntry", language_entry as Check),
+            ("LanguageIdentifier", language_identifier as Check),
+            ("LoopObject", loop_object as Check),
+            ("Manifest", manifest as Check),
+            ("ManifestToolOutput", manifest_tool_output as Check),
+            ("Outcome", outcome as Check),
+            ("Plan", plan as Check),
+            ("PlanStep", plan_step as Check),
+            ("ProgramDeclaration", program_declaration as Check),
+            ("RequestError", request_error as Check),
+            ("Retention", retention as Check),
+            ("RiskHints", risk_hints as Check),
+            ("TextPosition", text_position as Check),
+            ("TextRange", text_range as Check),
+            ("Trace", trace as Check),
+            ("TraceFetchRequest", trace_fetch_request as Check),
+            ("TraceFetchResponse", trace_fetch_response as Check),
+            ("TraceStep", trace_step as Check),
+            ("TraceToolOutput", trace_tool_output as Check),
+            ("ValidateResponse", validate_response as Check),
+            ("ValidateToolOutput", validate_tool_output as Check),
+            ("VersionString", version_string as Check),
+        ],
+        &[],
+    )
+    .with_streams(
+        STREAM_PROGRAM,
+        &[
+            ("CapabilityDeclaration", 0u32),
+            ("CapabilitySettings", 1u32),
+            ("CapabilityValue", 2u32),
+            ("CatalogChangedResult", 3u32),
+            ("CatalogEntry", 4u32),
+            ("CatalogGetResult", 5u32),
+            ("CatalogListResult", 6u32),
+            ("CatalogToolOutput", 7u32),
+            ("Decision", 8u32),
+            ("Diagnostic", 9u32),
+            ("ExecuteRequest", 10u32),
+            ("ExecuteResponse", 11u32),
+            ("ExecuteToolOutput", 12u32),
+            ("GetGuideToolOutput", 13u32),
+            ("Guide", 14u32),
+            ("GuideFetchResult", 15u32),
+            ("GuideIndexResult", 16u32),
+            ("InitializeMetaValue", 17u32),
+            ("LanguageEntry", 18u32),
+            ("LanguageIdentifier", 19u32),
+            ("LoopObject", 20u32),
+            ("Manifest", 21u32),
+            ("ManifestToolOutput", 22u32),
+            ("Outcome", 23u32),
+            ("Plan", 24u32),
+            ("PlanStep", 25u32),
+            ("ProgramDeclaration", 26u32),
+            ("RequestError", 27u32),
+            ("Retention", 28u32),
+            ("RiskHints", 29u32),
+            ("TextPosition", 30u32),
+            ("TextRange", 31u32),
+            ("Trace", 32u32),
+            ("TraceFetchRequest", 33u32),
+            ("TraceFetchResponse", 34u32),
+            ("TraceStep", 35u32),
+            ("TraceToolOutput", 36u32),
+            ("ValidateResponse", 37u32),
+            ("ValidateToolOutput", 38u32),
+            ("VersionString", 39u32),
+        ],
+    );
 static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
     source: "^[0-9]+\\.[0-9]+$",
     steps: &[
@@ -266,6 +311,759 @@ static PATTERN_2: ::pilotage_types::validate::pattern::Pattern = ::pilotage_type
         },
     ],
 };
+/// The stream program of every definition (`pilotage_types::validate::stream`).
+pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("plan", 2u32, 255u8),
+                ("guides", 2u32, 255u8),
+                ("catalog", 2u32, 255u8),
+                ("execute", 2u32, 255u8),
+                ("validate", 2u32, 255u8),
+                ("trace_fetch", 2u32, 255u8),
+            ],
+            &[],
+            None,
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("search", 186u32, 255u8),
+                ("narrate", 185u32, 255u8),
+                ("test_run", 187u32, 255u8),
+                ("idempotency", 184u32, 255u8),
+                ("topic_fetch", 188u32, 255u8),
+                ("changed_since", 183u32, 255u8),
+            ],
+            &[],
+            None,
+        ),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[182u32, 1u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[("changes", 178u32, 1u8), ("catalog_version", 177u32, 0u8)],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("id", 167u32, 0u8),
+                ("kind", 169u32, 1u8),
+                ("name", 171u32, 2u8),
+                ("risk", 174u32, 3u8),
+                ("tags", 175u32, 255u8),
+                ("revision", 173u32, 255u8),
+                ("languages", 170u32, 255u8),
+                ("risk_hints", 29u32, 4u8),
+                ("description", 166u32, 255u8),
+                ("input_schema", 168u32, 255u8),
+                ("output_schema", 172u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(5u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("entry", 4u32, 0u8), ("catalog_version", 165u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("items", 163u32, 0u8),
+                ("next_cursor", 164u32, 255u8),
+                ("catalog_version", 162u32, 1u8),
+            ],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[6u32, 5u32, 3u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[("at", 159u32, 0u8), ("took", 161u32, 1u8), ("because", 160u32, 2u8)],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("code", 153u32, 1u8),
+                ("hint", 154u32, 255u8),
+                ("path", 156u32, 2u8),
+                ("range", 31u32, 255u8),
+                ("message", 155u32, 3u8),
+                ("severity", 157u32, 0u8),
+            ],
+            &[],
+            None,
+        )
+        .members(4u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("input", 145u32, 255u8),
+                ("store", 148u32, 255u8),
+                ("context", 142u32, 255u8),
+                ("program", 146u32, 255u8),
+                ("test_run", 149u32, 255u8),
+                ("program_ref", 147u32, 255u8),
+                ("trace_level", 150u32, 255u8),
+                ("idempotency_key", 144u32, 255u8),
+                ("expected_catalog_version", 143u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .one_of(&[151u32, 152u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("trace", 32u32, 255u8),
+                ("output", 135u32, 255u8),
+                ("run_id", 136u32, 0u8),
+                ("outcome", 23u32, 1u8),
+                ("diagnostics", 134u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64)
+        .all_of(&[137u32]),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[11u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[16u32, 15u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("id", 126u32, 0u8),
+                ("body", 124u32, 255u8),
+                ("level", 127u32, 2u8),
+                ("title", 129u32, 1u8),
+                ("format", 125u32, 255u8),
+                ("topics", 131u32, 3u8),
+                ("version", 132u32, 5u8),
+                ("language", 19u32, 4u8),
+                ("size_bytes", 128u32, 6u8),
+                ("tokens_estimate", 130u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(7u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("guide", 123u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("guides", 119u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[("manifest", 21u32, 255u8), ("manifest_uri", 116u32, 255u8)],
+            &[],
+            None,
+        )
+        .any_of(&[117u32, 118u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("loop", 20u32, 3u8),
+                ("name", 19u32, 0u8),
+                ("title", 113u32, 1u8),
+                ("trace", 114u32, 255u8),
+                ("guides", 109u32, 2u8),
+                ("catalog", 105u32, 255u8),
+                ("locator", 111u32, 4u8),
+                ("execution", 108u32, 255u8),
+                ("retention", 28u32, 255u8),
+                ("capabilities", 0u32, 255u8),
+                ("context_schema", 107u32, 255u8),
+                ("guides_resource", 110u32, 255u8),
+                ("catalog_resource", 106u32, 255u8),
+                ("trace_subprogram", 115u32, 255u8),
+                ("promotion_authority", 112u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(5u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(16u8, false)
+        .pattern(&PATTERN_2),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("trace", 103u32, 255u8),
+                ("execute", 102u32, 255u8),
+                ("validate", 104u32, 0u8),
+            ],
+            &[],
+            None,
+        )
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("pilotage", 39u32, 0u8),
+                ("languages", 97u32, 1u8),
+                ("capabilities", 0u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64)
+        .any_of(&[98u32, 99u32]),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[21u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[("ok", 88u32, 0u8), ("error", 87u32, 2u8), ("status", 89u32, 1u8)],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64)
+        .all_of(&[90u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("steps", 86u32, 0u8),
+                ("max_risk", 85u32, 1u8),
+                ("max_risk_hints", 29u32, 2u8),
+            ],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("id", 80u32, 0u8),
+                ("arm", 78u32, 255u8),
+                ("loop", 81u32, 255u8),
+                ("risk", 82u32, 1u8),
+                ("calls", 79u32, 255u8),
+                ("risk_hints", 29u32, 2u8),
+            ],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .any_of(&[72u32, 73u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[("error", 69u32, 0u8), ("catalog_version", 68u32, 255u8)],
+            &[],
+            None,
+        )
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[66u32, 67u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("readOnly", 65u32, 0u8),
+                ("openWorld", 64u32, 2u8),
+                ("destructive", 63u32, 1u8),
+            ],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("line", 62u32, 0u8), ("column", 61u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("end", 30u32, 1u8), ("start", 30u32, 0u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("level", 57u32, 1u8),
+                ("stats", 59u32, 255u8),
+                ("steps", 60u32, 2u8),
+                ("run_id", 58u32, 0u8),
+            ],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("run_id", 55u32, 0u8),
+                ("question", 54u32, 255u8),
+                ("trace_level", 56u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("trace", 32u32, 2u8),
+                ("output", 52u32, 255u8),
+                ("run_id", 53u32, 0u8),
+                ("outcome", 23u32, 1u8),
+                ("narration", 51u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(3u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("id", 47u32, 0u8),
+                ("t_ms", 50u32, 255u8),
+                ("calls", 45u32, 255u8),
+                ("input", 48u32, 255u8),
+                ("output", 49u32, 255u8),
+                ("outcome", 23u32, 1u8),
+                ("decisions", 46u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[34u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(
+            &[
+                ("plan", 24u32, 255u8),
+                ("valid", 43u32, 0u8),
+                ("references", 42u32, 255u8),
+                ("diagnostics", 41u32, 1u8),
+                ("catalog_version", 40u32, 255u8),
+            ],
+            &[],
+            None,
+        )
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[37u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(16u8, false)
+        .pattern(&PATTERN_0),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(9u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(44u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(8u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(4u8, false)
+        .limits(
+            &[
+                (
+                    ::pilotage_types::validate::stream::Limit::Minimum,
+                    ::pilotage_types::validate::runtime::Num::U(0u64),
+                ),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("summary"),
+                ::pilotage_types::validate::stream::Scalar::Str("full"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("summary"),
+                ::pilotage_types::validate::stream::Scalar::Str("full"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(35u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(4u8, false)
+        .limits(
+            &[
+                (
+                    ::pilotage_types::validate::stream::Limit::Minimum,
+                    ::pilotage_types::validate::runtime::Num::U(1u64),
+                ),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(4u8, false)
+        .limits(
+            &[
+                (
+                    ::pilotage_types::validate::stream::Limit::Minimum,
+                    ::pilotage_types::validate::runtime::Num::U(1u64),
+                ),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("none"),
+                ::pilotage_types::validate::stream::Scalar::Str("session"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(16u8, false)
+        .pattern(&PATTERN_1),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("kind", 70u32, 0u8), ("message", 71u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("not_found"),
+                ::pilotage_types::validate::stream::Scalar::Str("invalid_request"),
+                ::pilotage_types::validate::stream::Scalar::Str("unknown_baseline"),
+                ::pilotage_types::validate::stream::Scalar::Str("idempotency_conflict"),
+                ::pilotage_types::validate::stream::Scalar::Str("bounds_exceeded"),
+                ::pilotage_types::validate::stream::Scalar::Str("unsupported"),
+                ::pilotage_types::validate::stream::Scalar::Str("internal"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("argument", 77u32, 0u8), ("language", 19u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("languages", 74u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(75u32), 2u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("argument", 76u32, 0u8), ("language", 19u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("label", 84u32, 1u8), ("branch", 83u32, 0u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(25u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(17u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .condition(91u32, Some(92u32), Some(93u32)),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("ok", 96u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("error", 95u32, 255u8)], &[], None),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("error", 94u32, 255u8)], &[], None),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(1u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .constant(::pilotage_types::validate::stream::Scalar::Bool(true)),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(18u32), 1u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("capabilities", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("languages", 100u32, 255u8)], &[], None),
+    ::pilotage_types::validate::stream::Node::new()
+        .items(&[], Some(101u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("capabilities", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .constant(::pilotage_types::validate::stream::Scalar::Str("pilotage_catalog")),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("immediate"),
+                ::pilotage_types::validate::stream::Scalar::Str("deploy"),
+                ::pilotage_types::validate::stream::Scalar::Str("both"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .constant(::pilotage_types::validate::stream::Scalar::Str("pilotage_get_guide")),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("json-pointer"),
+                ::pilotage_types::validate::stream::Scalar::Str("text-range"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("caller"),
+                ::pilotage_types::validate::stream::Scalar::Str("promoter"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("summary"),
+                ::pilotage_types::validate::stream::Scalar::Str("full"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("opaque"),
+                ::pilotage_types::validate::stream::Scalar::Str("expanded"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("manifest", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("manifest_uri", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(120u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().all_of(&[14u32, 121u32]),
+    ::pilotage_types::validate::stream::Node::new().not(122u32),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("body", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("body", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64)
+        .all_of(&[14u32]),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("core"),
+                ::pilotage_types::validate::stream::Scalar::Str("reference"),
+                ::pilotage_types::validate::stream::Scalar::Str("examples"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(4u8, false)
+        .limits(
+            &[
+                (
+                    ::pilotage_types::validate::stream::Limit::Minimum,
+                    ::pilotage_types::validate::runtime::Num::U(0u64),
+                ),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(4u8, false)
+        .limits(
+            &[
+                (
+                    ::pilotage_types::validate::stream::Limit::Minimum,
+                    ::pilotage_types::validate::runtime::Num::U(0u64),
+                ),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(133u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(9u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .condition(138u32, Some(139u32), None),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("outcome", 140u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("diagnostics", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("status", 141u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .constant(::pilotage_types::validate::stream::Scalar::Str("validation_error")),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new(),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("none"),
+                ::pilotage_types::validate::stream::Scalar::Str("summary"),
+                ::pilotage_types::validate::stream::Scalar::Str("full"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("program", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .properties(&[("program_ref", 4294967295u32, 0u8)], &[], None)
+        .members(1u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().any_of(&[158u32, 31u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("error"),
+                ::pilotage_types::validate::stream::Scalar::Str("warning"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(4u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(19u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(65u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(176u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(32u8, false)
+        .items(&[], Some(179u32), 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .types(64u8, false)
+        .properties(&[("id", 181u32, 0u8), ("change", 180u32, 1u8)], &[], None)
+        .members(2u8, 0u64, 18446744073709551615u64),
+    ::pilotage_types::validate::stream::Node::new()
+        .open(3u8)
+        .types(16u8, false)
+        .enumeration(
+            &[
+                ::pilotage_types::validate::stream::Scalar::Str("added"),
+                ::pilotage_types::validate::stream::Scalar::Str("removed"),
+                ::pilotage_types::validate::stream::Scalar::Str("modified"),
+            ],
+        ),
+    ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+    ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+];
 /// The schema at `/$defs/CapabilityDeclaration`.
 pub fn capability_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();

@@ -129,7 +129,7 @@ fn main() {
                     other => other,
                 };
                 let generated = std::panic::catch_unwind(|| generate_with(&schema, &name, true, &options));
-                let (check, refused) = match generated {
+                let (check, stream, refused) = match generated {
                     Ok(Ok(validators)) => {
                         locations += validators.locations;
                         functions += validators.functions;
@@ -140,17 +140,28 @@ fn main() {
                             "#[allow(unused, clippy::all, clippy::pedantic, non_snake_case)]\nmod {module} {{\n{}\n}}",
                             validators.tokens
                         );
-                        (format!("Some({module}::{root})"), "None".to_owned())
+                        let stream = match validators.streams.get(".") {
+                            Some(node) => format!(
+                                "Some(pilotage_types::validate::stream::Stream::new({module}::STREAM_PROGRAM, {node}))"
+                            ),
+                            None => "None".to_owned(),
+                        };
+                        (format!("Some({module}::{root})"), stream, "None".to_owned())
                     }
-                    Ok(Err(error)) => ("None".to_owned(), format!("Some({:?})", error.to_string())),
+                    Ok(Err(error)) => (
+                        "None".to_owned(),
+                        "None".to_owned(),
+                        format!("Some({:?})", error.to_string()),
+                    ),
                     Err(_) => (
+                        "None".to_owned(),
                         "None".to_owned(),
                         format!("Some({:?})", format!("{name}: the generator panicked")),
                     ),
                 };
                 let _ = writeln!(
                     entries,
-                    "    Group {{ draft: {draft_dir:?}, file: {rel:?}, path: {:?}, index: {index}, check: {check}, refused: {refused} }},",
+                    "    Group {{ draft: {draft_dir:?}, file: {rel:?}, path: {:?}, index: {index}, check: {check}, stream: {stream}, refused: {refused} }},",
                     path.display().to_string()
                 );
                 n += 1;

@@ -33,6 +33,8 @@ fn pointers(errors: &pilotage_types::ValidationErrors) -> BTreeSet<String> {
 struct Tally {
     compared: usize,
     rejected: usize,
+    /// Verdicts the stream program decided (and matched).
+    streamed: usize,
 }
 
 /// Compares the generated validators with the oracle on `value` for `def`.
@@ -49,6 +51,19 @@ fn compare(
         .validate(def, value)
         .expect("the oracle compiles every definition");
     let quick = generated.is_valid(def, value).expect("a generated definition");
+    if let Some(stream) = generated.stream(def) {
+        // Validation fused into deserialization gives the checks' verdict whenever it gives
+        // one, from a Value and from the JSON text alike.
+        let compatible = generated.is_compatible_reading();
+        let from_value = pilotage_types::validate::stream::check_value(stream, compatible, value);
+        let text = serde_json::to_vec(value).expect("a Value serializes");
+        let from_text = pilotage_types::validate::stream::check_slice(stream, compatible, &text);
+        assert!(
+            from_value.is_none_or(|verdict| verdict == quick) && from_text == from_value,
+            "{schema} {def}: the stream program says {from_value:?} (from text {from_text:?}), the checks {quick}, on {value}"
+        );
+        tally.streamed += usize::from(from_value.is_some());
+    }
     let reading = if generated.is_compatible_reading() {
         "compatible"
     } else {
@@ -80,6 +95,7 @@ fn agree(schema: &str, document: &Value, generated: Validators, corpus: &[Value]
     let mut tally = Tally {
         compared: 0,
         rejected: 0,
+        streamed: 0,
     };
     let defs: Vec<&str> = generated.def_names().collect();
     let expected: BTreeSet<&str> = oracle.def_names().collect();
@@ -123,11 +139,16 @@ fn pilotage_validators_agree_with_the_oracle() {
     let corpus = corpus::nested_values();
     let tally = agree("pilotage", &document, pilotage(), &corpus);
     eprintln!(
-        "pilotage: {} verdicts compared ({} rejections with their pointers), {} corpus values, {} generated per definition and reading",
+        "pilotage: {} verdicts compared ({} rejections with their pointers, {} also decided by the stream program), {} corpus values, {} generated per definition and reading",
         tally.compared,
         tally.rejected,
+        tally.streamed,
         corpus.len(),
         generated_per_def()
+    );
+    assert!(
+        tally.streamed * 10 > tally.compared * 9,
+        "the stream program decides nearly every verdict on Pilotage's schema (it has no keyword the program leaves to the checks)"
     );
     assert!(
         tally.rejected > tally.compared / 20,
@@ -170,8 +191,8 @@ fn peer_validators_agree_with_the_oracle() {
         let document: Value = serde_json::from_str(text).unwrap();
         let tally = agree(name, &document, validators, &corpus[..corpus.len().min(300)]);
         eprintln!(
-            "{name}: {} verdicts compared ({} rejections)",
-            tally.compared, tally.rejected
+            "{name}: {} verdicts compared ({} rejections, {} also decided by the stream program)",
+            tally.compared, tally.rejected, tally.streamed
         );
         assert!(
             tally.rejected > 0 && tally.rejected < tally.compared,

@@ -29,6 +29,7 @@
 
 pub mod regex;
 pub mod resources;
+mod stream;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -298,6 +299,22 @@ impl Options {
     }
 }
 
+/// The function of `pilotage_types::validate::format` asserting `format` at a location of
+/// `draft` with the vocabularies `vocab`, or `None` where it is an annotation.
+fn format_check(draft: Draft, vocab: Vocab, format: &str) -> Option<&'static str> {
+    // Draft-04/06/07: the standard formats assert (as jsonschema does by default);
+    // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
+    // (`byte`, `uint`) is an annotation everywhere.
+    let asserts = (draft.is_legacy() || vocab.format) && format_in(draft, format);
+    let (name, function) = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts)?;
+    // Draft-04 and -06 define `hostname` by RFC 1034 alone; draft-07 added IDNA2008's
+    // A-label rules (RFC 5891).
+    Some(match (*name, draft) {
+        ("hostname", Draft::Draft4 | Draft::Draft6) => "hostname_rfc1034",
+        _ => function,
+    })
+}
+
 /// The output of [`generate`].
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -307,6 +324,9 @@ pub struct Validators {
     pub tokens: TokenStream,
     /// Each definition's check function, by definition name (`.` for the root).
     pub checks: BTreeMap<String, Ident>,
+    /// Each definition's node in `STREAM_PROGRAM`, the stream program (validation fused into
+    /// deserialization); empty for a set using dynamic references.
+    pub streams: BTreeMap<String, u32>,
     /// References to documents not in the set, each validated as accepting any value.
     pub unresolved: Vec<String>,
     /// How many schema locations got a function of their own.
@@ -320,6 +340,9 @@ pub struct Validators {
     /// The patterns run by the Pike VM rather than a DFA compiled at generation time:
     /// (`file: pointer`, pattern, why), for the generated file's header.
     pub pike_vm: Vec<(String, String, &'static str)>,
+    /// The locations the stream program leaves to the checks (`file: pointer`, the keyword):
+    /// `parse_slice` on a document reaching one validates it the two-pass way.
+    pub stream_opaque: Vec<(String, String)>,
 }
 
 /// A function to generate: a location, and whether it reports annotations.
@@ -353,6 +376,8 @@ struct Gen<'a> {
     unresolved: BTreeSet<String>,
     notes: Vec<String>,
     pike_vm: Vec<(String, String, &'static str)>,
+    /// The stream program's opaque locations (`file: pointer`, the keyword).
+    stream_opaque: Vec<(String, String)>,
     /// How deep inside child instances the current statements are (0: the function's own).
     descent: usize,
     /// Calls on the function's own instance: (caller, callee), for the cycle check.
@@ -483,6 +508,28 @@ impl<'a> Gen<'a> {
     fn vocab(&self, pointer: &str) -> Vocab {
         let (resource, _) = self.index.scope(&self.here(pointer));
         self.vocabs[resource]
+    }
+
+    /// The keywords of the schema object at `pointer` that take effect: those of its draft,
+    /// and of the vocabularies its metaschema turns on.
+    fn effective<'o>(
+        &self,
+        object: &'o serde_json::Map<String, Value>,
+        pointer: &str,
+    ) -> std::borrow::Cow<'o, serde_json::Map<String, Value>> {
+        let draft = self.draft(pointer);
+        let vocab = self.vocab(pointer);
+        if vocab.validation && vocab.applicator && vocab.unevaluated && object.keys().all(|k| draft.has(k)) {
+            return std::borrow::Cow::Borrowed(object);
+        }
+        let mut kept = object.clone();
+        kept.retain(|k, _| {
+            (vocab.validation || !VALIDATION.contains(&k.as_str()))
+                && (vocab.applicator || !APPLICATOR.contains(&k.as_str()))
+                && (vocab.unevaluated || !k.starts_with("unevaluated"))
+                && draft.has(k)
+        });
+        std::borrow::Cow::Owned(kept)
     }
 
     fn fresh(&mut self, prefix: &str) -> Ident {
@@ -724,21 +771,7 @@ impl<'a> Gen<'a> {
         };
         let draft = self.draft(pointer);
         let vocab = self.vocab(pointer);
-        let filtered;
-        let object = if vocab.validation && vocab.applicator && vocab.unevaluated && object.keys().all(|k| draft.has(k))
-        {
-            object
-        } else {
-            let mut kept = object.clone();
-            kept.retain(|k, _| {
-                (vocab.validation || !VALIDATION.contains(&k.as_str()))
-                    && (vocab.applicator || !APPLICATOR.contains(&k.as_str()))
-                    && (vocab.unevaluated || !k.starts_with("unevaluated"))
-                    && draft.has(k)
-            });
-            filtered = kept;
-            &filtered
-        };
+        let object = &*self.effective(object, pointer);
         let at = |keyword: &str| child(pointer, keyword);
         let mut out = TokenStream::new();
 
@@ -870,18 +903,7 @@ impl<'a> Gen<'a> {
             strings.extend(quote!(if !#ident.is_match(s) { #fail }));
         }
         if let Some(format) = object.get("format").and_then(Value::as_str) {
-            // Draft-04/06/07: the standard formats assert (as jsonschema does by default);
-            // 2019-09 and 2020-12: an annotation, unless assertion is on. An unknown format
-            // (`byte`, `uint`) is an annotation everywhere.
-            let asserts = (draft.is_legacy() || vocab.format) && format_in(draft, format);
-            let found = FORMATS.iter().find(|(name, _)| *name == format).filter(|_| asserts);
-            // Draft-04 and -06 define `hostname` by RFC 1034 alone; draft-07 added IDNA2008's
-            // A-label rules (RFC 5891).
-            let found = found.map(|&(name, function)| match (name, draft) {
-                ("hostname", Draft::Draft4 | Draft::Draft6) => (name, "hostname_rfc1034"),
-                _ => (name, function),
-            });
-            if let Some((_, function)) = found {
+            if let Some(function) = format_check(draft, vocab, format) {
                 let path: syn::Path = syn::parse_str(&format!("::pilotage_types::validate::format::{function}"))
                     .map_err(|e| self.error(&at("format"), e.to_string()))?;
                 let fail = fail(&at("format"), quote!(Why::Format(v, #format)));
@@ -1639,6 +1661,7 @@ fn generate_set(
         unresolved: BTreeSet::new(),
         notes: Vec::new(),
         pike_vm: Vec::new(),
+        stream_opaque: Vec::new(),
         descent: 0,
         same_instance: BTreeSet::new(),
         current_fn: None,
@@ -1646,6 +1669,7 @@ fn generate_set(
         compiled: 0,
     };
     let mut checks = BTreeMap::new();
+    let mut roots = BTreeMap::new();
     for container in ["$defs", "definitions"] {
         if let Some(Value::Object(defs)) = schema.get(container) {
             for (name, def) in sorted(defs) {
@@ -1660,12 +1684,14 @@ fn generate_set(
                 };
                 let ident = gen.function(&location, false, name);
                 checks.insert(name.clone(), ident);
+                roots.insert(name.clone(), location);
             }
         }
     }
     if root {
         let ident = gen.function(&Location::default(), false, "root");
         checks.insert(".".to_owned(), ident);
+        roots.insert(".".to_owned(), Location::default());
     }
     let mut functions = Vec::new();
     while let Some((key, ident)) = gen.queue.pop() {
@@ -1674,6 +1700,13 @@ fn generate_set(
         functions.push((key, item));
     }
     gen.check_cycles()?;
+    let (stream, streams) = gen.stream_program(&roots);
+    gen.stream_opaque.sort();
+    gen.stream_opaque.dedup();
+    let with_streams = (!streams.is_empty()).then(|| {
+        let entries = streams.iter().map(|(name, id)| quote!((#name, #id)));
+        quote!(.with_streams(STREAM_PROGRAM, &[#(#entries),*]))
+    });
     // Deterministic order: by schema location.
     functions.sort_by(|a, b| a.0.cmp(&b.0));
     let count = functions.len();
@@ -1687,20 +1720,23 @@ fn generate_set(
 
         /// Every definition's check, sorted by definition (`.` is the document's root).
         pub static VALIDATORS: ::pilotage_types::validate::Validators =
-            ::pilotage_types::validate::Validators::new(&[#(#table),*], &[#(#unresolved),*]);
+            ::pilotage_types::validate::Validators::new(&[#(#table),*], &[#(#unresolved),*])#with_streams;
 
         #(#items)*
+        #stream
         #(#functions)*
     };
     Ok((
         Validators {
             tokens,
             checks,
+            streams,
             unresolved: gen.unresolved.into_iter().collect(),
             functions: count,
             locations: gen.compiled,
             notes: gen.notes,
             pike_vm: gen.pike_vm,
+            stream_opaque: gen.stream_opaque,
         },
         gen.saw_dynamic,
     ))
@@ -1764,6 +1800,54 @@ mod tests {
             let tokens = super::regex::compile(pattern).unwrap().to_string();
             assert!(tokens.contains(&format!("Pattern :: {form}")), "{pattern}: {tokens}");
         }
+    }
+
+    #[test]
+    fn the_stream_program_holds_what_it_can_and_names_what_it_leaves_to_the_checks() {
+        let schema = json!({
+            "$defs": {
+                "plain": {"type": "object", "properties": {"a": {"$ref": "#/$defs/leaf"}}, "required": ["a", "b"]},
+                "leaf": {"type": "string", "maxLength": 3},
+                "unique": {"type": "array", "uniqueItems": true},
+                "later": {"unevaluatedProperties": false},
+                "open": {"enum": ["x", "y"]}
+            }
+        });
+        let generated = generate(&schema, "s.json", false).unwrap();
+        assert_eq!(
+            generated.stream_opaque,
+            vec![
+                ("s.json: /$defs/later".to_owned(), "unevaluatedProperties".to_owned()),
+                ("s.json: /$defs/unique".to_owned(), "uniqueItems".to_owned()),
+            ]
+        );
+        let text = generated.tokens.to_string().replace(' ', "");
+        // Every definition has an entry; `a`'s subschema, only a `$ref`, is the target's node.
+        for def in ["plain", "leaf", "unique", "later", "open"] {
+            assert!(generated.streams.contains_key(def), "{def}");
+        }
+        let leaf = generated.streams["leaf"];
+        assert!(text.contains(&format!("(\"a\",{leaf}u32,0u8)")), "{text}");
+        // `b`, only required, has no subschema.
+        assert!(text.contains("(\"b\",4294967295u32,1u8)"), "{text}");
+        // The open enum is marked for the compatible reading (widened, enum).
+        assert!(text.contains(".open(3u8)"), "{text}");
+    }
+
+    #[test]
+    fn a_set_with_dynamic_references_has_no_stream_program_and_says_so() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$dynamicAnchor": "node",
+            "$defs": {"list": {"type": "array", "items": {"$dynamicRef": "#node"}}}
+        });
+        let generated = generate(&schema, "d.json", true).unwrap();
+        assert!(generated.streams.is_empty());
+        assert!(generated
+            .stream_opaque
+            .iter()
+            .any(|(_, why)| why.contains("$dynamicRef")));
+        assert!(!generated.tokens.to_string().contains("STREAM_PROGRAM"));
     }
 
     #[test]

@@ -17,38 +17,71 @@ pub mod checks {
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-        &[
-            ("anything", anything as Check),
-            ("choice", choice as Check),
-            ("closed", closed as Check),
-            ("conditional", conditional as Check),
-            ("contains", contains as Check),
-            ("dependent", dependent as Check),
-            ("literals", literals as Check),
-            ("nothing", nothing as Check),
-            ("numbers", numbers as Check),
-            ("p_alternation", p_alternation as Check),
-            ("p_classes", p_classes as Check),
-            ("p_counted", p_counted as Check),
-            ("p_dot", p_dot as Check),
-            ("p_end_only", p_end_only as Check),
-            ("p_escapes", p_escapes as Check),
-            ("p_lookahead", p_lookahead as Check),
-            ("p_negative", p_negative as Check),
-            ("p_optional_group", p_optional_group as Check),
-            ("p_overlap", p_overlap as Check),
-            ("p_unanchored", p_unanchored as Check),
-            ("p_unicode", p_unicode as Check),
-            ("pattern_members", pattern_members as Check),
-            ("pointer_ref", pointer_ref as Check),
-            ("strings_open", strings_open as Check),
-            ("tuple", tuple as Check),
-            ("tuple_closed", tuple_closed as Check),
-            ("types", types as Check),
-            ("unique", unique as Check),
-        ],
-        &[],
-    );
+            &[
+                ("anything", anything as Check),
+                ("choice", choice as Check),
+                ("closed", closed as Check),
+                ("conditional", conditional as Check),
+                ("contains", contains as Check),
+                ("dependent", dependent as Check),
+                ("literals", literals as Check),
+                ("nothing", nothing as Check),
+                ("numbers", numbers as Check),
+                ("p_alternation", p_alternation as Check),
+                ("p_classes", p_classes as Check),
+                ("p_counted", p_counted as Check),
+                ("p_dot", p_dot as Check),
+                ("p_end_only", p_end_only as Check),
+                ("p_escapes", p_escapes as Check),
+                ("p_lookahead", p_lookahead as Check),
+                ("p_negative", p_negative as Check),
+                ("p_optional_group", p_optional_group as Check),
+                ("p_overlap", p_overlap as Check),
+                ("p_unanchored", p_unanchored as Check),
+                ("p_unicode", p_unicode as Check),
+                ("pattern_members", pattern_members as Check),
+                ("pointer_ref", pointer_ref as Check),
+                ("strings_open", strings_open as Check),
+                ("tuple", tuple as Check),
+                ("tuple_closed", tuple_closed as Check),
+                ("types", types as Check),
+                ("unique", unique as Check),
+            ],
+            &[],
+        )
+        .with_streams(
+            STREAM_PROGRAM,
+            &[
+                ("anything", 0u32),
+                ("choice", 1u32),
+                ("closed", 2u32),
+                ("conditional", 3u32),
+                ("contains", 4u32),
+                ("dependent", 5u32),
+                ("literals", 6u32),
+                ("nothing", 7u32),
+                ("numbers", 8u32),
+                ("p_alternation", 9u32),
+                ("p_classes", 10u32),
+                ("p_counted", 11u32),
+                ("p_dot", 12u32),
+                ("p_end_only", 13u32),
+                ("p_escapes", 14u32),
+                ("p_lookahead", 15u32),
+                ("p_negative", 16u32),
+                ("p_optional_group", 17u32),
+                ("p_overlap", 18u32),
+                ("p_unanchored", 19u32),
+                ("p_unicode", 20u32),
+                ("pattern_members", 21u32),
+                ("pointer_ref", 22u32),
+                ("strings_open", 23u32),
+                ("tuple", 24u32),
+                ("tuple_closed", 25u32),
+                ("types", 26u32),
+                ("unique", 27u32),
+            ],
+        );
     static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "\\d$",
         required: "",
@@ -436,6 +469,199 @@ pub mod checks {
             },
         ],
     };
+    /// The stream program of every definition (`pilotage_types::validate::stream`).
+    pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .one_of(&[50u32, 51u32])
+            .not(52u32),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("a", 46u32, 255u8), ("b", 47u32, 255u8)],
+                &[(&PATTERN_14, 48u32)],
+                Some(49u32),
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .condition(42u32, Some(43u32), Some(44u32)),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("mixed", 39u32, 255u8),
+                    ("number", 40u32, 255u8),
+                    ("object", 41u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("even", 37u32, 255u8),
+                    ("open", 35u32, 255u8),
+                    ("tenth", 38u32, 255u8),
+                    ("closed", 36u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_13),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_12),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_11),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_10),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_9),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_8),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_7),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_6),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_5),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_4),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_3),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_2),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new().all_of(&[35u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(5u8)
+            .any_of(&[33u32, 34u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[30u32, 31u32], Some(32u32), 1u64, 4u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[28u32], Some(29u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(21u8, false),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Str("a")),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Str("x")),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Str("y")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(8u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::ExclusiveMinimum,
+                        ::pilotage_types::validate::runtime::Num::I(-1i64),
+                    ),
+                    (
+                        ::pilotage_types::validate::stream::Limit::ExclusiveMaximum,
+                        ::pilotage_types::validate::runtime::Num::F(10.5),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(8u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::F(-2.5),
+                    ),
+                    (
+                        ::pilotage_types::validate::stream::Limit::Maximum,
+                        ::pilotage_types::validate::runtime::Num::U(20u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::MultipleOf,
+                        ::pilotage_types::validate::runtime::Num::U(2u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(8u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::MultipleOf,
+                        ::pilotage_types::validate::runtime::Num::F(0.5),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(
+                ::pilotage_types::validate::stream::Scalar::Num(
+                    ::pilotage_types::validate::runtime::Num::U(2u64),
+                ),
+            ),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("kind", 45u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("a", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("b", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Str("a")),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("a", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("b", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("forbidden", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+    ];
     /// The schema at `/$defs/anything`.
     pub fn anything(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();

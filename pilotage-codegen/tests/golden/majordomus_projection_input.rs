@@ -192,9 +192,33 @@ pub mod checks {
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-        &[(".", root as Check), ("ExecutionEffect", execution_effect as Check)],
-        &[],
-    );
+            &[(".", root as Check), ("ExecutionEffect", execution_effect as Check)],
+            &[],
+        )
+        .with_streams(STREAM_PROGRAM, &[(".", 0u32), ("ExecutionEffect", 1u32)]);
+    /// The stream program of every definition (`pilotage_types::validate::stream`).
+    pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("effect", 5u32, 255u8)], &[], Some(6u32)),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(9u8)
+            .one_of(&[2u32, 3u32, 4u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("read")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("process_state")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(
+                ::pilotage_types::validate::stream::Scalar::Str("repository_mutation"),
+            ),
+        ::pilotage_types::validate::stream::Node::new().any_of(&[1u32, 7u32]),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new().types(1u8, false),
+    ];
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
@@ -366,8 +390,14 @@ pub mod checks {
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpProjectionInput {
     const DEF: &'static str = ".";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
+    );
 }

@@ -790,22 +790,290 @@ pub mod checks {
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-        &[
-            (".", root as Check),
-            ("ExecutionEffect", execution_effect as Check),
-            ("ExecutionHints", execution_hints as Check),
-            ("McpClient", mcp_client as Check),
-            ("McpClientStanding", mcp_client_standing as Check),
-            ("McpEffectCount", mcp_effect_count as Check),
-            ("McpFinding", mcp_finding as Check),
-            ("McpResourceSummary", mcp_resource_summary as Check),
-            ("McpServerIdentity", mcp_server_identity as Check),
-            ("McpServing", mcp_serving as Check),
-            ("McpToolEntry", mcp_tool_entry as Check),
-            ("McpTransportEntry", mcp_transport_entry as Check),
-        ],
-        &[],
-    );
+            &[
+                (".", root as Check),
+                ("ExecutionEffect", execution_effect as Check),
+                ("ExecutionHints", execution_hints as Check),
+                ("McpClient", mcp_client as Check),
+                ("McpClientStanding", mcp_client_standing as Check),
+                ("McpEffectCount", mcp_effect_count as Check),
+                ("McpFinding", mcp_finding as Check),
+                ("McpResourceSummary", mcp_resource_summary as Check),
+                ("McpServerIdentity", mcp_server_identity as Check),
+                ("McpServing", mcp_serving as Check),
+                ("McpToolEntry", mcp_tool_entry as Check),
+                ("McpTransportEntry", mcp_transport_entry as Check),
+            ],
+            &[],
+        )
+        .with_streams(
+            STREAM_PROGRAM,
+            &[
+                (".", 0u32),
+                ("ExecutionEffect", 1u32),
+                ("ExecutionHints", 2u32),
+                ("McpClient", 3u32),
+                ("McpClientStanding", 4u32),
+                ("McpEffectCount", 5u32),
+                ("McpFinding", 6u32),
+                ("McpResourceSummary", 7u32),
+                ("McpServerIdentity", 8u32),
+                ("McpServing", 9u32),
+                ("McpToolEntry", 10u32),
+                ("McpTransportEntry", 11u32),
+            ],
+        );
+    /// The stream program of every definition (`pilotage_types::validate::stream`).
+    pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("tools", 54u32, 5u8),
+                    ("server", 8u32, 0u8),
+                    ("clients", 48u32, 10u8),
+                    ("effects", 49u32, 6u8),
+                    ("serving", 9u32, 3u8),
+                    ("writers", 56u32, 7u8),
+                    ("findings", 50u32, 11u8),
+                    ("resources", 7u32, 8u8),
+                    ("tool_count", 53u32, 4u8),
+                    ("transports", 55u32, 2u8),
+                    ("protocol_versions", 52u32, 1u8),
+                    ("launcher_in_repository", 51u32, 9u8),
+                ],
+                &[],
+                None,
+            )
+            .members(12u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(9u8)
+            .one_of(&[45u32, 46u32, 47u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("read_only", 44u32, 0u8),
+                    ("idempotent", 42u32, 2u8),
+                    ("open_world", 43u32, 3u8),
+                    ("destructive", 41u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(4u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("id", 39u32, 0u8),
+                    ("title", 40u32, 1u8),
+                    ("config", 38u32, 2u8),
+                    ("standing", 4u32, 3u8),
+                ],
+                &[],
+                None,
+            )
+            .members(4u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(9u8)
+            .one_of(&[35u32, 36u32, 37u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("tools", 34u32, 1u8), ("effect", 1u32, 0u8)], &[], None)
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("code", 31u32, 0u8), ("remedy", 33u32, 2u8), ("message", 32u32, 1u8)],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("builtin", 28u32, 0u8),
+                    ("objects", 29u32, 1u8),
+                    ("template", 30u32, 2u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("name", 25u32, 0u8), ("title", 26u32, 1u8), ("version", 27u32, 2u8)],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("tools", 23u32, 1u8),
+                    ("methods", 19u32, 0u8),
+                    ("prompts", 21u32, 3u8),
+                    ("resources", 22u32, 2u8),
+                    ("notifications", 20u32, 4u8),
+                ],
+                &[],
+                None,
+            )
+            .members(5u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("name", 17u32, 0u8),
+                    ("hints", 2u32, 5u8),
+                    ("title", 18u32, 3u8),
+                    ("effect", 1u32, 4u8),
+                    ("module", 16u32, 2u8),
+                    ("capability", 15u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(6u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("id", 13u32, 0u8),
+                    ("attached", 12u32, 2u8),
+                    ("reached_by", 14u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(24u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("wired")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("foreign")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("absent")),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("read")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(::pilotage_types::validate::stream::Scalar::Str("process_state")),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .constant(
+                ::pilotage_types::validate::stream::Scalar::Str("repository_mutation"),
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(3u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(5u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(6u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(58u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(10u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(11u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(57u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+    ];
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
@@ -2166,48 +2434,84 @@ pub mod checks {
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ExecutionHints {
     const DEF: &'static str = "ExecutionHints";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_hints;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpClient {
     const DEF: &'static str = "McpClient";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 3u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpClientStanding {
     const DEF: &'static str = "McpClientStanding";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client_standing;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 4u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpEffectCount {
     const DEF: &'static str = "McpEffectCount";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_effect_count;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 5u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpFinding {
     const DEF: &'static str = "McpFinding";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_finding;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 6u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpResourceSummary {
     const DEF: &'static str = "McpResourceSummary";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_resource_summary;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 7u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpServerIdentity {
     const DEF: &'static str = "McpServerIdentity";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_server_identity;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 8u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpServing {
     const DEF: &'static str = "McpServing";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_serving;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 9u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpToolEntry {
     const DEF: &'static str = "McpToolEntry";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_tool_entry;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 10u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpTransportEntry {
     const DEF: &'static str = "McpTransportEntry";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_transport_entry;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 11u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McpProjection {
     const DEF: &'static str = ".";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
+    );
 }

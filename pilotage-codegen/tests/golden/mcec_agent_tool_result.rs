@@ -368,13 +368,110 @@ pub mod checks {
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-        &[
-            (".", root as Check),
-            ("error", error as Check),
-            ("warning", warning as Check),
-        ],
-        &[],
-    );
+            &[
+                (".", root as Check),
+                ("error", error as Check),
+                ("warning", warning as Check),
+            ],
+            &[],
+        )
+        .with_streams(
+            STREAM_PROGRAM,
+            &[(".", 0u32), ("error", 1u32), ("warning", 2u32)],
+        );
+    /// The stream program of every definition (`pilotage_types::validate::stream`).
+    pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("ok", 12u32, 0u8),
+                    ("error", 1u32, 255u8),
+                    ("result", 13u32, 255u8),
+                    ("warnings", 15u32, 255u8),
+                    ("sessionId", 14u32, 255u8),
+                ],
+                &[],
+                Some(16u32),
+            )
+            .members(1u8, 0u64, 18446744073709551615u64)
+            .all_of(&[17u32, 18u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("code", 7u32, 0u8),
+                    ("detail", 8u32, 2u8),
+                    ("category", 6u32, 1u8),
+                    ("partialResult", 10u32, 255u8),
+                    ("lastObservation", 9u32, 255u8),
+                ],
+                &[],
+                Some(11u32),
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("code", 3u32, 0u8), ("detail", 4u32, 1u8)], &[], Some(5u32))
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .types(16u8, false)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("timeout"),
+                    ::pilotage_types::validate::stream::Scalar::Str(
+                        "ambiguous-selector",
+                    ),
+                    ::pilotage_types::validate::stream::Scalar::Str("stale-element"),
+                    ::pilotage_types::validate::stream::Scalar::Str("no-target"),
+                    ::pilotage_types::validate::stream::Scalar::Str("invalid-argument"),
+                    ::pilotage_types::validate::stream::Scalar::Str("capture-blank"),
+                    ::pilotage_types::validate::stream::Scalar::Str("focus"),
+                    ::pilotage_types::validate::stream::Scalar::Str("elevation"),
+                    ::pilotage_types::validate::stream::Scalar::Str("foreground"),
+                    ::pilotage_types::validate::stream::Scalar::Str("internal"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(65u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(65u8, false),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(65u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(17u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(2u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::never(),
+        ::pilotage_types::validate::stream::Node::new()
+            .condition(25u32, Some(26u32), None),
+        ::pilotage_types::validate::stream::Node::new()
+            .condition(19u32, Some(20u32), None),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("ok", 24u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().not(21u32),
+        ::pilotage_types::validate::stream::Node::new().any_of(&[22u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("error", 23u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Bool(true)),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("ok", 27u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("error", 1u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Bool(false)),
+    ];
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
@@ -902,12 +999,21 @@ pub mod checks {
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Warning {
     const DEF: &'static str = "warning";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::warning;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for McecAgentToolResult {
     const DEF: &'static str = ".";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
+    );
 }

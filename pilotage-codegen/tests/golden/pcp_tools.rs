@@ -85,6 +85,9 @@
 //     /$defs/memory_write_input/properties/expected_updated
 //     /$defs/review_list_input/properties/limit
 //
+// Locations parse_slice leaves to the generated checks (pilotage_types::validate::stream), by the keyword no stream program holds:
+//   schemas/peers/pcp-tools-0.3.schema.json: /$defs/partition_list_output/properties/partitions/items/properties/access: uniqueItems
+//
 // Open enums (#[non_exhaustive], Unknown(String); pilotage-codegen/src/enums.rs):
 //   ContextBriefOutputKind, ContextBriefOutputMemoryItemLifecycle, ContextBriefOutputMemoryItemReviewState, ContextBriefOutputMemoryItemSensitivity, ContextBriefOutputMemoryItemType, ContextBriefOutputPartitionsItemAccessItem, ContextBriefOutputProfileType, ErrorErrorCode, ExportCreateOutputCoverage, ExportCreateOutputStatus, MemoryListInputIncludeReviewItem, MemoryListInputType, MemorySearchInputIncludeReviewItem, MemorySearchInputType, MemorySearchOutputResultsItemLifecycle, MemorySearchOutputResultsItemReviewState, MemorySearchOutputResultsItemSensitivity, MemorySearchOutputResultsItemType, MemoryWriteOutputReviewState, PageSummaryLifecycle, PageSummaryReviewState, PageSummarySensitivity, PageSummaryType, PartitionListOutputPartitionsItemAccessItem, ProfileGetOutputProfileType, ReviewListInputState, ReviewListOutputItemsItemState, ReviewResolveOutputState
 
@@ -5353,60 +5356,103 @@ pub mod checks {
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-        &[
-            ("actor_at", actor_at as Check),
-            ("audit_list_input", audit_list_input as Check),
-            ("audit_list_output", audit_list_output as Check),
-            ("context_brief_input", context_brief_input as Check),
-            ("context_brief_output", context_brief_output as Check),
-            ("cursor", cursor as Check),
-            ("erase_request_input", erase_request_input as Check),
-            ("erase_request_output", erase_request_output as Check),
-            ("error", error as Check),
-            ("export_create_input", export_create_input as Check),
-            ("export_create_output", export_create_output as Check),
-            ("frontmatter_input", frontmatter_input as Check),
-            ("limit", limit as Check),
-            ("memory_list_input", memory_list_input as Check),
-            ("memory_list_output", memory_list_output as Check),
-            ("memory_propose_input", memory_propose_input as Check),
-            ("memory_propose_output", memory_propose_output as Check),
-            ("memory_read_input", memory_read_input as Check),
-            ("memory_read_output", memory_read_output as Check),
-            ("memory_search_input", memory_search_input as Check),
-            ("memory_search_output", memory_search_output as Check),
-            ("memory_write_input", memory_write_input as Check),
-            ("memory_write_output", memory_write_output as Check),
-            ("page_summary", page_summary as Check),
-            ("partition_list_input", partition_list_input as Check),
-            ("partition_list_output", partition_list_output as Check),
-            ("partition_name", partition_name as Check),
-            ("path", path as Check),
-            ("principal", principal as Check),
-            ("profile_get_input", profile_get_input as Check),
-            ("profile_get_output", profile_get_output as Check),
-            ("profile_update_input", profile_update_input as Check),
-            ("profile_update_output", profile_update_output as Check),
-            ("review_list_input", review_list_input as Check),
-            ("review_list_output", review_list_output as Check),
-            ("review_resolve_input", review_resolve_input as Check),
-            ("review_resolve_output", review_resolve_output as Check),
-            ("utc_datetime", utc_datetime as Check),
-        ],
-        &[
-            "audit.entry.schema.json",
-            "erasure.receipt.schema.json",
-            "memory.page.schema.json",
-            "memory.page.schema.json#/$defs/actor_at",
-            "memory.page.schema.json#/$defs/page_keys",
-            "memory.page.schema.json#/$defs/partition_name",
-            "memory.page.schema.json#/$defs/path",
-            "memory.page.schema.json#/$defs/principal",
-            "memory.page.schema.json#/$defs/utc_datetime",
-            "profile.core.schema.json",
-            "profile.team.schema.json",
-        ],
-    );
+            &[
+                ("actor_at", actor_at as Check),
+                ("audit_list_input", audit_list_input as Check),
+                ("audit_list_output", audit_list_output as Check),
+                ("context_brief_input", context_brief_input as Check),
+                ("context_brief_output", context_brief_output as Check),
+                ("cursor", cursor as Check),
+                ("erase_request_input", erase_request_input as Check),
+                ("erase_request_output", erase_request_output as Check),
+                ("error", error as Check),
+                ("export_create_input", export_create_input as Check),
+                ("export_create_output", export_create_output as Check),
+                ("frontmatter_input", frontmatter_input as Check),
+                ("limit", limit as Check),
+                ("memory_list_input", memory_list_input as Check),
+                ("memory_list_output", memory_list_output as Check),
+                ("memory_propose_input", memory_propose_input as Check),
+                ("memory_propose_output", memory_propose_output as Check),
+                ("memory_read_input", memory_read_input as Check),
+                ("memory_read_output", memory_read_output as Check),
+                ("memory_search_input", memory_search_input as Check),
+                ("memory_search_output", memory_search_output as Check),
+                ("memory_write_input", memory_write_input as Check),
+                ("memory_write_output", memory_write_output as Check),
+                ("page_summary", page_summary as Check),
+                ("partition_list_input", partition_list_input as Check),
+                ("partition_list_output", partition_list_output as Check),
+                ("partition_name", partition_name as Check),
+                ("path", path as Check),
+                ("principal", principal as Check),
+                ("profile_get_input", profile_get_input as Check),
+                ("profile_get_output", profile_get_output as Check),
+                ("profile_update_input", profile_update_input as Check),
+                ("profile_update_output", profile_update_output as Check),
+                ("review_list_input", review_list_input as Check),
+                ("review_list_output", review_list_output as Check),
+                ("review_resolve_input", review_resolve_input as Check),
+                ("review_resolve_output", review_resolve_output as Check),
+                ("utc_datetime", utc_datetime as Check),
+            ],
+            &[
+                "audit.entry.schema.json",
+                "erasure.receipt.schema.json",
+                "memory.page.schema.json",
+                "memory.page.schema.json#/$defs/actor_at",
+                "memory.page.schema.json#/$defs/page_keys",
+                "memory.page.schema.json#/$defs/partition_name",
+                "memory.page.schema.json#/$defs/path",
+                "memory.page.schema.json#/$defs/principal",
+                "memory.page.schema.json#/$defs/utc_datetime",
+                "profile.core.schema.json",
+                "profile.team.schema.json",
+            ],
+        )
+        .with_streams(
+            STREAM_PROGRAM,
+            &[
+                ("actor_at", 0u32),
+                ("audit_list_input", 1u32),
+                ("audit_list_output", 2u32),
+                ("context_brief_input", 3u32),
+                ("context_brief_output", 4u32),
+                ("cursor", 5u32),
+                ("erase_request_input", 6u32),
+                ("erase_request_output", 7u32),
+                ("error", 8u32),
+                ("export_create_input", 9u32),
+                ("export_create_output", 10u32),
+                ("frontmatter_input", 11u32),
+                ("limit", 12u32),
+                ("memory_list_input", 13u32),
+                ("memory_list_output", 14u32),
+                ("memory_propose_input", 15u32),
+                ("memory_propose_output", 16u32),
+                ("memory_read_input", 17u32),
+                ("memory_read_output", 18u32),
+                ("memory_search_input", 19u32),
+                ("memory_search_output", 20u32),
+                ("memory_write_input", 21u32),
+                ("memory_write_output", 22u32),
+                ("page_summary", 23u32),
+                ("partition_list_input", 24u32),
+                ("partition_list_output", 25u32),
+                ("partition_name", 26u32),
+                ("path", 27u32),
+                ("principal", 28u32),
+                ("profile_get_input", 29u32),
+                ("profile_get_output", 30u32),
+                ("profile_update_input", 31u32),
+                ("profile_update_output", 32u32),
+                ("review_list_input", 33u32),
+                ("review_list_output", 34u32),
+                ("review_resolve_input", 35u32),
+                ("review_resolve_output", 36u32),
+                ("utc_datetime", 37u32),
+            ],
+        );
     static PATTERN_0: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
         source: "^(approve|reject|[a-z][a-z0-9-]*:[a-z][a-z0-9_-]*)$",
         required: "",
@@ -5435,6 +5481,795 @@ pub mod checks {
             },
         ],
     };
+    /// The stream program of every definition (`pilotage_types::validate::stream`).
+    pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("limit", 162u32, 255u8),
+                    ("since", 37u32, 255u8),
+                    ("until", 37u32, 255u8),
+                    ("cursor", 5u32, 255u8),
+                    ("category", 161u32, 255u8),
+                    ("principal", 28u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("entries", 159u32, 0u8), ("next_cursor", 5u32, 255u8)],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("focus", 157u32, 255u8), ("token_budget", 158u32, 255u8)],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("kind", 145u32, 0u8),
+                    ("memory", 146u32, 2u8),
+                    ("omitted", 147u32, 3u8),
+                    ("profile", 148u32, 255u8),
+                    ("truncated", 150u32, 255u8),
+                    ("partitions", 66u32, 255u8),
+                    ("profile_type", 149u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(4u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 512u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("ids", 140u32, 255u8),
+                    ("paths", 142u32, 255u8),
+                    ("dry_run", 139u32, 255u8),
+                    ("subject", 143u32, 255u8),
+                    ("include_derived", 141u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("dry_run", 135u32, 0u8),
+                    ("receipt", 136u32, 255u8),
+                    ("would_erase", 137u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("error", 128u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("encrypt_to", 125u32, 255u8), ("include_audit", 126u32, 255u8)],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("bytes", 118u32, 255u8),
+                    ("sha256", 123u32, 255u8),
+                    ("status", 124u32, 1u8),
+                    ("coverage", 119u32, 2u8),
+                    ("export_id", 121u32, 0u8),
+                    ("expires_at", 37u32, 255u8),
+                    ("page_count", 122u32, 255u8),
+                    ("download_url", 120u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("title", 4294967295u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64)
+            .all_of(&[117u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(1u64),
+                    ),
+                    (
+                        ::pilotage_types::validate::stream::Limit::Maximum,
+                        ::pilotage_types::validate::runtime::Num::U(100u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("type", 115u32, 255u8),
+                    ("limit", 113u32, 255u8),
+                    ("cursor", 5u32, 255u8),
+                    ("prefix", 114u32, 255u8),
+                    ("partition", 26u32, 255u8),
+                    ("include_stale", 112u32, 255u8),
+                    ("include_review", 111u32, 255u8),
+                    ("include_archived", 110u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("pages", 109u32, 0u8), ("next_cursor", 5u32, 255u8)],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("body", 107u32, 1u8),
+                    ("note", 108u32, 255u8),
+                    ("path", 27u32, 0u8),
+                    ("frontmatter", 11u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("path", 27u32, 0u8),
+                    ("revision", 105u32, 1u8),
+                    ("review_state", 104u32, 2u8),
+                    ("target_exists", 106u32, 3u8),
+                ],
+                &[],
+                None,
+            )
+            .members(4u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("id", 102u32, 255u8),
+                    ("path", 27u32, 255u8),
+                    ("revision", 103u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("body", 99u32, 2u8),
+                    ("path", 27u32, 0u8),
+                    ("frontmatter", 100u32, 1u8),
+                    ("pending_revisions", 101u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("tags", 95u32, 255u8),
+                    ("type", 96u32, 255u8),
+                    ("as_of", 37u32, 255u8),
+                    ("limit", 92u32, 255u8),
+                    ("query", 94u32, 0u8),
+                    ("cursor", 5u32, 255u8),
+                    ("partitions", 93u32, 255u8),
+                    ("include_stale", 91u32, 255u8),
+                    ("include_review", 90u32, 255u8),
+                    ("include_archived", 89u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("results", 85u32, 0u8),
+                    ("as_of_exact", 84u32, 255u8),
+                    ("next_cursor", 5u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("body", 83u32, 1u8),
+                    ("path", 27u32, 0u8),
+                    ("frontmatter", 11u32, 255u8),
+                    ("expected_updated", 37u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("id", 80u32, 255u8),
+                    ("path", 27u32, 0u8),
+                    ("applied", 79u32, 1u8),
+                    ("updated", 37u32, 255u8),
+                    ("revision", 82u32, 255u8),
+                    ("review_state", 81u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("id", 71u32, 255u8),
+                    ("path", 27u32, 0u8),
+                    ("type", 76u32, 255u8),
+                    ("title", 75u32, 1u8),
+                    ("updated", 37u32, 2u8),
+                    ("lifecycle", 72u32, 255u8),
+                    ("partition", 26u32, 255u8),
+                    ("valid_from", 77u32, 255u8),
+                    ("sensitivity", 74u32, 255u8),
+                    ("valid_until", 78u32, 255u8),
+                    ("review_state", 73u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("partitions", 66u32, 0u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("namespaces", 64u32, 255u8)], &[], None),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("profile", 58u32, 1u8),
+                    ("extensions", 57u32, 255u8),
+                    ("profile_type", 59u32, 0u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[("patch", 56u32, 0u8), ("namespace", 55u32, 255u8)], &[], None)
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("changed", 52u32, 2u8),
+                    ("updated", 37u32, 1u8),
+                    ("namespace", 53u32, 0u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("limit", 50u32, 255u8),
+                    ("state", 51u32, 255u8),
+                    ("cursor", 5u32, 255u8),
+                    ("partition", 26u32, 255u8),
+                ],
+                &[],
+                None,
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[("items", 43u32, 0u8), ("next_cursor", 5u32, 255u8)],
+                &[],
+                None,
+            )
+            .members(1u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("note", 40u32, 255u8),
+                    ("path", 27u32, 0u8),
+                    ("verb", 42u32, 2u8),
+                    ("revision", 41u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("path", 27u32, 0u8),
+                    ("state", 39u32, 2u8),
+                    ("updated", 37u32, 255u8),
+                    ("revision", 38u32, 1u8),
+                ],
+                &[],
+                None,
+            )
+            .members(3u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("approved"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 2000u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_0),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(44u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("note", 45u32, 255u8),
+                    ("path", 27u32, 0u8),
+                    ("state", 47u32, 3u8),
+                    ("title", 49u32, 2u8),
+                    ("revision", 46u32, 1u8),
+                    ("generated", 0u32, 4u8),
+                    ("partition", 26u32, 255u8),
+                    ("target_exists", 48u32, 5u8),
+                ],
+                &[],
+                None,
+            )
+            .members(6u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(54u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[], &[], Some(63u32)),
+        ::pilotage_types::validate::stream::Node::new().any_of(&[60u32, 61u32, 62u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("core"),
+                    ::pilotage_types::validate::stream::Scalar::Str("team"),
+                    ::pilotage_types::validate::stream::Scalar::Str("none"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(1u8, false),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new().types(64u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(65u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(67u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("name", 26u32, 0u8),
+                    ("label", 69u32, 255u8),
+                    ("access", 68u32, 1u8),
+                    ("review_required", 70u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::opaque(),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("active"),
+                    ::pilotage_types::validate::stream::Scalar::Str("validated"),
+                    ::pilotage_types::validate::stream::Scalar::Str("stale"),
+                    ::pilotage_types::validate::stream::Scalar::Str("archived"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("approved"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("normal"),
+                    ::pilotage_types::validate::stream::Scalar::Str("sensitive"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("episodic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("semantic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("procedural"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("approved"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(86u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("score", 87u32, 255u8), ("snippet", 88u32, 255u8)], &[], None)
+            .all_of(&[23u32]),
+        ::pilotage_types::validate::stream::Node::new().types(8u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(98u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(26u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(1u64, 2000u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(97u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("episodic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("semantic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("procedural"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .constant(::pilotage_types::validate::stream::Scalar::Str("proposed")),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 2000u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(23u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(116u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 255u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("episodic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("semantic"),
+                    ::pilotage_types::validate::stream::Scalar::Str("procedural"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("proposed"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rejected"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("full"),
+                    ::pilotage_types::validate::stream::Scalar::Str("partial"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 128u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .pattern(&PATTERN_1),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("pending"),
+                    ::pilotage_types::validate::stream::Scalar::Str("ready"),
+                    ::pilotage_types::validate::stream::Scalar::Str("failed"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(127u32), 0u64, 10u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 1000u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(
+                &[
+                    ("code", 129u32, 0u8),
+                    ("message", 130u32, 1u8),
+                    ("violations", 132u32, 255u8),
+                    ("required_scopes", 131u32, 255u8),
+                ],
+                &[],
+                None,
+            )
+            .members(2u8, 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("invalid_input"),
+                    ::pilotage_types::validate::stream::Scalar::Str("not_found"),
+                    ::pilotage_types::validate::stream::Scalar::Str("forbidden"),
+                    ::pilotage_types::validate::stream::Scalar::Str("conflict"),
+                    ::pilotage_types::validate::stream::Scalar::Str("too_large"),
+                    ::pilotage_types::validate::stream::Scalar::Str("rate_limited"),
+                    ::pilotage_types::validate::stream::Scalar::Str("locked"),
+                    ::pilotage_types::validate::stream::Scalar::Str("unsupported"),
+                    ::pilotage_types::validate::stream::Scalar::Str("internal"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(134u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(133u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(64u8, false)
+            .properties(&[], &[], Some(138u32)),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(0u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(144u32), 1u64, 500u64),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(27u32), 1u64, 500u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(1u64, 500u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 128u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("personal"),
+                    ::pilotage_types::validate::stream::Scalar::Str("work"),
+                    ::pilotage_types::validate::stream::Scalar::Str("team"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(155u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(154u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .any_of(&[151u32, 152u32, 153u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .open(3u8)
+            .enumeration(
+                &[
+                    ::pilotage_types::validate::stream::Scalar::Str("core"),
+                    ::pilotage_types::validate::stream::Scalar::Str("team"),
+                    ::pilotage_types::validate::stream::Scalar::Str("none"),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new().types(2u8, false),
+        ::pilotage_types::validate::stream::Node::new().types(1u8, false),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .properties(&[("excerpt", 156u32, 255u8)], &[], None)
+            .all_of(&[23u32]),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(16u8, false)
+            .length(0u64, 2000u64),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(4u8, false)
+            .limits(
+                &[
+                    (
+                        ::pilotage_types::validate::stream::Limit::Minimum,
+                        ::pilotage_types::validate::runtime::Num::U(200u64),
+                    ),
+                    (
+                        ::pilotage_types::validate::stream::Limit::Maximum,
+                        ::pilotage_types::validate::runtime::Num::U(50000u64),
+                    ),
+                ],
+            ),
+        ::pilotage_types::validate::stream::Node::new()
+            .types(32u8, false)
+            .items(&[], Some(160u32), 0u64, 18446744073709551615u64),
+        ::pilotage_types::validate::stream::Node::new(),
+        ::pilotage_types::validate::stream::Node::new().types(16u8, false),
+        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+    ];
     /// The schema at `/$defs/actor_at`.
     pub fn actor_at(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
@@ -9246,152 +10081,266 @@ pub mod checks {
 impl ::pilotage_types::SchemaDef for ActorAt {
     const DEF: &'static str = "actor_at";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::actor_at;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for AuditListInput {
     const DEF: &'static str = "audit_list_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for AuditListOutput {
     const DEF: &'static str = "audit_list_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ContextBriefInput {
     const DEF: &'static str = "context_brief_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 3u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ContextBriefOutput {
     const DEF: &'static str = "context_brief_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 4u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Cursor {
     const DEF: &'static str = "cursor";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::cursor;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 5u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for EraseRequestInput {
     const DEF: &'static str = "erase_request_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 6u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for EraseRequestOutput {
     const DEF: &'static str = "erase_request_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 7u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 8u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ExportCreateInput {
     const DEF: &'static str = "export_create_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 9u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ExportCreateOutput {
     const DEF: &'static str = "export_create_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 10u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for FrontmatterInput {
     const DEF: &'static str = "frontmatter_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::frontmatter_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 11u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Limit {
     const DEF: &'static str = "limit";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::limit;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 12u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryListInput {
     const DEF: &'static str = "memory_list_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 13u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryListOutput {
     const DEF: &'static str = "memory_list_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 14u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeInput {
     const DEF: &'static str = "memory_propose_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 15u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeOutput {
     const DEF: &'static str = "memory_propose_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 16u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryReadInput {
     const DEF: &'static str = "memory_read_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 17u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryReadOutput {
     const DEF: &'static str = "memory_read_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 18u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemorySearchInput {
     const DEF: &'static str = "memory_search_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 19u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemorySearchOutput {
     const DEF: &'static str = "memory_search_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 20u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteInput {
     const DEF: &'static str = "memory_write_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 21u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteOutput {
     const DEF: &'static str = "memory_write_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 22u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for PageSummary {
     const DEF: &'static str = "page_summary";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::page_summary;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 23u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for PartitionListInput {
     const DEF: &'static str = "partition_list_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 24u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for PartitionListOutput {
     const DEF: &'static str = "partition_list_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 25u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for PartitionName {
     const DEF: &'static str = "partition_name";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_name;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 26u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Path {
     const DEF: &'static str = "path";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::path;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 27u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for Principal {
     const DEF: &'static str = "principal";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::principal;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 28u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ProfileGetInput {
     const DEF: &'static str = "profile_get_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 29u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ProfileGetOutput {
     const DEF: &'static str = "profile_get_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 30u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateInput {
     const DEF: &'static str = "profile_update_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 31u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateOutput {
     const DEF: &'static str = "profile_update_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 32u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ReviewListInput {
     const DEF: &'static str = "review_list_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 33u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ReviewListOutput {
     const DEF: &'static str = "review_list_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 34u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveInput {
     const DEF: &'static str = "review_resolve_input";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_input;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 35u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveOutput {
     const DEF: &'static str = "review_resolve_output";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_output;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 36u32),
+    );
 }
 impl ::pilotage_types::SchemaDef for UtcDatetime {
     const DEF: &'static str = "utc_datetime";
     const CHECK: ::pilotage_types::validate::runtime::Check = checks::utc_datetime;
+    const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
+        ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 37u32),
+    );
 }

@@ -39,6 +39,7 @@ pub mod format;
 mod interpreter;
 pub mod pattern;
 pub mod runtime;
+pub mod stream;
 
 #[cfg(feature = "interpreter")]
 pub use interpreter::{validate_with, SchemaValidators, Validator};
@@ -136,6 +137,8 @@ impl std::error::Error for SchemaError {}
 pub struct Validators {
     defs: &'static [(&'static str, Check)],
     unresolved: &'static [&'static str],
+    program: &'static [stream::Node],
+    streams: &'static [(&'static str, u32)],
     compatible: bool,
 }
 
@@ -146,8 +149,29 @@ impl Validators {
         Self {
             defs,
             unresolved,
+            program: &[],
+            streams: &[],
             compatible: false,
         }
+    }
+
+    /// The same validators with their stream program: `program`, and each definition's node
+    /// in it, sorted by definition name (generated code calls this).
+    pub const fn with_streams(self, program: &'static [stream::Node], streams: &'static [(&'static str, u32)]) -> Self {
+        Self {
+            program,
+            streams,
+            ..self
+        }
+    }
+
+    /// The entry of `def` into the stream program (validation fused into deserialization,
+    /// see [`stream`]), if the document has one.
+    pub fn stream(&self, def: &str) -> Option<stream::Stream> {
+        self.streams
+            .binary_search_by(|(name, _)| (*name).cmp(def))
+            .ok()
+            .map(|index| stream::Stream::new(self.program, self.streams[index].1))
     }
 
     /// The references to other documents, each validated as accepting any value (as the
@@ -365,14 +389,31 @@ pub fn widen_open_enums(schema: &mut Value) -> usize {
 
 /// Validates `value` against `T`'s definition, then deserializes it (the pinned reading: see
 /// the [module docs](self)).
+///
+/// On a `Value` the two walks (the generated check, then serde) are faster than one walk
+/// through the stream program ([`stream`]): the check reads the value in place, where the
+/// program must be handed each value through serde.
 pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
     T::validate(value).map_err(ParseError::Invalid)?;
     T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
 
-/// Parses JSON bytes, validates them against `T`'s definition, then deserializes (moving the
-/// parsed value's strings into `T` rather than copying them).
+/// Parses JSON bytes, validates them against `T`'s definition and deserializes them.
+///
+/// With the type's stream program ([`stream`]), the bytes are deserialized straight into `T`,
+/// every value checked as it is read: no `Value` is built. Only when that cannot show the
+/// document valid (it is not, it is no JSON, or the program cannot decide) is it parsed into
+/// a `Value`, validated (naming every violation) and deserialized from it (moving its strings
+/// into `T` rather than copying them).
 pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
+    if let Some(program) = T::STREAM {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        if let Ok((parsed, stream::Verdict::Valid)) = stream::deserialize::<T, _>(program, false, &mut deserializer) {
+            if deserializer.end().is_ok() {
+                return Ok(parsed);
+            }
+        }
+    }
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
     T::validate(&value).map_err(ParseError::Invalid)?;
     serde_json::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })
@@ -389,6 +430,14 @@ pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Resul
 
 /// [`parse_slice`] in the compatible reading ([`parse_compatible`]).
 pub fn parse_slice_compatible<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
+    if let Some(program) = T::STREAM {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        if let Ok((parsed, stream::Verdict::Valid)) = stream::deserialize::<T, _>(program, true, &mut deserializer) {
+            if deserializer.end().is_ok() {
+                return Ok(parsed);
+            }
+        }
+    }
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
     T::validate_compatible(&value).map_err(ParseError::Invalid)?;
     serde_json::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })

@@ -25,6 +25,9 @@ pub struct Group {
     pub index: usize,
     /// The root check of the group's schema, when it generated.
     pub check: Option<Check>,
+    /// The root's entry into the group's stream program (validation fused into
+    /// deserialization), when it generated one.
+    pub stream: Option<pilotage_types::validate::stream::Stream>,
     /// The generation error, when it did not.
     pub refused: Option<&'static str>,
 }

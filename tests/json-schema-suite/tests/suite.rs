@@ -155,3 +155,73 @@ fn render(table: &BTreeMap<(String, String), Count>) -> String {
     out.push_str("\n</details>");
     out
 }
+
+/// Validation fused into deserialization (`pilotage_types::validate::stream`) never gives a
+/// verdict the generated checks do not give: over every test of every draft, read from a
+/// `Value` and from the JSON text, each answer it gives (it may say it cannot decide) is the
+/// checks' answer, in both readings. It must decide most tests (a program that always said
+/// "unknown" would agree vacuously).
+#[test]
+fn stream_verdicts_agree_with_the_generated_checks() {
+    use pilotage_types::validate::stream::{check_slice, check_value};
+    let Some(_) = SUITE else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the JSON-Schema-Test-Suite is missing (../shared/json-schema-test-suite or $JSON_SCHEMA_TEST_SUITE), and CI=true"
+        );
+        eprintln!("SKIPPED: the official JSON-Schema-Test-Suite was not found; nothing was checked");
+        return;
+    };
+    let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    let (mut tests, mut decided, mut valid_decided) = (0usize, 0usize, 0usize);
+    let mut disagreements = Vec::new();
+    for group in GROUPS {
+        let (Some(check), Some(stream)) = (group.check, group.stream) else {
+            continue;
+        };
+        let groups = files.entry(group.path).or_insert_with(|| {
+            serde_json::from_slice(&std::fs::read(group.path).expect("the suite file is readable"))
+                .expect("the suite file is JSON")
+        });
+        let data = &groups[group.index];
+        for test in data["tests"].as_array().expect("a group has tests") {
+            let instance = &test["data"];
+            let text = serde_json::to_vec(instance).expect("a Value serializes");
+            for compatible in [false, true] {
+                tests += 1;
+                let expected = pilotage_types::validate::verdict(check, instance, compatible);
+                let from_value = check_value(stream, compatible, instance);
+                let from_text = check_slice(stream, compatible, &text);
+                if from_value != from_text {
+                    disagreements.push(format!(
+                        "{}/{} #{} {:?} (compatible: {compatible}): from a Value {from_value:?}, from text {from_text:?}",
+                        group.draft, group.file, group.index, test["description"]
+                    ));
+                }
+                if let Some(answer) = from_value {
+                    decided += 1;
+                    valid_decided += usize::from(answer);
+                    if answer != expected {
+                        disagreements.push(format!(
+                            "{}/{} #{} {:?} (compatible: {compatible}): the stream says {answer}, the checks {expected}; data {instance}",
+                            group.draft, group.file, group.index, test["description"]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "stream program: {decided} of {tests} verdicts decided ({valid_decided} valid), the rest left to the checks"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements between the stream program and the generated checks:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+    assert!(
+        decided * 2 > tests,
+        "the stream program decided only {decided} of {tests} verdicts"
+    );
+}

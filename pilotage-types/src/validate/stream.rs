@@ -1,0 +1,1705 @@
+//! Validation fused into deserialization: a *stream program* (generated beside the checks by
+//! `pilotage-codegen/src/validators/stream.rs`) checked while a type is deserialized, token by
+//! token, from JSON bytes or a `Value`, with no `Value` built first.
+//!
+//! [`deserialize`] wraps any serde `Deserializer`: whatever the type's `Deserialize` asks for,
+//! every value the input holds passes through this module's visitor, which checks it against
+//! the schema locations that apply to it (its *frame*: the members and items of the locations
+//! that applied to its parent, then, at the value itself, the locations their applicators
+//! name: `allOf`, `anyOf`, `oneOf`, `not`, `if` / `then` / `else` and `$ref`, all evaluated
+//! together in the one pass). Members the type skips are read through the module's visitor as
+//! well, so they are checked too.
+//!
+//! A verdict is only ever given when it can be justified: a location whose keywords the
+//! program does not hold (a generation-time [`Node::opaque`], such as `uniqueItems` or
+//! `unevaluatedProperties`), a value the input delivers in a form JSON does not have (bytes,
+//! an enum, a 128-bit number, serde_json's raw values and arbitrary-precision numbers) or a
+//! value the type's visitor did not read make the answer [`Verdict::Unknown`], and the caller
+//! ([`super::parse_slice`]) then validates the two-pass way, which also collects every
+//! violation with its pointer. So the fused path only ever says "valid" for what the generated
+//! checks accept; its "invalid" and "unknown" both fall back to them. Every answer it gives is
+//! compared with the generated checks' over the official suite
+//! (`tests/json-schema-suite`, `stream_verdicts_agree`).
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
+
+use super::pattern::Pattern;
+use super::runtime::{self, Num};
+
+/// The JSON types a [`Node`] accepts, as bits of [`Node::types`].
+pub mod types {
+    /// `null`.
+    pub const NULL: u8 = 1;
+    /// `boolean`.
+    pub const BOOLEAN: u8 = 2;
+    /// `integer`.
+    pub const INTEGER: u8 = 4;
+    /// `number`.
+    pub const NUMBER: u8 = 8;
+    /// `string`.
+    pub const STRING: u8 = 16;
+    /// `array`.
+    pub const ARRAY: u8 = 32;
+    /// `object`.
+    pub const OBJECT: u8 = 64;
+    /// Every type (no `type` keyword).
+    pub const ANY: u8 = 127;
+}
+
+/// The compatible reading's rewrites of a location (`validate::widen_open_enums`), as bits of
+/// [`Node::open`].
+pub mod open {
+    /// The location is widened: in the compatible reading it accepts any string, and its
+    /// `type` is not checked.
+    pub const WIDENED: u8 = 1;
+    /// Its `enum` (all strings) is not checked in the compatible reading.
+    pub const ENUM: u8 = 2;
+    /// Its `anyOf` (all string `const`s) is not checked in the compatible reading.
+    pub const ANY_OF: u8 = 4;
+    /// Its `oneOf` (all string `const`s) is not checked in the compatible reading.
+    pub const ONE_OF: u8 = 8;
+}
+
+/// A scalar of the schema (a `const`, an `enum` value).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Scalar {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(&'static str),
+    /// A number, compared by value (`1.0` is `1`).
+    Num(Num),
+}
+
+/// A numeric keyword of a [`Node`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// `minimum`.
+    Minimum,
+    /// `maximum`.
+    Maximum,
+    /// `exclusiveMinimum`.
+    ExclusiveMinimum,
+    /// `exclusiveMaximum`.
+    ExclusiveMaximum,
+    /// `multipleOf`.
+    MultipleOf,
+}
+
+/// One schema location of a stream program: its keywords, children by index in the program.
+/// Built by generated code with the `const` builder methods, from [`Node::new`] (the schema
+/// `true`).
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    opaque: bool,
+    never: bool,
+    trivial: bool,
+    /// Whether it has an applicator (`allOf`, `anyOf`, `oneOf`, `not`, `if`).
+    applies: bool,
+    /// Neither opaque, `false`, nor with an applicator: its entry alone decides its value.
+    plain: bool,
+    /// Whether a scalar is checked beyond its type.
+    scalar_checks: bool,
+    types: u8,
+    integer_draft4: bool,
+    open: u8,
+    constant: Option<Scalar>,
+    enumeration: Option<&'static [Scalar]>,
+    min_length: u64,
+    max_length: u64,
+    pattern: Option<&'static Pattern>,
+    format: Option<fn(&str) -> bool>,
+    limits: &'static [(Limit, Num)],
+    prefix: &'static [u32],
+    items: Option<u32>,
+    min_items: u64,
+    max_items: u64,
+    properties: &'static [(&'static str, u32, u8)],
+    pattern_properties: &'static [(&'static Pattern, u32)],
+    additional: Option<u32>,
+    required: u8,
+    /// Whether a member's name matters (`properties`, `patternProperties`,
+    /// `additionalProperties` or `required`).
+    members: bool,
+    min_properties: u64,
+    max_properties: u64,
+    all_of: &'static [u32],
+    any_of: &'static [u32],
+    one_of: &'static [u32],
+    not: Option<u32>,
+    condition: Option<(u32, Option<u32>, Option<u32>)>,
+}
+
+impl Node {
+    /// The schema `true`: accepts every value.
+    pub const fn new() -> Self {
+        Self {
+            opaque: false,
+            never: false,
+            trivial: true,
+            applies: false,
+            plain: true,
+            scalar_checks: false,
+            types: types::ANY,
+            integer_draft4: false,
+            open: 0,
+            constant: None,
+            enumeration: None,
+            min_length: 0,
+            max_length: u64::MAX,
+            pattern: None,
+            format: None,
+            limits: &[],
+            prefix: &[],
+            items: None,
+            min_items: 0,
+            max_items: u64::MAX,
+            properties: &[],
+            pattern_properties: &[],
+            additional: None,
+            required: 0,
+            members: false,
+            min_properties: 0,
+            max_properties: u64::MAX,
+            all_of: &[],
+            any_of: &[],
+            one_of: &[],
+            not: None,
+            condition: None,
+        }
+    }
+
+    /// The schema `false`: accepts no value.
+    pub const fn never() -> Self {
+        let mut node = Self::new();
+        node.never = true;
+        node.plain = false;
+        node.trivial = false;
+        node
+    }
+
+    /// A location with a keyword the program does not hold: reaching it makes the verdict
+    /// unknown (the caller validates the two-pass way).
+    pub const fn opaque() -> Self {
+        let mut node = Self::new();
+        node.opaque = true;
+        node.plain = false;
+        node.trivial = false;
+        node
+    }
+
+    /// `type`: the [`types`] accepted; `integer_draft4`: draft-04's integer (written without a
+    /// fraction).
+    pub const fn types(mut self, types: u8, integer_draft4: bool) -> Self {
+        self.types = types;
+        self.integer_draft4 = integer_draft4;
+        self.trivial = false;
+        self
+    }
+
+    /// The compatible reading's rewrites ([`open`]).
+    pub const fn open(mut self, open: u8) -> Self {
+        self.open = open;
+        self.trivial = false;
+        self
+    }
+
+    /// `const`.
+    pub const fn constant(mut self, value: Scalar) -> Self {
+        self.scalar_checks = true;
+        self.constant = Some(value);
+        self.trivial = false;
+        self
+    }
+
+    /// `enum`.
+    pub const fn enumeration(mut self, values: &'static [Scalar]) -> Self {
+        self.scalar_checks = true;
+        self.enumeration = Some(values);
+        self.trivial = false;
+        self
+    }
+
+    /// `minLength` and `maxLength` (`u64::MAX`: none).
+    pub const fn length(mut self, min: u64, max: u64) -> Self {
+        self.scalar_checks = true;
+        self.min_length = min;
+        self.max_length = max;
+        self.trivial = false;
+        self
+    }
+
+    /// `pattern`.
+    pub const fn pattern(mut self, pattern: &'static Pattern) -> Self {
+        self.scalar_checks = true;
+        self.pattern = Some(pattern);
+        self.trivial = false;
+        self
+    }
+
+    /// An asserted `format`, by its check.
+    pub const fn format(mut self, check: fn(&str) -> bool) -> Self {
+        self.scalar_checks = true;
+        self.format = Some(check);
+        self.trivial = false;
+        self
+    }
+
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`.
+    pub const fn limits(mut self, limits: &'static [(Limit, Num)]) -> Self {
+        self.scalar_checks = true;
+        self.limits = limits;
+        self.trivial = false;
+        self
+    }
+
+    /// `prefixItems` (or the array form of `items`), `items` for the rest, `minItems` and
+    /// `maxItems` (`u64::MAX`: none).
+    pub const fn items(mut self, prefix: &'static [u32], items: Option<u32>, min: u64, max: u64) -> Self {
+        self.prefix = prefix;
+        self.items = items;
+        self.min_items = min;
+        self.max_items = max;
+        self.trivial = false;
+        self
+    }
+
+    /// `properties` and `required` as one table of names, `patternProperties`,
+    /// `additionalProperties`. Each name: its subschema (`u32::MAX`: named only by
+    /// `required`) and its index in `required` (`u8::MAX`: not required). The names are sorted
+    /// by length, then bytes (checked when the program is compiled).
+    pub const fn properties(
+        mut self,
+        named: &'static [(&'static str, u32, u8)],
+        patterns: &'static [(&'static Pattern, u32)],
+        additional: Option<u32>,
+    ) -> Self {
+        let mut i = 1;
+        while i < named.len() {
+            assert!(
+                name_order(named[i - 1].0, named[i].0) < 0,
+                "stream program: member names out of order"
+            );
+            i += 1;
+        }
+        self.properties = named;
+        self.pattern_properties = patterns;
+        self.additional = additional;
+        self.members = true;
+        self.trivial = false;
+        self
+    }
+
+    /// How many names `required` lists (at most 64, each in [`Self::properties`]'s table),
+    /// `minProperties` and `maxProperties` (`u64::MAX`: none).
+    pub const fn members(mut self, required: u8, min: u64, max: u64) -> Self {
+        assert!(required <= 64, "stream program: more than 64 required members");
+        self.required = required;
+        self.min_properties = min;
+        self.max_properties = max;
+        self.trivial = false;
+        self
+    }
+
+    /// `allOf` (and a `$ref`, which applies its target to the same value).
+    pub const fn all_of(mut self, nodes: &'static [u32]) -> Self {
+        self.applies = true;
+        self.plain = false;
+        self.all_of = nodes;
+        self.trivial = false;
+        self
+    }
+
+    /// `anyOf`.
+    pub const fn any_of(mut self, nodes: &'static [u32]) -> Self {
+        self.applies = true;
+        self.plain = false;
+        self.any_of = nodes;
+        self.trivial = false;
+        self
+    }
+
+    /// `oneOf`.
+    pub const fn one_of(mut self, nodes: &'static [u32]) -> Self {
+        self.applies = true;
+        self.plain = false;
+        self.one_of = nodes;
+        self.trivial = false;
+        self
+    }
+
+    /// `not`.
+    pub const fn not(mut self, node: u32) -> Self {
+        self.applies = true;
+        self.plain = false;
+        self.not = Some(node);
+        self.trivial = false;
+        self
+    }
+
+    /// `if`, `then`, `else`.
+    pub const fn condition(mut self, condition: u32, then: Option<u32>, otherwise: Option<u32>) -> Self {
+        self.applies = true;
+        self.plain = false;
+        self.condition = Some((condition, then, otherwise));
+        self.trivial = false;
+        self
+    }
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One definition's entry into a stream program (what `SchemaDef::STREAM` holds).
+#[derive(Debug, Clone, Copy)]
+pub struct Stream {
+    program: &'static [Node],
+    root: u32,
+}
+
+impl Stream {
+    /// The node `root` of `program`.
+    pub const fn new(program: &'static [Node], root: u32) -> Self {
+        Self { program, root }
+    }
+}
+
+/// What a fused run concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Every value was checked and holds.
+    Valid,
+    /// A value does not hold.
+    Invalid,
+    /// The program could not decide (see the [module docs](self)).
+    Unknown,
+}
+
+/// How a value's schema locations are combined into the verdict of the location that applied
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A location applied to a member or an item (or the run's root): its verdict is and-ed
+    /// into its owner's.
+    Child,
+    All,
+    Any,
+    One,
+    Not,
+    If,
+    Then,
+    Else,
+}
+
+/// The entry's own checks hold so far.
+const OK: u16 = 1;
+/// The value of its frame was read through the wrapper.
+const VISITED: u16 = 2;
+/// It has an `anyOf` to satisfy.
+const NEEDS_ANY: u16 = 4;
+/// It has a `oneOf` to satisfy.
+const NEEDS_ONE: u16 = 8;
+/// Its `not` subschema holds.
+const NOT_HOLDS: u16 = 16;
+/// It has `if`; and whether `if` holds, `then` fails, `else` fails.
+const HAS_IF: u16 = 32;
+const IF_HOLDS: u16 = 64;
+const THEN_FAILS: u16 = 128;
+const ELSE_FAILS: u16 = 256;
+
+/// One schema location applying to one value being read.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// The required members seen, by their index in the node's `required`.
+    required: u64,
+    /// Members or items read.
+    count: u64,
+    node: u32,
+    /// The entry whose verdict this one's feeds (`u32::MAX`: none).
+    owner: u32,
+    flags: u16,
+    role: Role,
+    /// How many `anyOf` / `oneOf` branches hold (saturating).
+    any: u8,
+    one: u8,
+}
+
+impl Entry {
+    fn new(node: u32, owner: u32, role: Role) -> Self {
+        Self {
+            required: 0,
+            count: 0,
+            node,
+            owner,
+            flags: OK,
+            role,
+            any: 0,
+            one: 0,
+        }
+    }
+
+    #[inline]
+    fn ok(&self) -> bool {
+        self.flags & OK != 0
+    }
+
+    #[inline]
+    fn fail(&mut self) {
+        self.flags &= !OK;
+    }
+
+    fn verdict(&self) -> bool {
+        let f = self.flags;
+        f & OK != 0
+            && (f & NEEDS_ANY == 0 || self.any > 0)
+            && (f & NEEDS_ONE == 0 || self.one == 1)
+            && f & NOT_HOLDS == 0
+            && (f & HAS_IF == 0
+                || if f & IF_HOLDS != 0 {
+                    f & THEN_FAILS == 0
+                } else {
+                    f & ELSE_FAILS == 0
+                })
+    }
+}
+
+/// The most schema locations one value may have applied to it at once (a guard: generation
+/// refuses `$ref` cycles on one instance, so expansion always ends).
+const MAX_FRAME: usize = 4096;
+
+/// A scalar of the instance.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    Null,
+    Bool(bool),
+    Str(&'a str),
+    Num(&'a Number),
+}
+
+#[derive(Debug)]
+struct Run {
+    program: &'static [Node],
+    compatible: bool,
+    entries: Vec<Entry>,
+    unknown: bool,
+    /// The frame of the object whose member name is being read.
+    object: (usize, usize),
+    /// Where the locations of the member whose name was just read start (`None`: no name
+    /// was read as a string).
+    named: Option<usize>,
+}
+
+/// The node an index out of the program reads as.
+static OPAQUE: Node = Node::opaque();
+
+impl Run {
+    /// The node at `index` (out of the program: opaque).
+    #[inline]
+    fn at(&self, index: u32) -> &'static Node {
+        let program: &'static [Node] = self.program;
+        program.get(index as usize).unwrap_or(&OPAQUE)
+    }
+
+    /// Pushes `node` as a location applying to the member or item about to be read, unless it
+    /// accepts everything.
+    #[inline]
+    fn push_child(&mut self, node: u32, owner: usize) {
+        if !self.at(node).trivial {
+            self.entries.push(Entry::new(node, owner as u32, Role::Child));
+        }
+    }
+
+    /// Starts the value whose frame starts at `start`: marks its roots visited and applies the
+    /// applicators of every location to the same value. Returns the end of the roots and of
+    /// the frame.
+    fn begin(&mut self, start: usize) -> (usize, usize) {
+        let roots = self.entries.len();
+        for entry in &mut self.entries[start..roots] {
+            entry.flags |= VISITED;
+        }
+        let mut i = start;
+        while i < self.entries.len() {
+            let node = self.at(self.entries[i].node);
+            if node.opaque {
+                self.unknown = true;
+            }
+            if node.never {
+                self.entries[i].fail();
+            }
+            if node.applies {
+                if self.entries.len() - start > MAX_FRAME {
+                    self.unknown = true;
+                    break;
+                }
+                self.apply(i, node);
+            }
+            i += 1;
+        }
+        (roots, self.entries.len())
+    }
+
+    /// Pushes the locations `node`'s applicators apply to the value of `owner`.
+    fn apply(&mut self, owner: usize, node: &'static Node) {
+        let widened = self.compatible && node.open & open::WIDENED != 0;
+        let id = owner as u32;
+        for &child in node.all_of {
+            self.entries.push(Entry::new(child, id, Role::All));
+        }
+        let skip_any = widened && node.open & open::ANY_OF != 0;
+        if !node.any_of.is_empty() && !skip_any {
+            self.entries[owner].flags |= NEEDS_ANY;
+            for &child in node.any_of {
+                self.entries.push(Entry::new(child, id, Role::Any));
+            }
+        }
+        let skip_one = widened && node.open & open::ONE_OF != 0;
+        if !node.one_of.is_empty() && !skip_one {
+            self.entries[owner].flags |= NEEDS_ONE;
+            for &child in node.one_of {
+                self.entries.push(Entry::new(child, id, Role::One));
+            }
+        }
+        if let Some(child) = node.not {
+            self.entries.push(Entry::new(child, id, Role::Not));
+        }
+        if let Some((condition, then, otherwise)) = node.condition {
+            self.entries[owner].flags |= HAS_IF;
+            self.entries.push(Entry::new(condition, id, Role::If));
+            if let Some(then) = then {
+                self.entries.push(Entry::new(then, id, Role::Then));
+            }
+            if let Some(otherwise) = otherwise {
+                self.entries.push(Entry::new(otherwise, id, Role::Else));
+            }
+        }
+    }
+
+    /// Whether `node` accepts the instance's type `kind` (with `integer` telling whether a
+    /// number is an integer in the node's draft).
+    #[inline]
+    fn type_holds(&self, node: &Node, kind: u8, integer: impl Fn(bool) -> bool) -> bool {
+        if self.compatible && node.open & open::WIDENED != 0 {
+            return kind == types::STRING;
+        }
+        if node.types & kind != 0 {
+            return true;
+        }
+        kind == types::NUMBER && node.types & types::INTEGER != 0 && integer(node.integer_draft4)
+    }
+
+    /// Checks the scalar `item` against every location of its frame, then combines the
+    /// frame's verdicts.
+    fn scalar(&mut self, start: usize, item: Item<'_>) {
+        if self.entries.len() == start + 1 {
+            // One plain location (the common case): no frame to expand or combine.
+            let entry = self.entries[start];
+            let node = self.at(entry.node);
+            if node.plain {
+                let mut flags = entry.flags | VISITED;
+                if entry.ok() && !self.scalar_holds(node, item) {
+                    flags &= !OK;
+                }
+                self.entries[start].flags = flags;
+                return;
+            }
+        }
+        let (roots, end) = self.begin(start);
+        for i in start..end {
+            let entry = self.entries[i];
+            if entry.ok() && !self.scalar_holds(self.at(entry.node), item) {
+                self.entries[i].fail();
+            }
+        }
+        self.finish(start, roots);
+    }
+
+    fn scalar_holds(&self, node: &Node, item: Item<'_>) -> bool {
+        if !node.scalar_checks {
+            // `type` alone, if anything.
+            let kind = match item {
+                Item::Null => types::NULL,
+                Item::Bool(_) => types::BOOLEAN,
+                Item::Str(_) => types::STRING,
+                Item::Num(_) => types::NUMBER,
+            };
+            return self.type_holds(node, kind, |draft4| match item {
+                Item::Num(n) => integer(n, draft4),
+                _ => false,
+            });
+        }
+        let number = match item {
+            Item::Num(n) => Some(Value::Number(n.clone())),
+            _ => None,
+        };
+        let kind = match item {
+            Item::Null => types::NULL,
+            Item::Bool(_) => types::BOOLEAN,
+            Item::Str(_) => types::STRING,
+            Item::Num(_) => types::NUMBER,
+        };
+        let integer = |draft4: bool| match item {
+            Item::Num(n) => integer(n, draft4),
+            _ => false,
+        };
+        if !self.type_holds(node, kind, integer) {
+            return false;
+        }
+        let equals = |scalar: &Scalar| match (scalar, item) {
+            (Scalar::Null, Item::Null) => true,
+            (Scalar::Bool(a), Item::Bool(b)) => *a == b,
+            (Scalar::Str(a), Item::Str(b)) => *a == b,
+            (Scalar::Num(a), Item::Num(_)) => number.as_ref().is_some_and(|v| runtime::is_number(v, *a)),
+            _ => false,
+        };
+        if let Some(constant) = &node.constant {
+            if !equals(constant) {
+                return false;
+            }
+        }
+        if let Some(values) = node.enumeration {
+            let open = self.compatible && node.open & open::WIDENED != 0 && node.open & open::ENUM != 0;
+            if !open && !values.iter().any(equals) {
+                return false;
+            }
+        }
+        match item {
+            Item::Str(s) => {
+                if node.min_length > 0 || node.max_length < u64::MAX {
+                    let length = runtime::length(s);
+                    if length < node.min_length || length > node.max_length {
+                        return false;
+                    }
+                }
+                if node.pattern.is_some_and(|p| !p.is_match(s)) {
+                    return false;
+                }
+                if node.format.is_some_and(|f| !f(s)) {
+                    return false;
+                }
+            }
+            Item::Num(n) => {
+                for &(limit, bound) in node.limits {
+                    let order = runtime::compare(n, bound);
+                    let holds = match limit {
+                        Limit::Minimum => order != Some(std::cmp::Ordering::Less),
+                        Limit::Maximum => order != Some(std::cmp::Ordering::Greater),
+                        Limit::ExclusiveMinimum => order == Some(std::cmp::Ordering::Greater),
+                        Limit::ExclusiveMaximum => order == Some(std::cmp::Ordering::Less),
+                        Limit::MultipleOf => runtime::is_multiple_of(n, bound),
+                    };
+                    if !holds {
+                        return false;
+                    }
+                }
+            }
+            Item::Null | Item::Bool(_) => {}
+        }
+        true
+    }
+
+    /// Starts an object or an array: the type checks of every location of the frame (a
+    /// `const` or an `enum` here holds only scalars, so it fails).
+    fn open_container(&mut self, start: usize, kind: u8) -> (usize, usize) {
+        let (roots, end) = self.begin(start);
+        for i in start..end {
+            let entry = self.entries[i];
+            if !entry.ok() {
+                continue;
+            }
+            let node = self.at(entry.node);
+            let holds = self.type_holds(node, kind, |_| false)
+                && node.constant.is_none()
+                && node
+                    .enumeration
+                    .is_none_or(|_| self.compatible && node.open & open::WIDENED != 0 && node.open & open::ENUM != 0);
+            if !holds {
+                self.entries[i].fail();
+            }
+        }
+        (roots, end)
+    }
+
+    /// Pushes the locations applying to the member `key` of the object whose frame is
+    /// `self.object`; records where they start.
+    fn member(&mut self, key: &str) {
+        let child = self.entries.len();
+        self.named = Some(child);
+        if key.starts_with("$serde_json::private::") {
+            // serde_json's raw values and arbitrary-precision numbers arrive as such a map.
+            self.unknown = true;
+            return;
+        }
+        let (start, end) = self.object;
+        for i in start..end {
+            let entry = &mut self.entries[i];
+            if !entry.ok() {
+                continue;
+            }
+            entry.count += 1;
+            let node = entry.node;
+            let node = self.at(node);
+            if !node.members {
+                continue;
+            }
+            let mut matched = false;
+            if let Some(&(_, target, required)) = find_name(node.properties, key) {
+                if required != u8::MAX {
+                    self.entries[i].required |= 1 << required;
+                }
+                if target != u32::MAX {
+                    matched = true;
+                    self.push_child(target, i);
+                }
+            }
+            for &(pattern, target) in node.pattern_properties {
+                if pattern.is_match(key) {
+                    matched = true;
+                    self.push_child(target, i);
+                }
+            }
+            if !matched {
+                if let Some(target) = node.additional {
+                    self.push_child(target, i);
+                }
+            }
+        }
+    }
+
+    /// Pushes the locations applying to the item `index` of the array whose frame is
+    /// `start..end`; returns where they start.
+    fn element(&mut self, start: usize, end: usize, index: usize) -> usize {
+        let child = self.entries.len();
+        for i in start..end {
+            let entry = self.entries[i];
+            if !entry.ok() {
+                continue;
+            }
+            let node = self.at(entry.node);
+            match node.prefix.get(index) {
+                Some(&target) => self.push_child(target, i),
+                None => {
+                    if let Some(target) = node.items {
+                        self.push_child(target, i);
+                    }
+                }
+            }
+        }
+        child
+    }
+
+    /// Ends a member or an item whose locations were pushed at `child`: and-s each one's
+    /// verdict into its owner's, and drops them.
+    fn end_child(&mut self, child: usize) {
+        for i in child..self.entries.len() {
+            let entry = self.entries[i];
+            if entry.flags & VISITED == 0 {
+                // The type's visitor did not read this value through the wrapper.
+                self.unknown = true;
+            }
+            if !entry.ok() {
+                if let Some(owner) = self.entries.get_mut(entry.owner as usize) {
+                    owner.fail();
+                }
+            }
+        }
+        self.entries.truncate(child);
+    }
+
+    /// Ends an object or an array: the counts of every location of the frame, then its
+    /// verdicts.
+    fn close_container(&mut self, start: usize, roots: usize, end: usize, object: bool) {
+        for i in start..end {
+            let entry = self.entries[i];
+            if !entry.ok() {
+                continue;
+            }
+            let node = self.at(entry.node);
+            let ok = if object {
+                let all = if node.required >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << node.required) - 1
+                };
+                entry.required == all && entry.count >= node.min_properties && entry.count <= node.max_properties
+            } else {
+                entry.count >= node.min_items && entry.count <= node.max_items
+            };
+            if !ok {
+                self.entries[i].fail();
+            }
+        }
+        self.finish(start, roots);
+    }
+
+    /// Combines the verdicts of the frame `start..` into its roots (the frame's other entries,
+    /// those the applicators added, are dropped).
+    fn finish(&mut self, start: usize, roots: usize) {
+        for i in (roots..self.entries.len()).rev() {
+            let entry = self.entries[i];
+            let verdict = entry.verdict();
+            let Some(owner) = self.entries.get_mut(entry.owner as usize) else {
+                self.unknown = true;
+                continue;
+            };
+            match entry.role {
+                Role::All | Role::Child => {
+                    if !verdict {
+                        owner.fail();
+                    }
+                }
+                Role::Any => owner.any = owner.any.saturating_add(u8::from(verdict)),
+                Role::One => owner.one = owner.one.saturating_add(u8::from(verdict)),
+                Role::Not => {
+                    if verdict {
+                        owner.flags |= NOT_HOLDS;
+                    }
+                }
+                Role::If => {
+                    if verdict {
+                        owner.flags |= IF_HOLDS;
+                    }
+                }
+                Role::Then => {
+                    if !verdict {
+                        owner.flags |= THEN_FAILS;
+                    }
+                }
+                Role::Else => {
+                    if !verdict {
+                        owner.flags |= ELSE_FAILS;
+                    }
+                }
+            }
+        }
+        self.entries.truncate(roots);
+        for i in start..roots {
+            if !self.entries[i].verdict() {
+                self.entries[i].fail();
+            }
+        }
+    }
+}
+
+/// Orders member names by length, then bytes: `< 0`, `0` or `> 0` (`const`, to check a
+/// program's tables when it is compiled).
+const fn name_order(a: &str, b: &str) -> i32 {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return if a.len() < b.len() { -1 } else { 1 };
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return if a[i] < b[i] { -1 } else { 1 };
+        }
+        i += 1;
+    }
+    0
+}
+
+/// The entry of `names` (sorted by [`name_order`]) for `key`: a binary search (a scan for a
+/// short table) comparing lengths first, so bytes are compared only between names of the
+/// key's length.
+#[inline]
+fn find_name(names: &'static [(&'static str, u32, u8)], key: &str) -> Option<&'static (&'static str, u32, u8)> {
+    if names.len() <= 12 {
+        // Short tables: a scan that skips names of other lengths with one comparison each,
+        // and stops past the key's length.
+        for entry in names {
+            if entry.0.len() == key.len() {
+                if entry.0 == key {
+                    return Some(entry);
+                }
+            } else if entry.0.len() > key.len() {
+                return None;
+            }
+        }
+        return None;
+    }
+    let (mut low, mut high) = (0, names.len());
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let name = names[middle].0;
+        let order = name
+            .len()
+            .cmp(&key.len())
+            .then_with(|| name.as_bytes().cmp(key.as_bytes()));
+        match order {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => return names.get(middle),
+        }
+    }
+    None
+}
+
+/// Whether the JSON number `n` is an integer (in draft-04's sense when `draft4`), as the
+/// generated checks decide it.
+fn integer(n: &Number, draft4: bool) -> bool {
+    if n.is_i64() || n.is_u64() {
+        return true;
+    }
+    let value = Value::Number(n.clone());
+    if draft4 {
+        runtime::is_integer_draft4(&value)
+    } else {
+        runtime::is_integer(&value)
+    }
+}
+
+/// Deserializes a `T` from `deserializer`, checking every value against `stream`'s definition
+/// as it is read (in the compatible reading when `compatible`). The verdict is
+/// [`Verdict::Valid`] only when every value was checked and holds.
+///
+/// # Errors
+/// The deserializer's own errors (malformed JSON, a value `T` cannot take).
+pub fn deserialize<'de, T, D>(stream: Stream, compatible: bool, deserializer: D) -> Result<(T, Verdict), D::Error>
+where
+    T: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    let mut run = Run {
+        program: stream.program,
+        compatible,
+        entries: Vec::with_capacity(32),
+        unknown: false,
+        object: (0, 0),
+        named: None,
+    };
+    if run.at(stream.root).trivial {
+        // A definition that accepts every value: nothing to check.
+        return T::deserialize(deserializer).map(|value| (value, Verdict::Valid));
+    }
+    run.entries.push(Entry::new(stream.root, u32::MAX, Role::Child));
+    let value = T::deserialize(Wrap {
+        inner: deserializer,
+        run: &mut run,
+        start: 0,
+    })?;
+    let verdict = match run.entries.first() {
+        _ if run.unknown => Verdict::Unknown,
+        Some(root) if root.flags & VISITED != 0 && root.ok() => Verdict::Valid,
+        Some(root) if root.flags & VISITED != 0 => Verdict::Invalid,
+        _ => Verdict::Unknown,
+    };
+    Ok((value, verdict))
+}
+
+/// Whether the JSON text `bytes` is valid against `stream`'s definition, read with no `Value`
+/// built; `None` when the program cannot decide or the text is no JSON.
+///
+/// A member named twice in one object is checked at each occurrence (and counted twice), where
+/// a `Value` keeps only the last: such a text can be answered invalid here and valid by the
+/// checks on its `Value`. [`super::parse_slice`] validates any text answered invalid the
+/// two-pass way, so it gives the checks' answer.
+pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<bool> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let (IgnoredAny, verdict) = deserialize(stream, compatible, &mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    match verdict {
+        Verdict::Valid => Some(true),
+        Verdict::Invalid => Some(false),
+        Verdict::Unknown => None,
+    }
+}
+
+/// Whether `value` is valid against `stream`'s definition, by the stream program; `None` when
+/// it cannot decide.
+pub fn check_value(stream: Stream, compatible: bool, value: &Value) -> Option<bool> {
+    let (IgnoredAny, verdict) = deserialize(stream, compatible, value).ok()?;
+    match verdict {
+        Verdict::Valid => Some(true),
+        Verdict::Invalid => Some(false),
+        Verdict::Unknown => None,
+    }
+}
+
+/// The deserializer handed to the type: the input's, with every value read through [`Check`].
+struct Wrap<'r, D> {
+    inner: D,
+    run: &'r mut Run,
+    /// Where the frame of the value about to be read starts.
+    start: usize,
+}
+
+impl<'r, D> Wrap<'r, D> {
+    fn visitor<V>(self, visitor: V) -> (D, Check<'r, V>) {
+        (
+            self.inner,
+            Check {
+                visitor,
+                run: self.run,
+                start: self.start,
+            },
+        )
+    }
+}
+
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+                let (inner, visitor) = self.visitor(visitor);
+                inner.$method($($arg,)* visitor)
+            }
+        )*
+    };
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Wrap<'_, D> {
+    type Error = D::Error;
+
+    forward! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if name.starts_with("$serde_json::private::") {
+            // A raw value: its text is not read through a visitor.
+            self.run.unknown = true;
+            return self.inner.deserialize_newtype_struct(name, visitor);
+        }
+        let (inner, visitor) = self.visitor(visitor);
+        inner.deserialize_newtype_struct(name, visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        // What the type skips is still read, and checked, in full.
+        let (inner, check) = self.visitor(IgnoredAny);
+        inner.deserialize_any(check)?;
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+}
+
+/// The visitor wrapping the type's: checks the value it is given, then hands it on.
+struct Check<'r, V> {
+    visitor: V,
+    run: &'r mut Run,
+    start: usize,
+}
+
+impl<'r, V> Check<'r, V> {
+    fn scalar(self, item: Item<'_>) -> V {
+        self.run.scalar(self.start, item);
+        self.visitor
+    }
+
+    fn unknown(self) -> V {
+        self.run.unknown = true;
+        self.visitor
+    }
+
+    fn number(self, number: Option<Number>) -> V {
+        match number {
+            Some(n) => {
+                self.run.scalar(self.start, Item::Num(&n));
+                self.visitor
+            }
+            None => self.unknown(),
+        }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.visitor.expecting(formatter)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.scalar(Item::Bool(v)).visit_bool(v)
+    }
+
+    fn visit_i8<E: de::Error>(self, v: i8) -> Result<V::Value, E> {
+        self.number(Some(i64::from(v).into())).visit_i8(v)
+    }
+
+    fn visit_i16<E: de::Error>(self, v: i16) -> Result<V::Value, E> {
+        self.number(Some(i64::from(v).into())).visit_i16(v)
+    }
+
+    fn visit_i32<E: de::Error>(self, v: i32) -> Result<V::Value, E> {
+        self.number(Some(i64::from(v).into())).visit_i32(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.number(Some(v.into())).visit_i64(v)
+    }
+
+    fn visit_u8<E: de::Error>(self, v: u8) -> Result<V::Value, E> {
+        self.number(Some(u64::from(v).into())).visit_u8(v)
+    }
+
+    fn visit_u16<E: de::Error>(self, v: u16) -> Result<V::Value, E> {
+        self.number(Some(u64::from(v).into())).visit_u16(v)
+    }
+
+    fn visit_u32<E: de::Error>(self, v: u32) -> Result<V::Value, E> {
+        self.number(Some(u64::from(v).into())).visit_u32(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.number(Some(v.into())).visit_u64(v)
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
+        self.unknown().visit_i128(v)
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
+        self.unknown().visit_u128(v)
+    }
+
+    fn visit_f32<E: de::Error>(self, v: f32) -> Result<V::Value, E> {
+        self.number(Number::from_f64(f64::from(v))).visit_f32(v)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        self.number(Number::from_f64(v)).visit_f64(v)
+    }
+
+    fn visit_char<E: de::Error>(self, v: char) -> Result<V::Value, E> {
+        let mut buffer = [0u8; 4];
+        let text: &str = v.encode_utf8(&mut buffer);
+        self.scalar(Item::Str(text)).visit_char(v)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.scalar(Item::Str(v)).visit_str(v)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.scalar(Item::Str(v)).visit_borrowed_str(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.run.scalar(self.start, Item::Str(&v));
+        self.visitor.visit_string(v)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
+        self.unknown().visit_bytes(v)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
+        self.unknown().visit_borrowed_bytes(v)
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<V::Value, E> {
+        self.unknown().visit_byte_buf(v)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.scalar(Item::Null).visit_none()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.scalar(Item::Null).visit_unit()
+    }
+
+    fn visit_some<D2: Deserializer<'de>>(self, deserializer: D2) -> Result<V::Value, D2::Error> {
+        // The same value, not read yet.
+        self.visitor.visit_some(Wrap {
+            inner: deserializer,
+            run: self.run,
+            start: self.start,
+        })
+    }
+
+    fn visit_newtype_struct<D2: Deserializer<'de>>(self, deserializer: D2) -> Result<V::Value, D2::Error> {
+        self.visitor.visit_newtype_struct(Wrap {
+            inner: deserializer,
+            run: self.run,
+            start: self.start,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        let (roots, end) = self.run.open_container(self.start, types::ARRAY);
+        let mut items = Items {
+            inner: seq,
+            run: self.run,
+            start: self.start,
+            end,
+            index: 0,
+            done: false,
+        };
+        let value = self.visitor.visit_seq(&mut items)?;
+        while !items.done {
+            if items.next_element::<IgnoredAny>()?.is_none() {
+                break;
+            }
+        }
+        let count = items.index as u64;
+        for entry in &mut items.run.entries[items.start..items.end] {
+            entry.count = count;
+        }
+        items.run.close_container(items.start, roots, end, false);
+        Ok(value)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let (roots, end) = self.run.open_container(self.start, types::OBJECT);
+        let mut members = Members {
+            inner: map,
+            run: self.run,
+            start: self.start,
+            end,
+            child: None,
+            done: false,
+        };
+        let value = self.visitor.visit_map(&mut members)?;
+        while !members.done {
+            if members.next_key::<IgnoredAny>()?.is_none() {
+                break;
+            }
+            members.next_value::<IgnoredAny>()?;
+        }
+        members.run.close_container(members.start, roots, end, true);
+        Ok(value)
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.unknown().visit_enum(data)
+    }
+}
+
+/// An array's items, each read through the wrapper with the locations applying to it.
+struct Items<'r, A> {
+    inner: A,
+    run: &'r mut Run,
+    start: usize,
+    end: usize,
+    index: usize,
+    done: bool,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
+    type Error = A::Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let child = self.run.element(self.start, self.end, self.index);
+        let element = if child == self.run.entries.len() {
+            self.inner.next_element_seed(seed)?
+        } else {
+            self.inner.next_element_seed(Seed {
+                seed,
+                run: &mut *self.run,
+                start: child,
+            })?
+        };
+        match element {
+            Some(value) => {
+                self.run.end_child(child);
+                self.index += 1;
+                Ok(Some(value))
+            }
+            None => {
+                self.run.entries.truncate(child);
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// An object's members: each name recorded as it is read, each value read through the
+/// wrapper with the locations applying to it.
+struct Members<'r, A> {
+    inner: A,
+    run: &'r mut Run,
+    start: usize,
+    end: usize,
+    /// Where the locations of the member whose name was just read start.
+    child: Option<usize>,
+    done: bool,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
+        if self.done {
+            return Ok(None);
+        }
+        if self.child.is_some() {
+            // A name read twice without its value: not how a visitor reads a map.
+            self.run.unknown = true;
+        }
+        self.run.object = (self.start, self.end);
+        self.run.named = None;
+        let key = self.inner.next_key_seed(Key {
+            seed,
+            run: &mut *self.run,
+        })?;
+        if key.is_none() {
+            self.done = true;
+            return Ok(None);
+        }
+        self.child = Some(self.run.named.unwrap_or_else(|| {
+            // A name given in another form than a string: not checked, so no verdict.
+            self.run.unknown = true;
+            self.run.entries.len()
+        }));
+        Ok(key)
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Self::Error> {
+        let Some(child) = self.child.take() else {
+            self.run.unknown = true;
+            return self.inner.next_value_seed(seed);
+        };
+        let value = if child == self.run.entries.len() {
+            self.inner.next_value_seed(seed)?
+        } else {
+            self.inner.next_value_seed(Seed {
+                seed,
+                run: &mut *self.run,
+                start: child,
+            })?
+        };
+        self.run.end_child(child);
+        Ok(value)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// A member's or an item's seed, reading its value through the wrapper.
+struct Seed<'r, S> {
+    seed: S,
+    run: &'r mut Run,
+    start: usize,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(Wrap {
+            inner: deserializer,
+            run: self.run,
+            start: self.start,
+        })
+    }
+}
+
+/// A member name's seed: records the name as the type's seed reads it.
+struct Key<'r, S> {
+    seed: S,
+    run: &'r mut Run,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Key<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(KeyDeserializer {
+            inner: deserializer,
+            run: self.run,
+        })
+    }
+}
+
+struct KeyDeserializer<'r, D> {
+    inner: D,
+    run: &'r mut Run,
+}
+
+impl<'r, D> KeyDeserializer<'r, D> {
+    fn visitor<V>(self, visitor: V) -> (D, KeyVisitor<'r, V>) {
+        (self.inner, KeyVisitor { visitor, run: self.run })
+    }
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, D> {
+    type Error = D::Error;
+
+    forward! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        let (inner, check) = self.visitor(IgnoredAny);
+        inner.deserialize_any(check)?;
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+}
+
+/// Records a member's name, then hands it to the type's visitor. A name given in another
+/// form than a string leaves it unrecorded (the verdict is then unknown).
+struct KeyVisitor<'r, V> {
+    visitor: V,
+    run: &'r mut Run,
+}
+
+impl<V> KeyVisitor<'_, V> {
+    fn record(self, name: &str) -> V {
+        self.run.member(name);
+        self.visitor
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.visitor.expecting(formatter)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.record(v).visit_str(v)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.record(v).visit_borrowed_str(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        let visitor = self.record(&v);
+        visitor.visit_string(v)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.visitor.visit_bool(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.visitor.visit_i64(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.visitor.visit_u64(v)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        self.visitor.visit_f64(v)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
+        self.visitor.visit_bytes(v)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
+        self.visitor.visit_borrowed_bytes(v)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.visitor.visit_unit()
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.visitor.visit_none()
+    }
+
+    fn visit_some<D2: Deserializer<'de>>(self, deserializer: D2) -> Result<V::Value, D2::Error> {
+        self.visitor.visit_some(deserializer)
+    }
+
+    fn visit_newtype_struct<D2: Deserializer<'de>>(self, deserializer: D2) -> Result<V::Value, D2::Error> {
+        self.visitor.visit_newtype_struct(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_map(map)
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_enum(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_slice, find_name, name_order, types, Limit, Node, Scalar, Stream};
+    use crate::validate::runtime::Num;
+
+    #[test]
+    fn names_are_found_in_short_and_long_tables() {
+        let mut owned: Vec<String> = (0..40).map(|i| format!("member_{i}")).collect();
+        owned.extend(["a", "id", "zz", "type"].map(String::from));
+        owned.sort_by(|a, b| name_order(a, b).cmp(&0));
+        let table: &'static [(&'static str, u32, u8)] = Box::leak(
+            owned
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (&*Box::leak(name.clone().into_boxed_str()), i as u32, u8::MAX))
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        );
+        for short in [&table[..5], &table[..12], table] {
+            for (i, (name, ..)) in short.iter().enumerate() {
+                assert_eq!(
+                    find_name(short, name).map(|e| e.1),
+                    Some(i as u32 + (short.as_ptr() as usize - table.as_ptr() as usize) as u32),
+                    "{name}"
+                );
+            }
+            for missing in ["", "b", "member_", "member_400", "ty", "typf"] {
+                assert!(find_name(short, missing).is_none(), "{missing}");
+            }
+        }
+        assert!(name_order("b", "aa") < 0 && name_order("ab", "aa") > 0 && name_order("x", "x") == 0);
+    }
+
+    static PROGRAM: &[Node] = &[
+        // 0: {"type": "object", "properties": {"n": 1, "s": 2}, "required": ["n"],
+        //     "additionalProperties": false, "oneOf": [3, 4], "maxProperties": 2}
+        Node::new()
+            .types(types::OBJECT, false)
+            .properties(&[("n", 1, 0), ("s", 2, u8::MAX)], &[], Some(5))
+            .members(1, 0, 2)
+            .one_of(&[3, 4]),
+        // 1: {"type": "integer", "minimum": 0, "multipleOf": 2}
+        Node::new()
+            .types(types::INTEGER, false)
+            .limits(&[(Limit::Minimum, Num::U(0)), (Limit::MultipleOf, Num::U(2))]),
+        // 2: {"enum": ["x", "yy"]}
+        Node::new().enumeration(&[Scalar::Str("x"), Scalar::Str("yy")]),
+        // 3: {"required": ["s"]}
+        Node::new()
+            .properties(&[("s", u32::MAX, 0)], &[], None)
+            .members(1, 0, u64::MAX),
+        // 4: {"not": {"required": ["s"]}}
+        Node::new().not(3),
+        // 5: false
+        Node::never(),
+        // 6: {"items": 1, "prefixItems": [2], "maxItems": 3, "if": 7, "then": 8}
+        Node::new().items(&[2], Some(1), 0, 3).condition(7, Some(8), None),
+        // 7: {"minItems": 2}
+        Node::new().items(&[], None, 2, u64::MAX),
+        // 8: {"maxItems": 2}
+        Node::new().items(&[], None, 0, 2),
+        // 9: opaque
+        Node::opaque(),
+    ];
+
+    fn check(root: u32, text: &str) -> Option<bool> {
+        check_slice(Stream::new(PROGRAM, root), false, text.as_bytes())
+    }
+
+    #[test]
+    fn a_hand_written_program_decides_as_json_schema_does() {
+        for (text, expected) in [
+            (r#"{"n": 2}"#, Some(true)),
+            (r#"{"n": 2.0}"#, Some(true)),
+            (r#"{"n": 3}"#, Some(false)),
+            (r#"{"n": -2}"#, Some(false)),
+            (r#"{"n": 2, "s": "x"}"#, Some(true)),
+            (r#"{"n": 2, "s": "z"}"#, Some(false)),
+            (r#"{"s": "x"}"#, Some(false)),
+            (r#"{"n": 2, "other": 1}"#, Some(false)),
+            (r#"{"n": 2, "s": "yy", "n": 4}"#, Some(false)),
+            (r#"[1]"#, Some(false)),
+            ("null", Some(false)),
+            ("{\"n\": 2", None),
+        ] {
+            assert_eq!(check(0, text), expected, "{text}");
+        }
+        for (text, expected) in [
+            (r#"["x"]"#, Some(true)),
+            (r#"["x", 4]"#, Some(true)),
+            (r#"["x", 3]"#, Some(false)),
+            (r#"["z"]"#, Some(false)),
+            (r#"["x", 4, 6]"#, Some(false)),
+            (r#"[]"#, Some(true)),
+            (r#"{}"#, Some(true)),
+        ] {
+            assert_eq!(check(6, text), expected, "{text}");
+        }
+        assert_eq!(check(9, "1"), None);
+        assert_eq!(check(5, "1"), Some(false));
+    }
+}
