@@ -12,7 +12,8 @@
 //!   violation collected by both. Target <= 0.5.
 //! - `first_call/*`: the first check of a process: nothing to prepare for the generated
 //!   validator; jsonschema compiles the schema first (reported).
-//! - `parse/*`: `parse::<ExecuteToolOutput>` (validate + deserialize) vs deserializing alone,
+//! - `parse/*`: `parse::<ExecuteToolOutput>` (validate + deserialize) vs deserializing alone
+//!   (`parse/trace_100_bytes`: `parse_slice` on the 100-step trace),
 //!   from a `Value` and from bytes. Target <= 1.3.
 //! - `tool_definition/*`: a derived tool's definition after the first call vs reading a
 //!   static. Target: under 50 ns.
@@ -174,6 +175,15 @@ fn parsing(c: &mut Criterion) {
     });
     group.bench_function("baseline", |b| {
         b.iter(|| ExecuteToolOutput::deserialize(black_box(&value)).unwrap())
+    });
+    group.finish();
+    let trace = serde_json::to_vec(&trace_100()).unwrap();
+    let mut group = c.benchmark_group("parse/trace_100_bytes");
+    group.bench_function("toolkit", |b| {
+        b.iter(|| parse_slice::<ExecuteToolOutput>(black_box(&trace)).unwrap())
+    });
+    group.bench_function("baseline", |b| {
+        b.iter(|| serde_json::from_slice::<ExecuteToolOutput>(black_box(&trace)).unwrap())
     });
     group.finish();
     let mut group = c.benchmark_group("parse/execute_9_4_bytes");

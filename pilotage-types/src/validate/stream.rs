@@ -126,6 +126,9 @@ pub struct Node {
     /// Whether a member's name matters (`properties`, `patternProperties`,
     /// `additionalProperties` or `required`).
     members: bool,
+    /// The lengths (modulo 64) of the names of `properties`' table, as bits: a name of
+    /// another length is not in it.
+    lengths: u64,
     min_properties: u64,
     max_properties: u64,
     all_of: &'static [u32],
@@ -164,6 +167,7 @@ impl Node {
             additional: None,
             required: 0,
             members: false,
+            lengths: 0,
             min_properties: 0,
             max_properties: u64::MAX,
             all_of: &[],
@@ -279,14 +283,17 @@ impl Node {
         patterns: &'static [(&'static Pattern, u32)],
         additional: Option<u32>,
     ) -> Self {
-        let mut i = 1;
+        let mut i = 0;
+        let mut lengths = 0u64;
         while i < named.len() {
             assert!(
-                name_order(named[i - 1].0, named[i].0) < 0,
+                i == 0 || name_order(named[i - 1].0, named[i].0) < 0,
                 "stream program: member names out of order"
             );
+            lengths |= 1 << (named[i].0.len() % 64);
             i += 1;
         }
+        self.lengths = lengths;
         self.properties = named;
         self.pattern_properties = patterns;
         self.additional = additional;
@@ -739,6 +746,7 @@ impl Run {
             return;
         }
         let (start, end) = self.object;
+        let length = 1u64 << (key.len() % 64);
         for i in start..end {
             let entry = &mut self.entries[i];
             if !entry.ok() {
@@ -751,7 +759,12 @@ impl Run {
                 continue;
             }
             let mut matched = false;
-            if let Some(&(_, target, required)) = find_name(node.properties, key) {
+            let found = if node.lengths & length != 0 {
+                find_name(node.properties, key)
+            } else {
+                None
+            };
+            if let Some(&(_, target, required)) = found {
                 if required != u8::MAX {
                     self.entries[i].required |= 1 << required;
                 }
@@ -1001,6 +1014,7 @@ where
 /// a `Value` keeps only the last: such a text can be answered invalid here and valid by the
 /// checks on its `Value`. [`super::parse_slice`] validates any text answered invalid the
 /// two-pass way, so it gives the checks' answer.
+#[inline] // generic code behind it: built only in crates that call it
 pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<bool> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let (IgnoredAny, verdict) = deserialize(stream, compatible, &mut deserializer).ok()?;
@@ -1014,6 +1028,7 @@ pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<boo
 
 /// Whether `value` is valid against `stream`'s definition, by the stream program; `None` when
 /// it cannot decide.
+#[inline] // generic code behind it: built only in crates that call it
 pub fn check_value(stream: Stream, compatible: bool, value: &Value) -> Option<bool> {
     let (IgnoredAny, verdict) = deserialize(stream, compatible, value).ok()?;
     match verdict {
