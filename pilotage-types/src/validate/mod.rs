@@ -408,7 +408,9 @@ pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseE
 pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
     if let Some(program) = T::STREAM {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        if let Ok((parsed, stream::Verdict::Valid)) = stream::deserialize::<T, _>(program, false, &mut deserializer) {
+        if let Ok((parsed, stream::Verdict::Valid)) =
+            stream::parse_until_invalid::<T, _>(program, false, &mut deserializer)
+        {
             if deserializer.end().is_ok() {
                 return Ok(parsed);
             }
@@ -432,7 +434,9 @@ pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Resul
 pub fn parse_slice_compatible<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
     if let Some(program) = T::STREAM {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        if let Ok((parsed, stream::Verdict::Valid)) = stream::deserialize::<T, _>(program, true, &mut deserializer) {
+        if let Ok((parsed, stream::Verdict::Valid)) =
+            stream::parse_until_invalid::<T, _>(program, true, &mut deserializer)
+        {
             if deserializer.end().is_ok() {
                 return Ok(parsed);
             }

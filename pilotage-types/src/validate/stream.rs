@@ -479,6 +479,9 @@ impl Entry {
     }
 }
 
+/// The error that stops a [`parse_until_invalid`] run.
+const INVALID: &str = "invalid against the schema (read again to name every violation)";
+
 /// The most schema locations one value may have applied to it at once (a guard: generation
 /// refuses `$ref` cycles on one instance, so expansion always ends).
 const MAX_FRAME: usize = 4096;
@@ -498,6 +501,12 @@ struct Run {
     compatible: bool,
     entries: Vec<Entry>,
     unknown: bool,
+    /// Whether to stop reading once the document is known invalid ([`parse_until_invalid`]).
+    stop_when_invalid: bool,
+    /// The document is known invalid: a location failed whose failure reaches the root
+    /// through `allOf`s, `$ref`s, members and items only (no `anyOf`, `oneOf`, `not` or
+    /// condition in between).
+    invalid: bool,
     /// The frame of the object whose member name is being read.
     object: (usize, usize),
     /// Where the locations of the member whose name was just read start (`None`: no name
@@ -822,9 +831,29 @@ impl Run {
                 if let Some(owner) = self.entries.get_mut(entry.owner as usize) {
                     owner.fail();
                 }
+                if self.stop_when_invalid && !self.invalid {
+                    self.invalid = self.fails_the_root(entry.owner);
+                }
             }
         }
         self.entries.truncate(child);
+    }
+
+    /// Whether the failure of the entry `failed` makes the root fail whatever is read next:
+    /// its verdict reaches the root through `allOf`s and members only.
+    fn fails_the_root(&self, mut failed: u32) -> bool {
+        loop {
+            let Some(entry) = self.entries.get(failed as usize) else {
+                return false;
+            };
+            if !matches!(entry.role, Role::Child | Role::All) {
+                return false;
+            }
+            if entry.owner == u32::MAX {
+                return true;
+            }
+            failed = entry.owner;
+        }
     }
 
     /// Ends an object or an array: the counts of every location of the frame, then its
@@ -980,11 +1009,41 @@ where
     T: de::Deserialize<'de>,
     D: Deserializer<'de>,
 {
+    run(stream, compatible, false, deserializer)
+}
+
+/// [`deserialize`] for [`super::parse_slice`]: once the document is known invalid it stops
+/// reading, with an error (the caller validates the two-pass way, which names every
+/// violation).
+pub(super) fn parse_until_invalid<'de, T, D>(
+    stream: Stream,
+    compatible: bool,
+    deserializer: D,
+) -> Result<(T, Verdict), D::Error>
+where
+    T: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    run(stream, compatible, true, deserializer)
+}
+
+fn run<'de, T, D>(
+    stream: Stream,
+    compatible: bool,
+    stop_when_invalid: bool,
+    deserializer: D,
+) -> Result<(T, Verdict), D::Error>
+where
+    T: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
     let mut run = Run {
         program: stream.program,
         compatible,
         entries: Vec::with_capacity(32),
         unknown: false,
+        stop_when_invalid,
+        invalid: false,
         object: (0, 0),
         named: None,
     };
@@ -1342,6 +1401,9 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
         if self.done {
             return Ok(None);
         }
+        if self.run.invalid {
+            return Err(de::Error::custom(INVALID));
+        }
         let child = self.run.element(self.start, self.end, self.index);
         let element = if child == self.run.entries.len() {
             self.inner.next_element_seed(seed)?
@@ -1389,6 +1451,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
         if self.done {
             return Ok(None);
+        }
+        if self.run.invalid {
+            return Err(de::Error::custom(INVALID));
         }
         if self.child.is_some() {
             // A name read twice without its value: not how a visitor reads a map.
@@ -1716,5 +1781,44 @@ mod tests {
         }
         assert_eq!(check(9, "1"), None);
         assert_eq!(check(5, "1"), Some(false));
+    }
+
+    #[test]
+    fn a_parse_stops_once_the_document_is_known_invalid() {
+        use super::{deserialize, parse_until_invalid, INVALID};
+        use serde::de::IgnoredAny;
+        let stream = Stream::new(PROGRAM, 0);
+        // `n` breaks `multipleOf` on the root's own member: nothing read later can help, so the
+        // text after it (not even JSON) is never read.
+        let text = br#"{"n": 3, "s": ] not json"#;
+        let error =
+            parse_until_invalid::<IgnoredAny, _>(stream, false, &mut serde_json::Deserializer::from_slice(text))
+                .unwrap_err();
+        assert!(error.to_string().contains(INVALID), "{error}");
+        let error =
+            deserialize::<IgnoredAny, _>(stream, false, &mut serde_json::Deserializer::from_slice(text)).unwrap_err();
+        assert!(!error.to_string().contains(INVALID), "{error}");
+        // Read to the end otherwise: a valid document, and one whose failure is the `oneOf`'s
+        // (decided at the root's own end, from the branches' verdicts).
+        for (text, expected) in [
+            (&br#"{"n": 2, "s": "x"}"#[..], super::Verdict::Valid),
+            (br#"{"n": 2, "s": "x"}   "#, super::Verdict::Valid),
+        ] {
+            let (IgnoredAny, verdict) =
+                parse_until_invalid(stream, false, &mut serde_json::Deserializer::from_slice(text)).unwrap();
+            assert_eq!(verdict, expected);
+        }
+        let stream = Stream::new(PROGRAM, 6);
+        let (IgnoredAny, verdict) = parse_until_invalid(
+            stream,
+            false,
+            &mut serde_json::Deserializer::from_slice(b"[\"x\", 4, 6]"),
+        )
+        .unwrap();
+        assert_eq!(
+            verdict,
+            super::Verdict::Invalid,
+            "the `then` fails: read to the end, then decided"
+        );
     }
 }
