@@ -391,6 +391,17 @@ pub enum Verdict {
     Unknown,
 }
 
+impl Verdict {
+    /// Whether the value is valid, when the program decided.
+    pub fn known(self) -> Option<bool> {
+        match self {
+            Verdict::Valid => Some(true),
+            Verdict::Invalid => Some(false),
+            Verdict::Unknown => None,
+        }
+    }
+}
+
 /// How a value's schema locations are combined into the verdict of the location that applied
 /// them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -639,23 +650,6 @@ impl Run {
     }
 
     fn scalar_holds(&self, node: &Node, item: Item<'_>) -> bool {
-        if !node.scalar_checks {
-            // `type` alone, if anything.
-            let kind = match item {
-                Item::Null => types::NULL,
-                Item::Bool(_) => types::BOOLEAN,
-                Item::Str(_) => types::STRING,
-                Item::Num(_) => types::NUMBER,
-            };
-            return self.type_holds(node, kind, |draft4| match item {
-                Item::Num(n) => integer(n, draft4),
-                _ => false,
-            });
-        }
-        let number = match item {
-            Item::Num(n) => Some(Value::Number(n.clone())),
-            _ => None,
-        };
         let kind = match item {
             Item::Null => types::NULL,
             Item::Bool(_) => types::BOOLEAN,
@@ -669,6 +663,14 @@ impl Run {
         if !self.type_holds(node, kind, integer) {
             return false;
         }
+        if !node.scalar_checks {
+            // `type` alone, if anything.
+            return true;
+        }
+        let number = match item {
+            Item::Num(n) => Some(Value::Number(n.clone())),
+            _ => None,
+        };
         let equals = |scalar: &Scalar| match (scalar, item) {
             (Scalar::Null, Item::Null) => true,
             (Scalar::Bool(a), Item::Bool(b)) => *a == b,
@@ -1078,11 +1080,7 @@ pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<boo
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let (IgnoredAny, verdict) = deserialize(stream, compatible, &mut deserializer).ok()?;
     deserializer.end().ok()?;
-    match verdict {
-        Verdict::Valid => Some(true),
-        Verdict::Invalid => Some(false),
-        Verdict::Unknown => None,
-    }
+    verdict.known()
 }
 
 /// Whether `value` is valid against `stream`'s definition, by the stream program; `None` when
@@ -1090,11 +1088,7 @@ pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<boo
 #[inline] // generic code behind it: built only in crates that call it
 pub fn check_value(stream: Stream, compatible: bool, value: &Value) -> Option<bool> {
     let (IgnoredAny, verdict) = deserialize(stream, compatible, value).ok()?;
-    match verdict {
-        Verdict::Valid => Some(true),
-        Verdict::Invalid => Some(false),
-        Verdict::Unknown => None,
-    }
+    verdict.known()
 }
 
 /// The deserializer handed to the type: the input's, with every value read through [`Check`].
