@@ -2,6 +2,7 @@
 //! executes in flight, then `bounds_exceeded`, another requester still served) and the run
 //! store's fair share seen through the engine (one session's flood keeps another's runs).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,9 +10,11 @@ use pilotage_server::prelude::*;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
-/// A Language whose runs wait for a permit when `{"wait": true}`.
+/// A Language whose runs wait for a permit when `{"wait": true}`, counting the waiting runs
+/// it has entered (a run reaches the Language only once it holds its requester's slot).
 struct Gate {
     permits: Arc<Semaphore>,
+    entered: Arc<AtomicUsize>,
 }
 
 #[derive(serde::Deserialize)]
@@ -33,6 +36,7 @@ impl Language for Gate {
 
     async fn execute(&self, run: ExecuteInput<Program>, _: &StageContext) -> Result<Ran, RequestError> {
         if run.program.wait {
+            self.entered.fetch_add(1, Ordering::SeqCst);
             let _permit = self
                 .permits
                 .acquire()
@@ -54,9 +58,11 @@ fn structured(result: Option<Result<rmcp::model::CallToolResult, rmcp::model::Er
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_requester_at_its_bound_is_refused_and_another_is_served() {
     let permits = Arc::new(Semaphore::new(0));
+    let entered = Arc::new(AtomicUsize::new(0));
     let engine = Engine::builder("gate", "1")
         .language(Gate {
             permits: permits.clone(),
+            entered: entered.clone(),
         })
         .max_executes_per_identity(3)
         .build()
@@ -73,22 +79,27 @@ async fn a_requester_at_its_bound_is_refused_and_another_is_served() {
             })
         })
         .collect();
-    // Until the three are in flight (up to 10 s: on a loaded 2-core CI machine, beside the
-    // flood test of this binary, 2 s once was not enough for the spawned calls to start).
-    let mut refused = None;
+    // Until the three hold their slots and wait in the Language. This must not be probed with
+    // executes of the same requester: a probe holds a slot while it runs, and a spawned call
+    // that starts late (a loaded CI machine) is then refused and never waits (the flake of
+    // cf757f7 and df25464, where no probe was ever refused).
     for _ in 0..1000 {
-        let (is_error, content) = structured(
-            engine
-                .call("gate_v1_execute", &json!({"program": {}}), "session:flood")
-                .await,
-        );
-        if is_error {
-            refused = Some(content);
+        if entered.load(Ordering::SeqCst) == 3 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let refused = refused.expect("the fourth execute of one requester is refused");
+    assert_eq!(
+        entered.load(Ordering::SeqCst),
+        3,
+        "the three waiting executes are in flight within 10 s"
+    );
+    let (is_error, refused) = structured(
+        engine
+            .call("gate_v1_execute", &json!({"program": {}}), "session:flood")
+            .await,
+    );
+    assert!(is_error, "the fourth execute of one requester is refused: {refused:#}");
     assert_eq!(refused["error"]["kind"], "bounds_exceeded", "{refused:#}");
     assert!(refused["error"]["message"]
         .as_str()
@@ -122,6 +133,7 @@ async fn one_sessions_flood_keeps_another_sessions_runs() {
     let engine = Engine::builder("gate", "1")
         .language(Gate {
             permits: Arc::new(Semaphore::new(0)),
+            entered: Arc::default(),
         })
         .store_limits(StoreLimits::new(50, 1 << 24))
         .build()
