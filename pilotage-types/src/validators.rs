@@ -2126,27 +2126,16 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "program" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["program"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteRequest/oneOf/0/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["program"] {
+            if !o.contains_key(name) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/ExecuteRequest/oneOf/0/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
                 }
             }
         }
@@ -2157,27 +2146,16 @@ fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "program_ref" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["program_ref"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteRequest/oneOf/1/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["program_ref"] {
+            if !o.contains_key(name) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/ExecuteRequest/oneOf/1/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
                 }
             }
         }
@@ -2264,27 +2242,16 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     {
         if cx.quiet(s50, v, at) {
             if let Value::Object(o) = v {
-                let mut seen = 0usize;
-                for (k, v) in o {
-                    match k.as_str() {
-                        "diagnostics" => {
-                            seen += 1;
-                        }
-                        _ => {}
-                    }
-                }
-                if seen < 1usize {
-                    for name in ["diagnostics"] {
-                        if !o.contains_key(name) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/ExecuteResponse/allOf/0/then/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
-                            }
+                for name in ["diagnostics"] {
+                    if !o.contains_key(name) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteResponse/allOf/0/then/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }
@@ -2656,27 +2623,16 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     if let Value::Object(o) = v {
-                        let mut seen = 0usize;
-                        for (k, v) in o {
-                            match k.as_str() {
-                                "body" => {
-                                    seen += 1;
-                                }
-                                _ => {}
-                            }
-                        }
-                        if seen < 1usize {
-                            for name in ["body"] {
-                                if !o.contains_key(name) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/GuideFetchResult/properties/guide/required",
-                                            Why::Required(name),
-                                        )
-                                    {
-                                        return false;
-                                    }
+                        for name in ["body"] {
+                            if !o.contains_key(name) {
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/GuideFetchResult/properties/guide/required",
+                                        Why::Required(name),
+                                    )
+                                {
+                                    return false;
                                 }
                             }
                         }
@@ -2783,27 +2739,16 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "body" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["body"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["body"] {
+            if !o.contains_key(name) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
                 }
             }
         }
@@ -2858,27 +2803,16 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "manifest" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["manifest"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/InitializeMetaValue/anyOf/0/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["manifest"] {
+            if !o.contains_key(name) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/InitializeMetaValue/anyOf/0/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
                 }
             }
         }
@@ -2889,27 +2823,16 @@ fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "manifest_uri" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["manifest_uri"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/InitializeMetaValue/anyOf/1/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["manifest_uri"] {
+            if !o.contains_key(name) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/InitializeMetaValue/anyOf/1/required",
+                        Why::Required(name),
+                    )
+                {
+                    return false;
                 }
             }
         }
@@ -3432,27 +3355,10 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "capabilities" => {
-                    seen += 1;
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["capabilities"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/Manifest/anyOf/0/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
+        for name in ["capabilities"] {
+            if !o.contains_key(name) {
+                if cx.fail(at, "/$defs/Manifest/anyOf/0/required", Why::Required(name)) {
+                    return false;
                 }
             }
         }
@@ -3471,27 +3377,16 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         for (index, v) in a.iter().enumerate() {
                             let at = &at.index(index);
                             if let Value::Object(o) = v {
-                                let mut seen = 0usize;
-                                for (k, v) in o {
-                                    match k.as_str() {
-                                        "capabilities" => {
-                                            seen += 1;
-                                        }
-                                        _ => {}
-                                    }
-                                }
-                                if seen < 1usize {
-                                    for name in ["capabilities"] {
-                                        if !o.contains_key(name) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/Manifest/anyOf/1/properties/languages/items/required",
-                                                    Why::Required(name),
-                                                )
-                                            {
-                                                return false;
-                                            }
+                                for name in ["capabilities"] {
+                                    if !o.contains_key(name) {
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/Manifest/anyOf/1/properties/languages/items/required",
+                                                Why::Required(name),
+                                            )
+                                        {
+                                            return false;
                                         }
                                     }
                                 }

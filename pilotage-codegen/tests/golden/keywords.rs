@@ -705,22 +705,10 @@ pub mod checks {
     fn s36(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "forbidden" => {
-                        seen += 1;
-                    }
-                    _ => {}
-                }
-            }
-            if seen < 1usize {
-                for name in ["forbidden"] {
-                    if !o.contains_key(name) {
-                        if cx.fail(at, "/$defs/choice/not/required", Why::Required(name))
-                        {
-                            return false;
-                        }
+            for name in ["forbidden"] {
+                if !o.contains_key(name) {
+                    if cx.fail(at, "/$defs/choice/not/required", Why::Required(name)) {
+                        return false;
                     }
                 }
             }
@@ -736,27 +724,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "a" => {
-                        seen += 1;
-                    }
-                    _ => {}
-                }
-            }
-            if seen < 1usize {
-                for name in ["a"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/choice/oneOf/0/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
+            for name in ["a"] {
+                if !o.contains_key(name) {
+                    if cx.fail(at, "/$defs/choice/oneOf/0/required", Why::Required(name))
+                    {
+                        return false;
                     }
                 }
             }
@@ -772,27 +744,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "b" => {
-                        seen += 1;
-                    }
-                    _ => {}
-                }
-            }
-            if seen < 1usize {
-                for name in ["b"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/choice/oneOf/1/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
+            for name in ["b"] {
+                if !o.contains_key(name) {
+                    if cx.fail(at, "/$defs/choice/oneOf/1/required", Why::Required(name))
+                    {
+                        return false;
                     }
                 }
             }
@@ -852,54 +808,32 @@ pub mod checks {
         }
         if cx.quiet(s33, v, at) {
             if let Value::Object(o) = v {
-                let mut seen = 0usize;
-                for (k, v) in o {
-                    match k.as_str() {
-                        "a" => {
-                            seen += 1;
-                        }
-                        _ => {}
-                    }
-                }
-                if seen < 1usize {
-                    for name in ["a"] {
-                        if !o.contains_key(name) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/conditional/then/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
-                            }
+                for name in ["a"] {
+                    if !o.contains_key(name) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/conditional/then/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }
             }
         } else {
             if let Value::Object(o) = v {
-                let mut seen = 0usize;
-                for (k, v) in o {
-                    match k.as_str() {
-                        "b" => {
-                            seen += 1;
-                        }
-                        _ => {}
-                    }
-                }
-                if seen < 1usize {
-                    for name in ["b"] {
-                        if !o.contains_key(name) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/conditional/else/required",
-                                    Why::Required(name),
-                                )
-                            {
-                                return false;
-                            }
+                for name in ["b"] {
+                    if !o.contains_key(name) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/conditional/else/required",
+                                Why::Required(name),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }

@@ -7527,27 +7527,16 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "title" => {
-                        seen += 1;
-                    }
-                    _ => {}
-                }
-            }
-            if seen < 1usize {
-                for name in ["title"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/frontmatter_input/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
+            for name in ["title"] {
+                if !o.contains_key(name) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/frontmatter_input/required",
+                            Why::Required(name),
+                        )
+                    {
+                        return false;
                     }
                 }
             }
