@@ -81,6 +81,10 @@ fn format_in(draft: Draft, format: &str) -> bool {
     }
 }
 
+/// Above how many strings an `enum` is checked by a binary search of them, sorted when the
+/// validators are generated (`runtime::is_one_of_sorted`), rather than by one `matches!`.
+const SORTED_ENUM: usize = 16;
+
 /// Local names of the generated functions' bodies, which no check function may be named.
 const RESERVED: &[&str] = &[
     "a",
@@ -867,7 +871,14 @@ impl<'a> Gen<'a> {
             let Value::Array(values) = values else {
                 return Err(self.error(&at("enum"), "`enum` must be an array"));
             };
-            let test = if values.iter().all(Value::is_string) && !values.is_empty() {
+            let test = if values.iter().all(Value::is_string) && values.len() > SORTED_ENUM {
+                // Many strings: a binary search of them sorted here (a `matches!` compares
+                // them one by one: SchemaStore's ruff.json lists 900 rule codes).
+                let mut strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+                strings.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+                strings.dedup();
+                quote!(::pilotage_types::validate::runtime::is_one_of_sorted(v, &[#(#strings),*]))
+            } else if values.iter().all(Value::is_string) && !values.is_empty() {
                 let strings = values.iter().filter_map(Value::as_str);
                 quote!(matches!(v.as_str(), Some(#(#strings)|*)))
             } else if values.is_empty() {

@@ -462,37 +462,61 @@ fn is_ipv4(s: &str) -> bool {
 /// RFC 4291 section 2.2: eight groups of 1 to 4 hexadecimal digits separated by `:`; one `::`
 /// standing for one or more groups of zeros; the last 32 bits may be a dotted quad (form 3).
 /// No zone identifier (RFC 6874 belongs to URIs), prefix length or brackets.
+///
+/// One pass over the bytes: groups are counted as they are read, a `.` hands the rest of the
+/// text to [`is_ipv4`] (so a dotted quad can only come last), and a second `::` fails.
 fn is_ipv6(s: &str) -> bool {
-    /// The 16-bit units of `:`-separated groups, the last one possibly a dotted quad.
-    fn units(groups: &str, v4_last: bool) -> Option<usize> {
-        let mut count = 0usize;
-        let mut parts = groups.split(':').peekable();
-        while let Some(part) = parts.next() {
-            let last = parts.peek().is_none();
-            if last && v4_last && part.contains('.') {
-                if !is_ipv4(part) {
-                    return None;
-                }
-                count += 2;
-            } else if (1..=4).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_hexdigit()) {
-                count += 1;
-            } else {
-                return None;
-            }
-            if count > 8 {
-                return None;
-            }
-        }
-        Some(count)
+    let b = s.as_bytes();
+    // "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255"
+    if b.len() > 45 {
+        return false;
     }
-    match s.find("::") {
-        Some(at) => {
-            let (head, tail) = (&s[..at], &s[at + 2..]);
-            let head = if head.is_empty() { Some(0) } else { units(head, false) };
-            let tail = if tail.is_empty() { Some(0) } else { units(tail, true) };
-            matches!((head, tail), (Some(h), Some(t)) if h + t <= 7)
+    let mut i = 0;
+    let mut units = 0usize;
+    let mut compressed = false;
+    if b.starts_with(b"::") {
+        compressed = true;
+        i = 2;
+    } else if b.first() == Some(&b':') {
+        return false;
+    }
+    while i < b.len() {
+        let start = i;
+        while i < b.len() && i - start < 5 && b[i].is_ascii_hexdigit() {
+            i += 1;
         }
-        None => units(s, true) == Some(8),
+        if b.get(i) == Some(&b'.') {
+            // The last 32 bits as a dotted quad: the rest of the text, from this group on.
+            units += 2;
+            return is_ipv4(&s[start..]) && if compressed { units <= 7 } else { units == 8 };
+        }
+        if !(1..=4).contains(&(i - start)) {
+            return false;
+        }
+        units += 1;
+        if units > 8 {
+            return false;
+        }
+        match b.get(i) {
+            None => break,
+            Some(b':') => i += 1,
+            Some(_) => return false,
+        }
+        if b.get(i) == Some(&b':') {
+            if compressed {
+                return false;
+            }
+            compressed = true;
+            i += 1;
+        } else if i == b.len() {
+            // A single trailing `:`.
+            return false;
+        }
+    }
+    if compressed {
+        units <= 7
+    } else {
+        units == 8
     }
 }
 
@@ -572,12 +596,12 @@ fn is_email(s: &str, idn: bool) -> bool {
 // URIs and IRIs: RFC 3986 (section 3 and Appendix A) and RFC 3987 section 2.2.
 
 /// RFC 3986 `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"`.
-fn is_unreserved(c: char) -> bool {
+const fn is_unreserved(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
 }
 
 /// RFC 3986 `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
-fn is_sub_delim(c: char) -> bool {
+const fn is_sub_delim(c: char) -> bool {
     matches!(c, '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '=')
 }
 
@@ -612,10 +636,119 @@ fn chars_ok(s: &str, allowed: impl Fn(char) -> bool) -> bool {
     true
 }
 
-/// `pchar = unreserved / pct-encoded / sub-delims / ":" / "@"` (RFC 3987: `ipchar`, with
-/// `iunreserved = unreserved / ucschar`).
-fn is_pchar(c: char, iri: bool) -> bool {
-    is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '@') || (iri && is_ucschar(c))
+/// The ASCII characters of URIs by RFC 3986's classes, one bit a class ([`URI_CLASSES`]).
+mod class {
+    /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"`.
+    pub const UNRESERVED: u8 = 1;
+    /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
+    pub const SUB_DELIM: u8 = 2;
+    /// `:`.
+    pub const COLON: u8 = 4;
+    /// `@`.
+    pub const AT: u8 = 8;
+    /// `/`.
+    pub const SLASH: u8 = 16;
+    /// `?`.
+    pub const QUESTION: u8 = 32;
+    /// `pchar = unreserved / pct-encoded / sub-delims / ":" / "@"` (its `pct-encoded` is read
+    /// apart).
+    pub const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON | AT;
+}
+
+/// Each ASCII character's [`class`] bits (built from [`is_unreserved`] and [`is_sub_delim`],
+/// so the table and the functions cannot disagree).
+const URI_CLASSES: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0u8;
+    while byte < 128 {
+        let c = byte as char;
+        table[byte as usize] = if is_unreserved(c) {
+            class::UNRESERVED
+        } else if is_sub_delim(c) {
+            class::SUB_DELIM
+        } else {
+            match byte {
+                b':' => class::COLON,
+                b'@' => class::AT,
+                b'/' => class::SLASH,
+                b'?' => class::QUESTION,
+                _ => 0,
+            }
+        };
+        byte += 1;
+    }
+    table
+};
+
+/// Which characters beyond ASCII a URI component admits.
+#[derive(Clone, Copy)]
+enum NonAscii {
+    /// None (a URI).
+    No,
+    /// RFC 3987's `ucschar` (an IRI).
+    Ucs,
+    /// `ucschar` and `iprivate` (an IRI's query).
+    UcsOrPrivate,
+}
+
+impl NonAscii {
+    /// `ucschar` for an IRI, nothing for a URI.
+    fn ucs(iri: bool) -> Self {
+        if iri {
+            NonAscii::Ucs
+        } else {
+            NonAscii::No
+        }
+    }
+}
+
+/// `s` split around its first `byte` (ASCII), like `str::split_once`: a plain loop over the
+/// bytes, where `split_once`'s searcher (`memchr`, not vectorized in `core`) took half of a URI
+/// check's time on the suite's strings of 10 to 50 octets.
+fn split_at_ascii(s: &str, byte: u8) -> Option<(&str, &str)> {
+    debug_assert!(byte.is_ascii());
+    let at = s.bytes().position(|c| c == byte)?;
+    // `byte` is ASCII: `at` and `at + 1` are character boundaries.
+    Some((s.get(..at)?, s.get(at + 1..)?))
+}
+
+/// Whether every character of `s` is an ASCII character of one of the `allowed` [`class`]es,
+/// a `pct-encoded` triplet (`"%" HEXDIG HEXDIG`), or a non-ASCII character `non_ascii` admits.
+/// One table lookup a byte: the URI formats are the suite's most checked strings.
+fn uri_chars_ok(s: &str, allowed: u8, non_ascii: NonAscii) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if c == b'%' {
+                let hex = |at: usize| b.get(at).is_some_and(u8::is_ascii_hexdigit);
+                if !hex(i + 1) || !hex(i + 2) {
+                    return false;
+                }
+                i += 3;
+            } else if URI_CLASSES[usize::from(c)] & allowed == 0 {
+                return false;
+            } else {
+                i += 1;
+            }
+        } else {
+            // `i` is at a character's start: only whole characters and ASCII triplets are
+            // stepped over.
+            let Some(ch) = s.get(i..).and_then(|rest| rest.chars().next()) else {
+                return false;
+            };
+            let ok = match non_ascii {
+                NonAscii::No => false,
+                NonAscii::Ucs => is_ucschar(ch),
+                NonAscii::UcsOrPrivate => is_ucschar(ch) || is_iprivate(ch),
+            };
+            if !ok {
+                return false;
+            }
+            i += ch.len_utf8();
+        }
+    }
+    true
 }
 
 /// `URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ]`, or with `reference`
@@ -625,29 +758,120 @@ fn is_pchar(c: char, iri: bool) -> bool {
 /// `IRI`/`IRI-reference`: the same with `ucschar` wherever `unreserved` is allowed, and
 /// `iprivate` in the query.
 fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
-    let (rest, fragment) = match s.split_once('#') {
+    // An ASCII IRI is an ASCII URI: `iri` matters only beyond ASCII.
+    match is_ascii_uri(s, reference) {
+        Some(answer) => answer,
+        None => is_uri_by_components(s, iri, reference),
+    }
+}
+
+/// [`is_uri`] in one pass over an ASCII string without brackets (most strings checked): every
+/// character must be allowed somewhere in a URI, which finds the delimiters as it goes; then
+/// only the scheme and the authority are read again. Every character allowed in a URI but `#`,
+/// `[` and `]` is allowed in a query and a fragment, and all but `?` and `#` in a path, so a
+/// single `#` and the split at the first `?` and `#` leave nothing else to check there. `None`
+/// (not decided) for a string with a non-ASCII character, `[` or `]`.
+fn is_ascii_uri(s: &str, reference: bool) -> Option<bool> {
+    let b = s.as_bytes();
+    let mut hash = None;
+    let mut question = None;
+    // The first `:` or `/` before the query and fragment.
+    let mut delimiter = None;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if URI_PLAIN[usize::from(c)] == 1 {
+            i += 1;
+            continue;
+        }
+        match c {
+            b'%' => {
+                if !b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) || !b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+                {
+                    return Some(false);
+                }
+                i += 3;
+                continue;
+            }
+            b'#' if hash.is_some() => return Some(false),
+            b'#' => hash = Some(i),
+            b'?' => {
+                if hash.is_none() && question.is_none() {
+                    question = Some(i);
+                }
+            }
+            b':' | b'/' => {
+                if hash.is_none() && question.is_none() && delimiter.is_none() {
+                    delimiter = Some(i);
+                }
+            }
+            b'[' | b']' | 0x80.. => return None,
+            _ => return Some(false),
+        }
+        i += 1;
+    }
+    let end = question.or(hash).unwrap_or(b.len());
+    let start = match delimiter {
+        Some(at) if b[at] == b':' => {
+            // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+            let scheme = &b[..at];
+            if !scheme.first().is_some_and(u8::is_ascii_alphabetic)
+                || !scheme
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+            {
+                return Some(false);
+            }
+            at + 1
+        }
+        _ if !reference => return Some(false),
+        _ => 0,
+    };
+    // ASCII: every index is a character boundary.
+    let rest = s.get(start..end)?;
+    if let Some(after) = rest.strip_prefix("//") {
+        let authority = after.get(..after.bytes().position(|c| c == b'/').unwrap_or(after.len()))?;
+        return Some(is_authority(authority, false));
+    }
+    Some(true)
+}
+
+/// 1 for a byte allowed anywhere in a URI with no role as a delimiter (`unreserved`,
+/// `sub-delims` and `@`), 0 for any other byte ([`is_ascii_uri`]).
+const URI_PLAIN: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        if URI_CLASSES[byte] & (class::UNRESERVED | class::SUB_DELIM | class::AT) != 0 {
+            table[byte] = 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// [`is_uri`] component by component, for any string.
+fn is_uri_by_components(s: &str, iri: bool, reference: bool) -> bool {
+    let (rest, fragment) = match split_at_ascii(s, b'#') {
         Some((rest, fragment)) => (rest, Some(fragment)),
         None => (s, None),
     };
-    let (rest, query) = match rest.split_once('?') {
+    let (rest, query) = match split_at_ascii(rest, b'?') {
         Some((rest, query)) => (rest, Some(query)),
         None => (rest, None),
     };
     // fragment = *( pchar / "/" / "?" ); query = *( pchar / "/" / "?" ) (RFC 3987: iquery
     // adds iprivate).
-    if fragment.is_some_and(|f| !chars_ok(f, |c| is_pchar(c, iri) || matches!(c, '/' | '?'))) {
+    let query_or_fragment = class::PCHAR | class::SLASH | class::QUESTION;
+    if fragment.is_some_and(|f| !uri_chars_ok(f, query_or_fragment, NonAscii::ucs(iri))) {
         return false;
     }
-    if query.is_some_and(|q| {
-        !chars_ok(q, |c| {
-            is_pchar(c, iri) || matches!(c, '/' | '?') || (iri && is_iprivate(c))
-        })
-    }) {
+    let private = if iri { NonAscii::UcsOrPrivate } else { NonAscii::No };
+    if query.is_some_and(|q| !uri_chars_ok(q, query_or_fragment, private)) {
         return false;
     }
     // A `:` before any `/` ends a scheme: a relative reference's first segment cannot hold one
     // (`path-noscheme`), so such a string is a URI or nothing.
-    let rest = match rest.find([':', '/']) {
+    let rest = match rest.bytes().position(|c| c == b':' || c == b'/') {
         Some(at) if rest.as_bytes()[at] == b':' => {
             // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
             let scheme = &rest.as_bytes()[..at];
@@ -665,7 +889,7 @@ fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
     };
     let path = match rest.strip_prefix("//") {
         Some(after) => {
-            let end = after.find('/').unwrap_or(after.len());
+            let end = after.bytes().position(|c| c == b'/').unwrap_or(after.len());
             if !is_authority(&after[..end], iri) {
                 return false;
             }
@@ -675,7 +899,7 @@ fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
     };
     // Every path form is segments of pchar separated by `/`; the `//` of an authority was taken
     // above, so a path starting with `/` has a non-empty first segment or is `/` alone.
-    chars_ok(path, |c| is_pchar(c, iri) || c == '/')
+    uri_chars_ok(path, class::PCHAR | class::SLASH, NonAscii::ucs(iri))
 }
 
 /// `authority = [ userinfo "@" ] host [ ":" port ]`, with
@@ -685,16 +909,22 @@ fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
 /// `reg-name = *( unreserved / pct-encoded / sub-delims )` (an `IPv4address` is also a
 /// `reg-name`, so a host such as `999.1.1.1` is well formed).
 fn is_authority(authority: &str, iri: bool) -> bool {
-    let (userinfo, host_port) = match authority.split_once('@') {
+    let (userinfo, host_port) = match split_at_ascii(authority, b'@') {
         Some((userinfo, host_port)) => (Some(userinfo), host_port),
         None => (None, authority),
     };
-    let iunreserved = |c: char| is_unreserved(c) || (iri && is_ucschar(c));
-    if userinfo.is_some_and(|u| !chars_ok(u, |c| iunreserved(c) || is_sub_delim(c) || c == ':')) {
+    let userinfo_ok = |u: &str| {
+        uri_chars_ok(
+            u,
+            class::UNRESERVED | class::SUB_DELIM | class::COLON,
+            NonAscii::ucs(iri),
+        )
+    };
+    if userinfo.is_some_and(|u| !userinfo_ok(u)) {
         return false;
     }
     let port = if let Some(literal) = host_port.strip_prefix('[') {
-        let Some((inside, after)) = literal.split_once(']') else {
+        let Some((inside, after)) = split_at_ascii(literal, b']') else {
             return false;
         };
         if !is_ip_literal(inside) {
@@ -706,8 +936,8 @@ fn is_authority(authority: &str, iri: bool) -> bool {
             None => return false,
         }
     } else {
-        let (host, port) = host_port.split_once(':').unwrap_or((host_port, ""));
-        if !chars_ok(host, |c| iunreserved(c) || is_sub_delim(c)) {
+        let (host, port) = split_at_ascii(host_port, b':').unwrap_or((host_port, ""));
+        if !uri_chars_ok(host, class::UNRESERVED | class::SUB_DELIM, NonAscii::ucs(iri)) {
             return false;
         }
         port
@@ -1329,6 +1559,240 @@ impl RegexSyntax {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The URI and IPv6 checks as they were before the byte-table rewrite (#33 item 2), kept
+    /// as the reference the rewrite is compared with.
+    mod reference {
+        use super::super::{chars_ok, is_iprivate, is_ipv4, is_sub_delim, is_ucschar, is_unreserved};
+
+        pub(super) fn is_ipv6(s: &str) -> bool {
+            /// The 16-bit units of `:`-separated groups, the last one possibly a dotted quad.
+            fn units(groups: &str, v4_last: bool) -> Option<usize> {
+                let mut count = 0usize;
+                let mut parts = groups.split(':').peekable();
+                while let Some(part) = parts.next() {
+                    let last = parts.peek().is_none();
+                    if last && v4_last && part.contains('.') {
+                        if !is_ipv4(part) {
+                            return None;
+                        }
+                        count += 2;
+                    } else if (1..=4).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        count += 1;
+                    } else {
+                        return None;
+                    }
+                    if count > 8 {
+                        return None;
+                    }
+                }
+                Some(count)
+            }
+            match s.find("::") {
+                Some(at) => {
+                    let (head, tail) = (&s[..at], &s[at + 2..]);
+                    let head = if head.is_empty() { Some(0) } else { units(head, false) };
+                    let tail = if tail.is_empty() { Some(0) } else { units(tail, true) };
+                    matches!((head, tail), (Some(h), Some(t)) if h + t <= 7)
+                }
+                None => units(s, true) == Some(8),
+            }
+        }
+
+        fn is_pchar(c: char, iri: bool) -> bool {
+            is_unreserved(c) || is_sub_delim(c) || matches!(c, ':' | '@') || (iri && is_ucschar(c))
+        }
+
+        pub(super) fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
+            let (rest, fragment) = match s.split_once('#') {
+                Some((rest, fragment)) => (rest, Some(fragment)),
+                None => (s, None),
+            };
+            let (rest, query) = match rest.split_once('?') {
+                Some((rest, query)) => (rest, Some(query)),
+                None => (rest, None),
+            };
+            // fragment = *( pchar / "/" / "?" ); query = *( pchar / "/" / "?" ) (RFC 3987: iquery
+            // adds iprivate).
+            if fragment.is_some_and(|f| !chars_ok(f, |c| is_pchar(c, iri) || matches!(c, '/' | '?'))) {
+                return false;
+            }
+            if query.is_some_and(|q| {
+                !chars_ok(q, |c| {
+                    is_pchar(c, iri) || matches!(c, '/' | '?') || (iri && is_iprivate(c))
+                })
+            }) {
+                return false;
+            }
+            // A `:` before any `/` ends a scheme: a relative reference's first segment cannot hold one
+            // (`path-noscheme`), so such a string is a URI or nothing.
+            let rest = match rest.find([':', '/']) {
+                Some(at) if rest.as_bytes()[at] == b':' => {
+                    // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+                    let scheme = &rest.as_bytes()[..at];
+                    if !scheme.first().is_some_and(u8::is_ascii_alphabetic)
+                        || !scheme
+                            .iter()
+                            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+                    {
+                        return false;
+                    }
+                    &rest[at + 1..]
+                }
+                _ if !reference => return false,
+                _ => rest,
+            };
+            let path = match rest.strip_prefix("//") {
+                Some(after) => {
+                    let end = after.find('/').unwrap_or(after.len());
+                    if !is_authority(&after[..end], iri) {
+                        return false;
+                    }
+                    &after[end..]
+                }
+                None => rest,
+            };
+            // Every path form is segments of pchar separated by `/`; the `//` of an authority was taken
+            // above, so a path starting with `/` has a non-empty first segment or is `/` alone.
+            chars_ok(path, |c| is_pchar(c, iri) || c == '/')
+        }
+
+        fn is_authority(authority: &str, iri: bool) -> bool {
+            let (userinfo, host_port) = match authority.split_once('@') {
+                Some((userinfo, host_port)) => (Some(userinfo), host_port),
+                None => (None, authority),
+            };
+            let iunreserved = |c: char| is_unreserved(c) || (iri && is_ucschar(c));
+            if userinfo.is_some_and(|u| !chars_ok(u, |c| iunreserved(c) || is_sub_delim(c) || c == ':')) {
+                return false;
+            }
+            let port = if let Some(literal) = host_port.strip_prefix('[') {
+                let Some((inside, after)) = literal.split_once(']') else {
+                    return false;
+                };
+                if !is_ip_literal(inside) {
+                    return false;
+                }
+                match after.strip_prefix(':') {
+                    Some(port) => port,
+                    None if after.is_empty() => "",
+                    None => return false,
+                }
+            } else {
+                let (host, port) = host_port.split_once(':').unwrap_or((host_port, ""));
+                if !chars_ok(host, |c| iunreserved(c) || is_sub_delim(c)) {
+                    return false;
+                }
+                port
+            };
+            port.bytes().all(|b| b.is_ascii_digit())
+        }
+
+        fn is_ip_literal(inside: &str) -> bool {
+            match inside.strip_prefix(['v', 'V']) {
+                Some(future) => {
+                    let Some((version, address)) = future.split_once('.') else {
+                        return false;
+                    };
+                    !version.is_empty()
+                        && version.bytes().all(|b| b.is_ascii_hexdigit())
+                        && !address.is_empty()
+                        && address.chars().all(|c| is_unreserved(c) || is_sub_delim(c) || c == ':')
+                }
+                None => is_ipv6(inside),
+            }
+        }
+    }
+
+    /// Strings of `alphabet`, up to `max` characters, from a fixed seed (splitmix64).
+    fn strings(alphabet: &[&str], count: usize, max: usize, seed: u64) -> Vec<String> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        (0..count)
+            .map(|_| {
+                let len = (next() % (max as u64 + 1)) as usize;
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ipv6_agrees_with_the_reference() {
+        let alphabet = [
+            "0", "1", "9", "a", "F", "g", ":", ":", ":", "::", ".", "255", "%", "ffff", "12345", "é",
+        ];
+        let mut valid = 0;
+        for s in strings(&alphabet, 200_000, 24, 6) {
+            assert_eq!(is_ipv6(&s), reference::is_ipv6(&s), "{s:?}");
+            valid += usize::from(is_ipv6(&s));
+        }
+        // The comparison must have seen both answers many times.
+        assert!(valid > 1_000, "{valid} valid");
+    }
+
+    #[test]
+    fn uris_agree_with_the_reference() {
+        let alphabet = [
+            "a",
+            "Z",
+            "0",
+            "-",
+            ".",
+            "_",
+            "~",
+            "!",
+            "$",
+            "'",
+            "(",
+            "=",
+            ":",
+            "@",
+            "/",
+            "//",
+            "?",
+            "#",
+            "%",
+            "%2F",
+            "%4",
+            "[",
+            "]",
+            "::1",
+            "v7.x",
+            " ",
+            "\\",
+            "{",
+            "é",
+            "\u{E000}",
+            "\u{10FFFD}",
+            "\u{FFFE}",
+            "http:",
+            "http://",
+        ];
+        let mut valid = [0usize; 4];
+        for s in strings(&alphabet, 200_000, 12, 3986) {
+            for (n, (iri, reference)) in [(false, false), (false, true), (true, false), (true, true)]
+                .into_iter()
+                .enumerate()
+            {
+                let ours = is_uri(&s, iri, reference);
+                assert_eq!(
+                    ours,
+                    reference::is_uri(&s, iri, reference),
+                    "{s:?} iri {iri} reference {reference}"
+                );
+                valid[n] += usize::from(ours);
+            }
+        }
+        assert!(valid.iter().all(|&v| v > 1_000), "{valid:?} valid");
+    }
 
     fn check(format: Format, s: &str) -> bool {
         format.check(s)

@@ -367,17 +367,29 @@ impl<'p, 't> Vm<'p, 't> {
     fn search(&self, start: u32, from: usize, anchored: bool) -> bool {
         // The thread lists are reused from one match to the next on this thread (a match
         // allocated three vectors before: most of the time of a short pattern on a short
-        // text); a nested search (a look-ahead) finds the slot empty and makes its own.
+        // text). A nested search (a look-around, run at each position of the outer one) takes
+        // the next spare of the pool, so it allocates only the first time too: SchemaStore's
+        // hugo.json checks every member name against `^(?!aliases|audio|...)$`, and the
+        // look-ahead's allocations were a third of its time. At most [`SPARES`] are kept.
+        const SPARES: usize = 8;
         thread_local! {
-            static SPARE: std::cell::Cell<Option<Box<Lists>>> = const { std::cell::Cell::new(None) };
+            static SPARE: std::cell::RefCell<Vec<Lists>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         let size = self.insts.len();
-        let mut lists = SPARE.with(std::cell::Cell::take).unwrap_or_default();
+        let mut lists = SPARE
+            .with(|spare| spare.try_borrow_mut().ok().and_then(|mut spare| spare.pop()))
+            .unwrap_or_default();
         lists.fit(size);
         let found = self.search_with(&mut lists, start, from, anchored);
         lists.current.clear();
         lists.next.clear();
-        SPARE.with(|spare| spare.set(Some(lists)));
+        SPARE.with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                if spare.len() < SPARES {
+                    spare.push(lists);
+                }
+            }
+        });
         found
     }
 

@@ -92,8 +92,9 @@ fn has_right_to_left(label: &[char]) -> bool {
 fn label_chars(label: &str) -> Vec<char> {
     let b = label.as_bytes();
     if label.is_ascii() && b.len() >= 4 && &b[2..4] == b"--" {
-        if let Some(unicode) = a_label_to_u_label(&label[4..].to_ascii_lowercase()) {
-            return unicode;
+        let mut buffer = ['\0'; MAX_PAYLOAD];
+        if let Some(unicode) = a_label_to_u_label(&label[4..], &mut buffer) {
+            return unicode.to_vec();
         }
     }
     label.chars().collect()
@@ -125,13 +126,14 @@ fn is_domain(s: &str, idn: bool) -> bool {
                 if !b[..2].eq_ignore_ascii_case(b"xn") {
                     return false;
                 }
-                let Some(unicode) = a_label_to_u_label(&label[4..].to_ascii_lowercase()) else {
+                let mut buffer = ['\0'; MAX_PAYLOAD];
+                let Some(unicode) = a_label_to_u_label(&label[4..], &mut buffer) else {
                     return false;
                 };
-                if !is_u_label(&unicode) {
+                if !is_u_label(unicode) {
                     return false;
                 }
-                bidi_domain |= has_right_to_left(&unicode);
+                bidi_domain |= has_right_to_left(unicode);
             }
         } else {
             if !idn {
@@ -178,19 +180,29 @@ fn is_domain(s: &str, idn: bool) -> bool {
             .all(|label| satisfies_bidi_rule(&label_chars(label)))
 }
 
-/// The U-label an A-label's Punycode part (`payload`, lower case) encodes, if it is one: it
-/// decodes (RFC 3492), holds a non-ASCII character (RFC 5890 section 2.3.2.1: otherwise it is
-/// no U-label), and encodes back to itself (RFC 5891 section 5.4: only the canonical form).
-fn a_label_to_u_label(payload: &str) -> Option<Vec<char>> {
-    // The payload of a label of at most 63 octets: at most 59 characters decode.
-    let decoded = punycode_decode(payload)?;
+/// The most octets of an A-label's Punycode part (`xn--` and at most 59 octets), and so the
+/// most characters it decodes to (each takes at least one octet).
+const MAX_PAYLOAD: usize = MAX_LABEL - 4;
+
+/// The U-label an A-label's Punycode part (`payload`, ASCII, either case) encodes, if it is
+/// one: it decodes (RFC 3492), holds a non-ASCII character (RFC 5890 section 2.3.2.1:
+/// otherwise it is no U-label), and encodes back to itself, in lower case (RFC 5891 section
+/// 5.4: only the canonical form). Decoded into `buffer`, nothing allocated.
+fn a_label_to_u_label<'b>(payload: &str, buffer: &'b mut [char; MAX_PAYLOAD]) -> Option<&'b [char]> {
+    let mut lower = [0u8; MAX_PAYLOAD];
+    let lower = lower.get_mut(..payload.len())?;
+    for (to, from) in lower.iter_mut().zip(payload.bytes()) {
+        *to = from.to_ascii_lowercase();
+    }
+    let length = punycode_decode_into(lower, buffer)?;
+    let decoded = &buffer[..length];
     if decoded.iter().all(char::is_ascii) {
         return None;
     }
     // Compared as it is encoded: no second string.
-    let mut expected = payload.bytes();
+    let mut expected = lower.iter().copied();
     let mut same = true;
-    punycode_encode_into(&decoded, |c| same &= expected.next() == Some(c as u8))?;
+    punycode_encode_into(decoded, |c| same &= expected.next() == Some(c as u8))?;
     (same && expected.next().is_none()).then_some(decoded)
 }
 
@@ -363,18 +375,36 @@ fn digit_char(d: u32) -> char {
     char::from(if d < 26 { b'a' + d as u8 } else { b'0' + (d - 26) as u8 })
 }
 
-/// Section 6.2, decoding: `None` for an invalid input (a non-basic code point, a bad digit, an
-/// overflow, a basic code point encoded as a delta, or a value that is no scalar value).
+/// Section 6.2, decoding, into a vector (for the tests; the checks decode on the stack with
+/// [`punycode_decode_into`]).
+#[cfg(test)]
 pub(super) fn punycode_decode(input: &str) -> Option<Vec<char>> {
-    let bytes = input.as_bytes();
-    if !input.is_ascii() {
+    // Each decoded character takes at least one octet of the input.
+    let mut output = vec!['\0'; input.len()];
+    let length = punycode_decode_into(input.as_bytes(), &mut output)?;
+    output.truncate(length);
+    Some(output)
+}
+
+/// Section 6.2, decoding, into `output`; the number of characters written. `None` for an
+/// invalid input (a non-basic code point, a bad digit, an overflow, a basic code point encoded
+/// as a delta, or a value that is no scalar value), or one that does not fit `output`.
+fn punycode_decode_into(bytes: &[u8], output: &mut [char]) -> Option<usize> {
+    if !bytes.is_ascii() {
         return None;
     }
     // The basic code points: everything before the last delimiter, which is consumed only
     // after at least one of them (a leading `-` is a digit, and an invalid one).
-    let (mut output, rest): (Vec<char>, &[u8]) = match input.rfind('-') {
-        Some(at) if at > 0 => (input[..at].chars().collect(), &bytes[at + 1..]),
-        _ => (Vec::new(), bytes),
+    let mut written = 0usize;
+    let rest: &[u8] = match bytes.iter().rposition(|&b| b == b'-') {
+        Some(at) if at > 0 => {
+            for &b in &bytes[..at] {
+                *output.get_mut(written)? = char::from(b);
+                written += 1;
+            }
+            &bytes[at + 1..]
+        }
+        _ => bytes,
     };
     let (mut n, mut i, mut bias) = (INITIAL_N, 0u32, INITIAL_BIAS);
     let mut position = 0;
@@ -393,17 +423,20 @@ pub(super) fn punycode_decode(input: &str) -> Option<Vec<char>> {
             w = w.checked_mul(BASE - t)?;
             k += BASE;
         }
-        let length = u32::try_from(output.len() + 1).ok()?;
+        let length = u32::try_from(written + 1).ok()?;
         bias = adapt(i - old_i, length, old_i == 0);
         n = n.checked_add(i / length)?;
         i %= length;
-        if n < INITIAL_N {
+        if n < INITIAL_N || written >= output.len() {
             return None;
         }
-        output.insert(usize::try_from(i).ok()?, char::from_u32(n)?);
+        let at = usize::try_from(i).ok()?;
+        output.copy_within(at..written, at + 1);
+        output[at] = char::from_u32(n)?;
+        written += 1;
         i += 1;
     }
-    Some(output)
+    Some(written)
 }
 
 /// RFC 3492 section 6.3, encoding: the Punycode of `input` (no `xn--` prefix), or `None` on
