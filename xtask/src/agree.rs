@@ -1,4 +1,4 @@
-//! `cargo xtask agree DIR [--instances N] [--limit K] [--report FILE]`: a differential check
+//! `cargo xtask agree DIR [OPTIONS]`: a differential check
 //! of the generated validators against the `jsonschema` crate (the oracle) on real schemas.
 //!
 //! For every `*.json` schema of DIR (sorted, the first K with `--limit`):
@@ -32,8 +32,14 @@
 //! without `.json`) and each schema's own base is `URI` + its name. jsonschema retrieves those
 //! (and nothing else), and the generator is given the ones a schema reaches as its schema set.
 //!
+//! `--sample K` keeps K schemas spread evenly over the sorted list (after `--filter` and
+//! `--limit`). `--bench` then also times both sides on the same instances, in a release build
+//! (module [`mod@bench`]): the report gains a section with the aggregate ratio and the ten worst
+//! schemas.
+//!
 //! ```text
-//! cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B] [--base URI]
+//! cargo xtask agree DIR [--instances N] [--limit K] [--sample K] [--report FILE] [--filter SUBSTRING]
+//!                       [--batch B] [--base URI] [--bench]
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -47,8 +53,13 @@ use std::time::{Duration, Instant};
 use pilotage_codegen::validators::{generate_with, Options as GenOptions};
 use serde_json::{json, Map, Number, Value};
 
-const USAGE: &str =
-    "usage: cargo xtask agree DIR [--instances N] [--limit K] [--report FILE] [--filter SUBSTRING] [--batch B] [--base URI]";
+pub mod bench;
+mod oracle;
+
+use oracle::Catalogue;
+
+const USAGE: &str = "usage: cargo xtask agree DIR [--instances N] [--limit K] [--sample K] [--report FILE] \
+                     [--filter SUBSTRING] [--batch B] [--base URI] [--bench]";
 
 #[derive(Debug, Clone)]
 struct Options {
@@ -62,6 +73,12 @@ struct Options {
     /// `--base URI`: every file `F` of DIR is also the document `URI` + `F` (and `URI` + `F`
     /// without `.json`), for both sides: the schemas of a catalogue that refer to each other.
     base: Option<String>,
+    /// `--sample K`: K schemas spread evenly over the sorted (and filtered) list.
+    sample: Option<usize>,
+    /// `--bench`: also time both sides on the same instances (see [`mod@bench`]).
+    bench: bool,
+    /// Print the report on stdout (the command line; `cargo xtask bench` only writes it).
+    echo: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -73,6 +90,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
         filter: None,
         batch: 0,
         base: None,
+        sample: None,
+        bench: false,
+        echo: true,
     };
     let mut dir = None;
     let mut rest = args.iter();
@@ -86,6 +106,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--report" => options.report = Some(PathBuf::from(value(arg)?)),
             "--filter" => options.filter = Some(value(arg)?),
             "--base" => options.base = Some(value(arg)?),
+            "--sample" => options.sample = Some(number(value(arg)?, arg)?),
+            "--bench" => options.bench = true,
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             other if dir.is_none() => dir = Some(PathBuf::from(other)),
             other => return Err(format!("unexpected argument `{other}`")),
@@ -105,8 +127,8 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     };
     match agree(&options) {
-        Ok(clean) => {
-            if clean {
+        Ok(outcome) => {
+            if outcome.clean {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -820,52 +842,7 @@ fn instances(schema: &Value, file: &str, count: usize) -> Vec<Value> {
 // ---------------------------------------------------------------------------------------------
 // The oracle.
 
-/// Refuses every external document (no network), except, with `--base`, the catalogue's own
-/// files.
-struct Refuse {
-    catalogue: Option<Catalogue>,
-}
-
-impl jsonschema::Retrieve for Refuse {
-    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        let uri = uri.as_str();
-        if let Some(found) = self.catalogue.as_ref().and_then(|c| c.load(c.name_of(uri)?)) {
-            return Ok(found);
-        }
-        Err(format!("agree: external documents are not retrieved ({uri})").into())
-    }
-}
-
-/// `--base URI`: the files of DIR as the documents `URI` + name.
-#[derive(Debug, Clone)]
-struct Catalogue {
-    base: String,
-    dir: PathBuf,
-}
-
 impl Catalogue {
-    /// The file name a reference (fragment removed) names in the catalogue: an absolute URI
-    /// under the base, or a relative one (the catalogue's files refer to each other by name).
-    fn name_of<'a>(&self, reference: &'a str) -> Option<&'a str> {
-        let reference = reference.split('#').next().unwrap_or_default();
-        let name = match reference.strip_prefix(self.base.as_str()) {
-            Some(name) => name,
-            None if reference.contains("://") || reference.is_empty() => return None,
-            None => reference.trim_start_matches("./"),
-        };
-        (!name.is_empty() && !name.contains('/')).then_some(name)
-    }
-
-    /// The catalogue's file `name` (or `name.json`), parsed.
-    fn load(&self, name: &str) -> Option<Value> {
-        [name.to_owned(), format!("{name}.json")]
-            .iter()
-            .map(|n| self.dir.join(n))
-            .find(|p| p.is_file())
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|b| serde_json::from_slice(&b).ok())
-    }
-
     /// The catalogue documents `schema` refers to, directly or through each other (at most
     /// 64), as (URI as referred to, file name, document).
     fn closure(&self, schema: &Value) -> Vec<(String, String, Value)> {
@@ -896,20 +873,9 @@ impl Catalogue {
     }
 }
 
+/// jsonschema's validator of a schema (see [`oracle::oracle`]), its error on one line.
 fn oracle(schema: &Value, file: &str, catalogue: Option<&Catalogue>) -> Result<jsonschema::Validator, String> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut options = jsonschema::options().with_retriever(Refuse {
-            catalogue: catalogue.cloned(),
-        });
-        if let Some(catalogue) = catalogue {
-            options = options.with_base_uri(format!("{}{file}", catalogue.base));
-        }
-        options.build(schema)
-    })) {
-        Ok(Ok(validator)) => Ok(validator),
-        Ok(Err(error)) => Err(first_line(&error.to_string())),
-        Err(_) => Err("jsonschema panicked".to_owned()),
-    }
+    oracle::oracle(schema, file, catalogue).map_err(|error| first_line(&error))
 }
 
 /// jsonschema's first error on an instance: `instance pointer: message (schema path)`.
@@ -966,6 +932,11 @@ fn schemas(options: &Options) -> Result<Vec<PathBuf>, String> {
     if let Some(limit) = options.limit {
         files.truncate(limit);
     }
+    if let Some(sample) = options.sample.filter(|&k| k < files.len()) {
+        // The i-th of K is the file at i * len / K: spread over the whole list, deterministic.
+        let len = files.len();
+        files = (0..sample).map(|i| files[i * len / sample].clone()).collect();
+    }
     Ok(files)
 }
 
@@ -1017,7 +988,33 @@ struct Disagreement {
     shrunk: Option<Value>,
 }
 
-fn agree(options: &Options) -> Result<bool, String> {
+/// What one run found.
+struct Outcome {
+    /// No disagreement.
+    clean: bool,
+    /// With `--bench`, the aggregate of the timed schemas.
+    speed: Option<bench::Figures>,
+}
+
+/// `cargo xtask agree DIR --base URI --sample K --bench` for `cargo xtask bench`: the aggregate
+/// of the timed schemas (`None` when none could be timed); the report is written to `report`.
+pub fn speed(dir: &Path, base: &str, sample: usize, report: &Path) -> Result<Option<bench::Figures>, String> {
+    let options = Options {
+        dir: dir.to_owned(),
+        instances: 20,
+        limit: None,
+        report: Some(report.to_owned()),
+        filter: None,
+        batch: 0,
+        base: Some(base.to_owned()),
+        sample: Some(sample),
+        bench: true,
+        echo: false,
+    };
+    agree(&options).map(|outcome| outcome.speed)
+}
+
+fn agree(options: &Options) -> Result<Outcome, String> {
     let started = Instant::now();
     let files = schemas(options)?;
     let catalogue = options.base.clone().map(|base| Catalogue {
@@ -1181,12 +1178,39 @@ fn agree(options: &Options) -> Result<bool, String> {
         }
     }
 
-    let report = summary(&entries, &unreadable, &answers, &disagreements, started.elapsed());
-    print!("{report}");
+    let mut report = summary(&entries, &unreadable, &answers, &disagreements, started.elapsed());
+    let mut speed = None;
+    if options.bench {
+        let timed: Vec<bench::Schema> = entries
+            .iter()
+            .enumerate()
+            .filter(|(e, entry)| {
+                entry.oracle_failed.is_none()
+                    && entry.compile_error.is_none()
+                    && !entry.cases.is_empty()
+                    && disagreements.iter().all(|d| d.entry != *e)
+            })
+            .map(|(_, entry)| bench::Schema {
+                file: entry.file.clone(),
+                module: entry.module.clone(),
+                tokens: entry.tokens.clone().unwrap_or_default(),
+                instances: entry.cases.iter().map(|(instance, _)| instance.clone()).collect(),
+            })
+            .collect();
+        let (section, figures) = bench::run(&timed, &options.dir, options.base.as_deref())?;
+        report.push_str(&section);
+        speed = figures;
+    }
+    if options.echo {
+        print!("{report}");
+    }
     if let Some(path) = &options.report {
         std::fs::write(path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(disagreements.is_empty())
+    Ok(Outcome {
+        clean: disagreements.is_empty(),
+        speed,
+    })
 }
 
 fn disagree(theirs: bool, ours: &Ours) -> bool {

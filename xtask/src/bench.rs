@@ -2,6 +2,14 @@
 //! prints, for each group, the toolkit's median beside its baseline's (each measured in the same
 //! run as the other), the median of the rounds' ratios and the target; and times
 //! `cargo xtask regen --check` on the warm build.
+//!
+//! With `--schemastore DIR` (or `$PILOTAGE_SCHEMASTORE`), a snapshot of SchemaStore's catalogue
+//! (its `*.json` files, as `https://json.schemastore.org/` serves them), it also times the
+//! generated validators against jsonschema on real schemas: `cargo xtask agree DIR --base
+//! https://json.schemastore.org/ --sample K --bench` (K = `--sample`, 120 by default: spread
+//! over the catalogue; a release build of every one takes hours here), the row
+//! `schemastore/is_valid`, its report in `target/agree-bench.md`. Without a snapshot the row says
+//! it was not measured, and counts as a missed target.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -141,6 +149,24 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let schemastore = match args.iter().position(|a| a == "--schemastore") {
+        Some(i) => match args.get(i + 1) {
+            Some(dir) => Some(std::path::PathBuf::from(dir)),
+            None => {
+                eprintln!("error: --schemastore takes a folder (a SchemaStore snapshot)");
+                return ExitCode::from(2);
+            }
+        },
+        None => std::env::var_os("PILOTAGE_SCHEMASTORE").map(std::path::PathBuf::from),
+    };
+    let sample = match args.iter().position(|a| a == "--sample").map(|i| args.get(i + 1)) {
+        None => 120,
+        Some(Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => n.parse().unwrap_or(120),
+        Some(_) => {
+            eprintln!("error: --sample takes a positive number");
+            return ExitCode::from(2);
+        }
+    };
     let mut measured: Vec<Vec<Option<(f64, f64)>>> = Vec::new();
     if summary_only {
         measured.push(read_round(&target));
@@ -212,6 +238,45 @@ pub fn main(args: &[String]) -> ExitCode {
             show(baseline),
             each.join(" ")
         );
+    }
+    // Real schemas: SchemaStore, through `cargo xtask agree --bench` (one run, its own rounds).
+    let row = "schemastore/is_valid";
+    match (&schemastore, summary_only) {
+        (_, true) => println!("{row:<32} (not measured with --summary-only)"),
+        (None, false) => {
+            println!(
+                "{row:<32} NOT MEASURED: give a SchemaStore snapshot (--schemastore DIR or $PILOTAGE_SCHEMASTORE)"
+            );
+            failed += 1;
+        }
+        (Some(dir), false) => {
+            let report = target.join("agree-bench.md");
+            eprintln!("bench: SchemaStore, {sample} schemas of {}", dir.display());
+            match crate::agree::speed(dir, "https://json.schemastore.org/", sample, &report) {
+                Ok(Some(figures)) => {
+                    let ratio = figures.ratio();
+                    let verdict = if ratio <= 0.5 { "ok" } else { "MISSED" };
+                    failed += usize::from(ratio > 0.5);
+                    println!(
+                        "{row:<32} {:>12} {:>12} {ratio:>8.3}  {:<24} {} schemas, {} instances; {}",
+                        show(figures.ours_ns),
+                        show(figures.theirs_ns),
+                        format!("<= 0.5 {verdict}"),
+                        figures.schemas,
+                        figures.instances,
+                        report.display()
+                    );
+                }
+                Ok(None) => {
+                    println!("{row:<32} NOT MEASURED: no schema of {} could be timed", dir.display());
+                    failed += 1;
+                }
+                Err(error) => {
+                    println!("{row:<32} NOT MEASURED: {error}");
+                    failed += 1;
+                }
+            }
+        }
     }
     // regen --check on the warm build: this binary, five runs, the median.
     let exe = std::env::current_exe().expect("the xtask binary");

@@ -562,8 +562,9 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
 /// `f` as `mantissa * 10^exponent` (not necessarily the shortest such pair), from its
 /// shortest decimal text; `None` when the mantissa does not fit. A whole number below 2^53 is
 /// read directly; any other is printed by `zmij` (serde_json's own float printer, so no crate
-/// is added to the build), about four times faster than `core::fmt`'s `{:e}` this used, which
-/// made `multipleOf` on a fraction the slowest keyword of the official suite.
+/// is added to the build) rather than by `core::fmt`'s `{:e}`, which made `multipleOf` on a
+/// fraction the slowest keyword of the official suite (its `multipleOf: 1.5` group: 0.75 to
+/// 0.93 us before, 0.58 to 0.66 us after; jsonschema 0.42).
 fn decimal_parts(f: f64) -> Option<(i128, i32)> {
     if !f.is_finite() {
         return None;
