@@ -2848,6 +2848,18 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
+        if cx.stops() {
+            if let Some(v) = o.get("catalog") {
+                if !(v.as_str() == Some("pilotage_catalog")) {
+                    return false;
+                }
+            }
+            if let Some(v) = o.get("guides") {
+                if !(v.as_str() == Some("pilotage_get_guide")) {
+                    return false;
+                }
+            }
+        }
         let mut seen = 0usize;
         for (k, v) in o {
             match k.as_str() {

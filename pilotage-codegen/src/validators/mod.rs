@@ -81,6 +81,18 @@ fn format_in(draft: Draft, format: &str) -> bool {
     }
 }
 
+/// Keywords that only annotate: a subschema of `const` and these is a discriminator.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "$comment",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
 /// Above how many strings an `enum` is checked by a binary search of them, sorted when the
 /// validators are generated (`runtime::is_one_of_sorted`), rather than by one `matches!`.
 const SORTED_ENUM: usize = 16;
@@ -1109,6 +1121,26 @@ impl<'a> Gen<'a> {
             None => Vec::new(),
         };
         let known: Vec<&str> = properties.iter().map(|(name, _)| name.as_str()).collect();
+        // Discriminators first: stopping at the first violation, a member whose schema is only a
+        // `const` is compared before the others are read (the branches of a tagged union, each
+        // `{"properties": {"type": {"const": "TextLine"}, "label": {"$ref": ...}, ...}}`,
+        // fail on `type` without checking `label`: SchemaStore's enonic schemas, 21 branches).
+        // The member loop compares it again; collecting every violation, nothing changes.
+        if properties.len() >= 3 {
+            let mut early = TokenStream::new();
+            for (name, subschema) in &properties {
+                let Value::Object(sub) = subschema else { continue };
+                let sub = self.effective(sub, &child(&at("properties"), name));
+                let Some(expected) = sub.get("const") else { continue };
+                if sub.keys().all(|k| k == "const" || ANNOTATIONS.contains(&k.as_str())) {
+                    let test = equals(expected);
+                    early.extend(quote!(if let Some(v) = o.get(#name) { if !(#test) { return false; } }));
+                }
+            }
+            if !early.is_empty() {
+                objects.extend(quote!(if cx.stops() { #early }));
+            }
+        }
         let mut pattern_idents = Vec::new();
         let mut pattern_checks = TokenStream::new();
         if let Some(patterns) = object.get("patternProperties") {

@@ -1022,6 +1022,53 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
+            if cx.stops() {
+                if let Some(v) = o.get("number") {
+                    if !(::pilotage_types::validate::runtime::is_number(
+                        v,
+                        ::pilotage_types::validate::runtime::Num::U(2u64),
+                    )) {
+                        return false;
+                    }
+                }
+                if let Some(v) = o.get("object") {
+                    if !(v
+                        .as_object()
+                        .is_some_and(|o| {
+                            o.len() == 1usize
+                                && o
+                                    .get("k")
+                                    .is_some_and(|v| {
+                                        v
+                                            .as_array()
+                                            .is_some_and(|a| {
+                                                a.len() == 3usize
+                                                    && {
+                                                        let v = &a[0usize];
+                                                        ::pilotage_types::validate::runtime::is_number(
+                                                            v,
+                                                            ::pilotage_types::validate::runtime::Num::U(1u64),
+                                                        )
+                                                    }
+                                                    && {
+                                                        let v = &a[1usize];
+                                                        ::pilotage_types::validate::runtime::is_number(
+                                                            v,
+                                                            ::pilotage_types::validate::runtime::Num::F(2.0),
+                                                        )
+                                                    }
+                                                    && {
+                                                        let v = &a[2usize];
+                                                        v.is_null()
+                                                    }
+                                            })
+                                    })
+                        }))
+                    {
+                        return false;
+                    }
+                }
+            }
             for (k, v) in o {
                 match k.as_str() {
                     "mixed" => {

@@ -7900,6 +7900,13 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
+            if cx.stops() {
+                if let Some(v) = o.get("review_state") {
+                    if !(v.as_str() == Some("proposed")) {
+                        return false;
+                    }
+                }
+            }
             let mut seen = 0usize;
             for (k, v) in o {
                 match k.as_str() {
