@@ -1221,18 +1221,14 @@ impl<'a> Gen<'a> {
         }
         if !required.is_empty() {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
+            let lookups = quote!(for name in [#(#required),*] { if !o.contains_key(name) { #fail } });
             if pass {
+                // Counted during the pass: looked up (to name them) only when some are missing.
                 before.extend(quote!(let mut seen = 0usize;));
                 let count = required.len();
-                after.extend(quote! {
-                    if seen < #count {
-                        for name in [#(#required),*] { if !o.contains_key(name) { #fail } }
-                    }
-                });
+                after.extend(quote!(if seen < #count { #lookups }));
             } else {
-                after.extend(quote! {
-                    for name in [#(#required),*] { if !o.contains_key(name) { #fail } }
-                });
+                after.extend(lookups);
             }
         }
         if pass {
