@@ -1222,7 +1222,7 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     {
-        if !(cx.quiet(s54, v, at) || cx.quiet(capability_settings, v, at)) {
+        if !(cx.quiet(s50, v, at) || cx.quiet(capability_settings, v, at)) {
             if cx.fail(at, "/$defs/CapabilityValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
@@ -1231,7 +1231,7 @@ pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilityValue/anyOf/0`.
-fn s54(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s50(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_boolean()) {
         if cx.fail(at, "/$defs/CapabilityValue/anyOf/0/type", Why::Type(v, &["boolean"]))
@@ -1888,7 +1888,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     {
-                        if !(cx.quiet(s53, v, at) || cx.quiet(text_range, v, at)) {
+                        if !(cx.quiet(s49, v, at) || cx.quiet(text_range, v, at)) {
                             if cx
                                 .fail(
                                     at,
@@ -1963,7 +1963,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/Diagnostic/properties/path/anyOf/0`.
-fn s53(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_string()) {
         if cx
@@ -2103,13 +2103,12 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        let mut holds = 0usize;
-        if holds < 2 && cx.quiet(s51, v, at) {
-            holds += 1;
-        }
-        if holds < 2 && cx.quiet(s52, v, at) {
-            holds += 1;
-        }
+        let holds: usize = if let Value::Object(members) = v {
+            usize::from(members.contains_key("program"))
+                + usize::from(members.contains_key("program_ref"))
+        } else {
+            2usize
+        };
         if holds == 0 {
             if cx.fail(at, "/$defs/ExecuteRequest/oneOf", Why::OneOfNone(v)) {
                 return false;
@@ -2117,46 +2116,6 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         } else if holds > 1 {
             if cx.fail(at, "/$defs/ExecuteRequest/oneOf", Why::OneOfMany(v)) {
                 return false;
-            }
-        }
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/ExecuteRequest/oneOf/0`.
-fn s51(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        for name in ["program"] {
-            if !o.contains_key(name) {
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/oneOf/0/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/ExecuteRequest/oneOf/1`.
-fn s52(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        for name in ["program_ref"] {
-            if !o.contains_key(name) {
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/ExecuteRequest/oneOf/1/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
             }
         }
     }
@@ -2240,7 +2199,7 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if cx.quiet(s50, v, at) {
+        if cx.quiet(s48, v, at) {
             if let Value::Object(o) = v {
                 for name in ["diagnostics"] {
                     if !o.contains_key(name) {
@@ -2261,7 +2220,7 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/ExecuteResponse/allOf/0/if`.
-fn s50(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
@@ -2699,7 +2658,7 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 }
                             }
                             {
-                                if cx.quiet(s49, v, at) {
+                                if cx.quiet(s47, v, at) {
                                     if cx
                                         .fail(
                                             at,
@@ -2736,7 +2695,7 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/GuideIndexResult/properties/guides/items/allOf/1/not`.
-fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for name in ["body"] {
@@ -2791,47 +2750,11 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if !(cx.quiet(s47, v, at) || cx.quiet(s48, v, at)) {
-            if cx.fail(at, "/$defs/InitializeMetaValue/anyOf", Why::AnyOf(v)) {
-                return false;
-            }
-        }
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/InitializeMetaValue/anyOf/0`.
-fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        for name in ["manifest"] {
-            if !o.contains_key(name) {
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/InitializeMetaValue/anyOf/0/required",
-                        Why::Required(name),
-                    )
-                {
-                    return false;
-                }
-            }
-        }
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/InitializeMetaValue/anyOf/1`.
-fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        for name in ["manifest_uri"] {
-            if !o.contains_key(name) {
-                if cx
-                    .fail(
-                        at,
-                        "/$defs/InitializeMetaValue/anyOf/1/required",
-                        Why::Required(name),
-                    )
-                {
+        if let Value::Object(members) = v {
+            if !(members.contains_key("manifest")
+                || members.contains_key("manifest_uri"))
+            {
+                if cx.fail(at, "/$defs/InitializeMetaValue/anyOf", Why::AnyOf(v)) {
                     return false;
                 }
             }

@@ -416,6 +416,73 @@ fn is_string_const_branch(schema: &Value) -> bool {
         && object.get("type").is_none_or(|t| t == "string")
 }
 
+/// The names each branch of an `anyOf` or `oneOf` requires, when every branch says only
+/// `required` (beside annotations); `None` when a branch says more. Such a branch holds on
+/// anything but an object (`required` says nothing of it), and on an object that has each of
+/// its names; it holds no annotation, so the keyword can be decided as one test, with no
+/// function a branch, whether or not annotations are collected.
+fn required_only(branches: &[Value]) -> Option<Vec<Vec<&str>>> {
+    let mut sets: Vec<Vec<&str>> = Vec::with_capacity(branches.len());
+    for branch in branches {
+        let Value::Object(object) = branch else { return None };
+        if !object
+            .keys()
+            .all(|k| k == "required" || ANNOTATIONS.contains(&k.as_str()))
+        {
+            return None;
+        }
+        let Some(Value::Array(names)) = object.get("required") else {
+            return None;
+        };
+        sets.push(names.iter().map(Value::as_str).collect::<Option<_>>()?);
+    }
+    (!sets.is_empty()).then_some(sets)
+}
+
+/// An expression: whether the object `members` has every name of `names`.
+fn has_members(names: &[&str]) -> TokenStream {
+    match names {
+        [] => quote!(true),
+        [name] => quote!(members.contains_key(#name)),
+        names => quote!((#(members.contains_key(#names))&&*)),
+    }
+}
+
+/// The check of an `anyOf` whose branches each say only `required` ([`required_only`]).
+/// SchemaStore's renovate says "none of these 96 options" as `not: {anyOf: [{"required":
+/// ["a"]}, {"required": ["b"]}, ...]}`: each branch was a call and a map lookup, most of its
+/// time. With more than a few branches of one name each, the names are sorted here and
+/// searched at run time (`runtime::has_any_member`).
+fn any_of_required(sets: &[Vec<&str>], fail: TokenStream) -> TokenStream {
+    if sets.iter().any(Vec::is_empty) {
+        // A branch that requires nothing always holds: so does the `anyOf`.
+        return TokenStream::new();
+    }
+    let test = if sets.len() > 4 && sets.iter().all(|names| names.len() == 1) {
+        let mut names: Vec<&str> = sets.iter().map(|names| names[0]).collect();
+        names.sort_unstable_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        names.dedup();
+        quote!(::pilotage_types::validate::runtime::has_any_member(members, &[#(#names),*]))
+    } else {
+        let tests = sets.iter().map(|names| has_members(names));
+        quote!(#(#tests)||*)
+    };
+    quote!(if let Value::Object(members) = v { if !(#test) { #fail } })
+}
+
+/// The check of a `oneOf` whose branches each say only `required` ([`required_only`]): on an
+/// object, the branches whose names are all there are counted; anything else satisfies every
+/// branch (so the `oneOf` holds only with a single branch). Pilotage's `ExecuteRequest` is
+/// `oneOf: [{"required": ["program"]}, {"required": ["program_ref"]}]`.
+fn one_of_required(sets: &[Vec<&str>], none: TokenStream, many: TokenStream) -> TokenStream {
+    let tests = sets.iter().map(|names| has_members(names));
+    let all = sets.len();
+    quote! {
+        let holds: usize = if let Value::Object(members) = v { #(usize::from(#tests))+* } else { #all };
+        if holds == 0 { #none } else if holds > 1 { #many }
+    }
+}
+
 fn number(n: &Number) -> TokenStream {
     if let Some(u) = n.as_u64() {
         quote!(::pilotage_types::validate::runtime::Num::U(#u))
@@ -1347,6 +1414,17 @@ impl<'a> Gen<'a> {
             let branches = branches
                 .as_array()
                 .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be an array")))?;
+            if let Some(sets) = required_only(branches) {
+                let check = if keyword == "anyOf" {
+                    any_of_required(&sets, fail(&at(keyword), quote!(Why::AnyOf(v))))
+                } else {
+                    let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
+                    let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
+                    one_of_required(&sets, none, many)
+                };
+                out.extend(quote!({ #check }));
+                continue;
+            }
             let functions: Vec<Ident> = (0..branches.len())
                 .map(|index| self.branch(&child(&at(keyword), &index.to_string()), inner.is_some()))
                 .collect::<Result<_, _>>()?;
