@@ -71,12 +71,27 @@ fn insts(insts: Vec<regex::Inst>) -> &'static [Inst] {
                 regex::Inst::WordBoundary => Inst::WordBoundary,
                 regex::Inst::NotWordBoundary => Inst::NotWordBoundary,
                 regex::Inst::Look(negated, next) => Inst::Look { negated, next },
+                regex::Inst::LookDfa(negated, tables) => Inst::LookDfa {
+                    negated,
+                    dfa: leak_dfa(*tables),
+                },
                 regex::Inst::LookBehind(negated, next) => Inst::LookBehind { negated, next },
                 regex::Inst::LookEnd => Inst::LookEnd,
                 regex::Inst::Match => Inst::Match,
             })
             .collect(),
     )
+}
+
+fn leak_dfa(tables: regex::DfaTables) -> &'static Dfa {
+    Box::leak(Box::new(Dfa::new(
+        Box::leak(Box::new(tables.classes)),
+        tables.stride,
+        leak(tables.table),
+        tables.first_match,
+        leak(tables.eoi),
+        tables.start,
+    )))
 }
 
 fn runtime(source: &str) -> Result<Dual, String> {
@@ -89,19 +104,11 @@ fn runtime(source: &str) -> Result<Dual, String> {
             anchored,
         } => {
             let program = insts(program);
-            let dfa = Dfa::new(
-                Box::leak(Box::new(dfa.classes)),
-                dfa.stride,
-                leak(dfa.table),
-                dfa.first_match,
-                leak(dfa.eoi),
-                dfa.start,
-            );
             return Ok(Dual {
                 pattern: Pattern::Automaton {
                     source,
                     required: Box::leak(required.into_boxed_str()),
-                    dfa: Box::leak(Box::new(dfa)),
+                    dfa: leak_dfa(*dfa),
                 },
                 vm: Some(Pattern::Program {
                     source,
@@ -131,13 +138,26 @@ fn runtime(source: &str) -> Result<Dual, String> {
         },
         Compiled::Program {
             insts: program,
+            plain,
             anchored,
             ..
-        } => Pattern::Program {
-            source,
-            insts: insts(program),
-            anchored,
-        },
+        } => {
+            // A look-ahead written as a DFA: the plain program (every look-ahead a sub-program)
+            // answers each text too.
+            let vm = (plain != program).then(|| Pattern::Program {
+                source,
+                insts: insts(plain),
+                anchored,
+            });
+            return Ok(Dual {
+                pattern: Pattern::Program {
+                    source,
+                    insts: insts(program),
+                    anchored,
+                },
+                vm,
+            });
+        }
     };
     Ok(Dual { pattern, vm: None })
 }
@@ -439,6 +459,15 @@ const ECMA_CASES: &[(&str, &[(&str, bool)])] = &[
     ("^(?=(a+))a*b$", &[("aaab", true)]),
     ("^(a|ab)(c|bcd)(d*)$", &[("abcd", true)]),
     ("\\u0041\\u{42}", &[("xABx", true)]),
+    // Items at either end that match the empty text anywhere are trimmed (`^x-.*` is `^x-`).
+    ("^x-.*", &[("x-", true), ("x-\n", true), ("y", false), ("x", false)]),
+    (".*", &[("", true), ("\n", true)]),
+    ("[a-z]*foo", &[("FOO", false), ("1foo", true), ("fo", false)]),
+    ("^a.*$", &[("a\nb", false), ("a", true), ("ab", true)]),
+    ("(?:a|)b*c?", &[("", true), ("x", true)]),
+    ("^\\.json.*|x*$", &[("q", true), (".jsonx", true)]),
+    ("a.*(?=b)", &[("ab", true), ("a", false), ("ba", false)]),
+    ("\\d+.*", &[("x", false), ("x1", true)]),
 ];
 
 #[test]
@@ -711,6 +740,168 @@ fn look_behind_matches_as_ecma_262_does() {
     }
 }
 
+/// Look-ahead with the verdicts of Node 20's `RegExp` with the `u` flag: bodies a DFA decides
+/// (alternations of names, `$`, `.*`, counted repetition, astral characters) and bodies it
+/// cannot (a word boundary, a nested look-ahead), beside a look-behind.
+const LOOK_AHEAD_CASES: &[(&str, &[(&str, bool)])] = &[
+    (
+        "^(?!aliases|audio|build|date)$",
+        &[
+            ("", true),
+            ("audio", false),
+            ("x", false),
+            ("aliases", false),
+            ("al", false),
+        ],
+    ),
+    (
+        "^(?!aliases|audio|build|date).*$",
+        &[
+            ("", true),
+            ("audio", false),
+            ("audiox", false),
+            ("x", true),
+            ("dat", true),
+            ("date", false),
+        ],
+    ),
+    (
+        "^(?!a|ab)\\w+$",
+        &[("ab", false), ("ba", true), ("b", true), ("a", false), ("", false)],
+    ),
+    (
+        "(?=\\d{2}$)",
+        &[
+            ("12", true),
+            ("a12", true),
+            ("1", false),
+            ("123", true),
+            ("12\n", false),
+            ("", false),
+        ],
+    ),
+    (
+        "^(?=.*[A-Z])(?=.*\\d).{8,}$",
+        &[
+            ("abcdefgH1", true),
+            ("abcdefgh1", false),
+            ("ABCDEFGH", false),
+            ("aB1", false),
+            ("aaaaaaB1", true),
+            ("\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}B1", true),
+        ],
+    ),
+    (
+        "^(?!.*\\.\\.)[a-z.]+$",
+        &[
+            ("a.b", true),
+            ("a..b", false),
+            ("..", false),
+            ("abc", true),
+            ("", false),
+        ],
+    ),
+    (
+        "x(?=\u{e9}|\u{1f600})",
+        &[
+            ("x\u{e9}", true),
+            ("x\u{1f600}", true),
+            ("xe", false),
+            ("x", false),
+            ("ax\u{1f600}b", true),
+        ],
+    ),
+    (
+        "^(?!\\s)(?!.*\\s$).*$",
+        &[
+            ("a b", true),
+            (" a", false),
+            ("a ", false),
+            ("", true),
+            ("\u{a0}a", false),
+        ],
+    ),
+    ("a(?=$)", &[("a", true), ("ab", false), ("ba", true)]),
+    ("a(?!$)", &[("a", false), ("ab", true), ("ba", false)]),
+    ("(?=\\bfoo)", &[("foo", true), ("afoo", false), ("a foo", true)]),
+    ("^(?!(?=a)b)", &[("a", true), ("b", true), ("", true)]),
+    ("(?<=x)(?=y)", &[("xy", true), ("yx", false), ("x y", false)]),
+    (
+        "^[a-z]+(?!\\d)",
+        &[("abc", true), ("abc1", true), ("ab1c", true), ("1", false)],
+    ),
+];
+
+/// The look-aheads the generator writes as a DFA ([`regex::Inst::LookDfa`]): exactly those
+/// whose body has no look-around, `^`, `\b` or `\B`.
+const LOOK_AHEAD_DFAS: &[(&str, usize)] = &[
+    ("^(?!aliases|audio|build|date)$", 1),
+    ("^(?=.*[A-Z])(?=.*\\d).{8,}$", 2),
+    ("(?=\\d{2}$)", 1),
+    ("x(?=\u{e9}|\u{1f600})", 1),
+    ("(?=\\bfoo)", 0),
+    ("^(?!(?=a)b)", 1),
+    ("(?<=x)(?=y)", 1),
+];
+
+#[test]
+fn look_ahead_matches_as_ecma_262_does_with_or_without_a_dfa() {
+    let mut mismatches = Vec::new();
+    for (source, texts) in LOOK_AHEAD_CASES {
+        let pattern = match runtime(source) {
+            Ok(pattern) => pattern,
+            Err(e) => {
+                mismatches.push(format!("{source:?}: {e}"));
+                continue;
+            }
+        };
+        // `Dual` asks the plain program too, where a look-ahead was written as a DFA.
+        for (text, expected) in *texts {
+            if pattern.is_match(text) != *expected {
+                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    for (source, expected) in LOOK_AHEAD_DFAS {
+        let Compiled::Program { insts, .. } = regex::compile_owned(source).unwrap() else {
+            panic!("{source:?}: not a program")
+        };
+        let dfas = insts
+            .iter()
+            .filter(|inst| matches!(inst, regex::Inst::LookDfa(..)))
+            .count();
+        assert_eq!(dfas, *expected, "{source:?}: {insts:?}");
+    }
+}
+
+/// A pattern whose ends match the empty text anywhere is compiled without them: `^x-.*` is the
+/// prefix test `^x-`, `.*` every text; an anchor or an assertion stops the trimming.
+#[test]
+fn ends_that_match_the_empty_text_are_trimmed() {
+    for (source, text, start, end) in [
+        ("^x-.*", "x-", true, false),
+        (".*\\.json", ".json", false, false),
+        (".*", "", false, false),
+        ("^.*", "", true, false),
+        ("(?:ab)?c[0-9]*", "c", false, false),
+    ] {
+        match regex::compile_owned(source).unwrap() {
+            Compiled::Literal(t, s, e) => assert_eq!((t.as_str(), s, e), (text, start, end), "{source:?}"),
+            other => panic!("{source:?}: {other:?}"),
+        }
+    }
+    for source in ["^a.*$", "a.*\\b", "^(?:a|$)"] {
+        let compiled = regex::compile_owned(source).unwrap();
+        assert!(!matches!(compiled, Compiled::Literal(..)), "{source:?}: {compiled:?}");
+    }
+}
+
 #[test]
 fn patterns_the_runtime_cannot_honour_or_that_are_no_regex_are_errors() {
     let accepted: Vec<_> = REFUSED.iter().filter(|source| regex::compile(source).is_ok()).collect();
@@ -793,4 +984,26 @@ proptest! {
         let (pattern, regex) = &agreeing()[index];
         prop_assert_eq!(pattern.is_match(&text), regex.is_match(&text), "{} on {:?}", AGREEING[index], text);
     }
+
+    /// Random texts (ASCII, Latin-1, astral, line terminators) on every look-ahead case: the
+    /// program with DFA look-aheads and the plain program agree (`Dual` asserts it).
+    #[test]
+    fn look_ahead_dfas_agree_with_the_pike_vm(
+        index in 0..LOOK_AHEAD_CASES.len(),
+        text in "[ab019AZx.\\s\u{e9}\u{1f600}\n_-]{0,12}",
+    ) {
+        let pattern = look_aheads()[index];
+        let _ = pattern.is_match(&text);
+        prop_assert!(pattern.is_dfa() || !LOOK_AHEAD_DFAS.iter().any(|(s, n)| *s == LOOK_AHEAD_CASES[index].0 && *n > 0));
+    }
+}
+
+fn look_aheads() -> &'static [Dual] {
+    static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        LOOK_AHEAD_CASES
+            .iter()
+            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    })
 }

@@ -137,128 +137,141 @@ static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_type
             ranges: &[('P', 'P')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Look {
+        ::pilotage_types::validate::pattern::Inst::LookDfa {
             negated: true,
-            next: 5u32,
+            dfa: {
+                static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                    1usize,
+                    b"\0\0\0\0",
+                    2usize,
+                    b"\0\x01",
+                    1usize,
+                );
+                &DFA
+            },
         },
-        ::pilotage_types::validate::pattern::Inst::End,
-        ::pilotage_types::validate::pattern::Inst::LookEnd,
-        ::pilotage_types::validate::pattern::Inst::Split(6u32, 11u32),
+        ::pilotage_types::validate::pattern::Inst::Split(4u32, 9u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(8u32, 10u32),
+        ::pilotage_types::validate::pattern::Inst::Split(6u32, 8u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(7u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(5u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('Y', 'Y')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(12u32, 17u32),
+        ::pilotage_types::validate::pattern::Inst::Split(10u32, 15u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(14u32, 16u32),
+        ::pilotage_types::validate::pattern::Inst::Split(12u32, 14u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(13u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(11u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('M', 'M')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(18u32, 23u32),
+        ::pilotage_types::validate::pattern::Inst::Split(16u32, 21u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(20u32, 22u32),
+        ::pilotage_types::validate::pattern::Inst::Split(18u32, 20u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(19u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(17u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('W', 'W')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(24u32, 29u32),
+        ::pilotage_types::validate::pattern::Inst::Split(22u32, 27u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(26u32, 28u32),
+        ::pilotage_types::validate::pattern::Inst::Split(24u32, 26u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(25u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(23u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('D', 'D')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(30u32, 58u32),
+        ::pilotage_types::validate::pattern::Inst::Split(28u32, 54u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('T', 'T')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Look {
+        ::pilotage_types::validate::pattern::Inst::LookDfa {
             negated: false,
-            next: 34u32,
+            dfa: {
+                static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02",
+                    3usize,
+                    b"\0\0\0\0\0\0\0\0\x02\0\0\0\x03\0\x03\0\x03\0\0\0\0\0\0\0",
+                    3usize,
+                    b"\0\0\x01\0",
+                    1usize,
+                );
+                &DFA
+            },
         },
+        ::pilotage_types::validate::pattern::Inst::Split(31u32, 36u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::LookEnd,
-        ::pilotage_types::validate::pattern::Inst::Split(35u32, 40u32),
+        ::pilotage_types::validate::pattern::Inst::Split(33u32, 35u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(37u32, 39u32),
-        ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-            ranges: &[('0', '9')],
-            negated: false,
-        }),
-        ::pilotage_types::validate::pattern::Inst::Jump(36u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(32u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('H', 'H')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(41u32, 46u32),
+        ::pilotage_types::validate::pattern::Inst::Split(37u32, 42u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(43u32, 45u32),
+        ::pilotage_types::validate::pattern::Inst::Split(39u32, 41u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(42u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(38u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('M', 'M')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(47u32, 58u32),
+        ::pilotage_types::validate::pattern::Inst::Split(43u32, 54u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(49u32, 51u32),
+        ::pilotage_types::validate::pattern::Inst::Split(45u32, 47u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(48u32),
-        ::pilotage_types::validate::pattern::Inst::Split(52u32, 57u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(44u32),
+        ::pilotage_types::validate::pattern::Inst::Split(48u32, 53u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('.', '.')],
             negated: false,
@@ -267,12 +280,12 @@ static PATTERN_1: ::pilotage_types::validate::pattern::Pattern = ::pilotage_type
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Split(55u32, 57u32),
+        ::pilotage_types::validate::pattern::Inst::Split(51u32, 53u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('0', '9')],
             negated: false,
         }),
-        ::pilotage_types::validate::pattern::Inst::Jump(54u32),
+        ::pilotage_types::validate::pattern::Inst::Jump(50u32),
         ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
             ranges: &[('S', 'S')],
             negated: false,

@@ -41,6 +41,10 @@
 //! hold a lone surrogate: a pattern's lone surrogate (`\uD800`) matches no character, nor does
 //! `\p{Cs}`.
 //!
+//! `pattern` asks whether a pattern matches somewhere, so the items at either end that match the
+//! empty text anywhere (no assertion in them) are dropped first: `^x-.*` is the prefix test
+//! `^x-`, `.*foo` the substring test `foo`.
+//!
 //! A class of many ranges (a property's) is written once per pattern, as a `const` the
 //! instructions taking it share. `compile_owned` is the program [`compile`] writes, as data
 //! (for tests that run the runtime matcher on it).
@@ -887,6 +891,9 @@ pub enum Inst {
     WordBoundary,
     NotWordBoundary,
     Look(bool, u32),
+    /// A look-ahead whose body a DFA decides (anchored at the position, the earliest match
+    /// enough): whether it is negated, and the body's tables; continues at the next instruction.
+    LookDfa(bool, Box<DfaTables>),
     LookBehind(bool, u32),
     LookEnd,
     Match,
@@ -894,6 +901,23 @@ pub enum Inst {
 
 struct Compiler {
     insts: Vec<Inst>,
+    /// Whether a look-ahead whose body allows it is written as [`Inst::LookDfa`] (the program
+    /// written) rather than as a sub-program (the same program for the Pike VM alone, kept for
+    /// the tests that compare the two).
+    look_dfas: bool,
+}
+
+/// Whether a DFA started at a look-ahead's position decides its body exactly: a body without
+/// look-around of its own and without `^`, `\b` or `\B`, whose meaning depends on the
+/// characters before the position (a DFA started there sees none of them). `$` is the text's
+/// end, which the DFA reads as the search reaches it.
+fn look_body_for_dfa(node: &Node) -> bool {
+    match node {
+        Node::Empty | Node::Class(..) | Node::End => true,
+        Node::Start | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => false,
+        Node::Concat(items) | Node::Alt(items) => items.iter().all(look_body_for_dfa),
+        Node::Repeat(body, ..) => look_body_for_dfa(body),
+    }
 }
 
 impl Compiler {
@@ -972,6 +996,15 @@ impl Compiler {
                 }
             }
             Node::Look(body, negated) => {
+                // A body a DFA decides is one table walk from the position, not a nested Pike
+                // VM search (SchemaStore's hugo.json checks every member name against
+                // `^(?!aliases|audio|...)$`, 36 names).
+                if self.look_dfas && look_body_for_dfa(body) {
+                    if let Ok(tables) = dfa(body, true) {
+                        self.emit(Inst::LookDfa(*negated, Box::new(tables)))?;
+                        return Ok(());
+                    }
+                }
                 let look = self.emit(Inst::Look(*negated, 0))?;
                 self.node(body)?;
                 self.emit(Inst::LookEnd)?;
@@ -1109,6 +1142,9 @@ pub enum Compiled {
     Program {
         /// The instructions.
         insts: Vec<Inst>,
+        /// The same program with every look-ahead a sub-program of the Pike VM (no
+        /// [`Inst::LookDfa`]): not written, for the tests that compare the two.
+        plain: Vec<Inst>,
         /// Whether the program is anchored at the start.
         anchored: bool,
         /// Why there is no DFA.
@@ -1119,7 +1155,7 @@ pub enum Compiled {
 /// A DFA as `pilotage_types::validate::pattern::Dfa` reads it: the dead state 0, then the
 /// states that are no match, then the match states from `first_match` on.
 #[doc(hidden)]
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct DfaTables {
     /// Each byte's equivalence class.
@@ -1391,8 +1427,56 @@ fn compile_reading(source: &str) -> Result<(Compiled, Vec<&'static str>)> {
     Ok((compile_node(node)?, legacy))
 }
 
+/// Whether `node` can match the empty text wherever it stands: it has no assertion (`^`, `$`,
+/// `\b`, `\B`, look-around) and matches the empty text.
+fn matches_empty_anywhere(node: &Node) -> bool {
+    match node {
+        Node::Empty => true,
+        Node::Class(..) | Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => {
+            false
+        }
+        Node::Concat(items) => items.iter().all(matches_empty_anywhere),
+        Node::Alt(branches) => branches.iter().all(assertion_free) && branches.iter().any(matches_empty_anywhere),
+        Node::Repeat(body, min, _) => assertion_free(body) && (*min == 0 || matches_empty_anywhere(body)),
+    }
+}
+
+/// Whether `node` holds no assertion.
+fn assertion_free(node: &Node) -> bool {
+    match node {
+        Node::Empty | Node::Class(..) => true,
+        Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => false,
+        Node::Concat(items) | Node::Alt(items) => items.iter().all(assertion_free),
+        Node::Repeat(body, ..) => assertion_free(body),
+    }
+}
+
+/// The pattern without the items at either end that can match the empty text anywhere (the
+/// `.*` of `^x-.*`, the `[a-z]*` of `[a-z]*foo`): `pattern` asks whether a pattern matches
+/// *somewhere*, and `A` followed by such an item `R` matches somewhere exactly when `A` does
+/// (`R` can match the empty text right after `A`'s match, and `A·R`'s match holds one of
+/// `A`). So `^x-.*` is the prefix test `^x-`, and `.*` matches every text. An anchor ends the
+/// trimming (`^x-.*$` asks that no line terminator follow: it stays).
+fn trim_free_ends(node: Node) -> Node {
+    let mut items = match node {
+        Node::Concat(items) => items,
+        other => vec![other],
+    };
+    while items.last().is_some_and(matches_empty_anywhere) {
+        items.pop();
+    }
+    let leading = items.iter().take_while(|item| matches_empty_anywhere(item)).count();
+    items.drain(..leading);
+    match items.len() {
+        0 => Node::Empty,
+        1 => items.pop().unwrap_or(Node::Empty),
+        _ => Node::Concat(items),
+    }
+}
+
 /// The program of a parsed pattern.
 fn compile_node(node: Node) -> Result<Compiled> {
+    let node = trim_free_ends(node);
     if let Some((text, start, end)) = literal(&node) {
         return Ok(Compiled::Literal(text, start, end));
     }
@@ -1404,18 +1488,26 @@ fn compile_node(node: Node) -> Result<Compiled> {
         Node::Concat(items) => items.first() == Some(&Node::Start),
         _ => false,
     };
-    let mut compiler = Compiler { insts: Vec::new() };
-    compiler.node(&node)?;
-    compiler.emit(Inst::Match)?;
+    let program = |look_dfas: bool| -> Result<Vec<Inst>> {
+        let mut compiler = Compiler {
+            insts: Vec::new(),
+            look_dfas,
+        };
+        compiler.node(&node)?;
+        compiler.emit(Inst::Match)?;
+        Ok(compiler.insts)
+    };
+    let insts = program(true)?;
     match dfa(&node, anchored) {
         Ok(dfa) => Ok(Compiled::Automaton {
             dfa: Box::new(dfa),
             required: required_text(&node),
-            insts: compiler.insts,
+            insts,
             anchored,
         }),
         Err(why) => Ok(Compiled::Program {
-            insts: compiler.insts,
+            plain: program(false)?,
+            insts,
             anchored,
             why,
         }),
@@ -1441,10 +1533,12 @@ fn literal(node: &Node) -> Option<(String, bool, bool)> {
     for item in items {
         match item {
             Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => text.push(ranges[0].0),
+            // The empty pattern (or all of it trimmed, `.*`): the empty text, found in any.
+            Node::Empty => {}
             _ => return None,
         }
     }
-    (!text.is_empty() || start || end).then_some((text, start, end))
+    Some((text, start, end))
 }
 
 /// A pattern written as tokens, and how it was read.
@@ -1497,26 +1591,11 @@ pub fn write(source: &str) -> Result<Written> {
             })
         }
         Compiled::Automaton { dfa, required, .. } => {
-            let DfaTables {
-                classes: byte_classes,
-                stride,
-                table,
-                first_match,
-                eoi,
-                start,
-            } = *dfa;
-            let byte_classes = Literal::byte_string(&byte_classes);
-            let table = Literal::byte_string(&table);
-            let eoi = Literal::byte_string(&eoi);
+            let dfa = dfa_tokens(&dfa);
             quote!(::pilotage_types::validate::pattern::Pattern::Automaton {
                 source: #source,
                 required: #required,
-                dfa: {
-                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
-                        #byte_classes, #stride, #table, #first_match, #eoi, #start,
-                    );
-                    &DFA
-                },
+                dfa: #dfa,
             })
         }
         Compiled::Program { insts, anchored, .. } => {
@@ -1532,6 +1611,27 @@ pub fn write(source: &str) -> Result<Written> {
         tokens: classes.around(pattern),
         annex_b,
         vm_reason,
+    })
+}
+
+/// A `&'static pilotage_types::validate::pattern::Dfa` expression of these tables.
+fn dfa_tokens(dfa: &DfaTables) -> TokenStream {
+    let DfaTables {
+        classes: byte_classes,
+        stride,
+        table,
+        first_match,
+        eoi,
+        start,
+    } = dfa;
+    let byte_classes = Literal::byte_string(byte_classes);
+    let table = Literal::byte_string(table);
+    let eoi = Literal::byte_string(eoi);
+    quote!({
+        static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+            #byte_classes, #stride, #table, #first_match, #eoi, #start,
+        );
+        &DFA
     })
 }
 
@@ -1552,6 +1652,10 @@ fn program_tokens(insts: &[Inst], classes: &mut Classes) -> Vec<TokenStream> {
             Inst::NotWordBoundary => quote!(::pilotage_types::validate::pattern::Inst::NotWordBoundary),
             Inst::Look(negated, next) => {
                 quote!(::pilotage_types::validate::pattern::Inst::Look { negated: #negated, next: #next })
+            }
+            Inst::LookDfa(negated, tables) => {
+                let dfa = dfa_tokens(tables);
+                quote!(::pilotage_types::validate::pattern::Inst::LookDfa { negated: #negated, dfa: #dfa })
             }
             Inst::LookBehind(negated, next) => {
                 quote!(::pilotage_types::validate::pattern::Inst::LookBehind { negated: #negated, next: #next })

@@ -156,52 +156,65 @@ pub mod checks {
                 ranges: &[('P', 'P')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Look {
+            ::pilotage_types::validate::pattern::Inst::LookDfa {
                 negated: true,
-                next: 5u32,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                        1usize,
+                        b"\0\0\0\0",
+                        2usize,
+                        b"\0\x01",
+                        1usize,
+                    );
+                    &DFA
+                },
             },
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::LookEnd,
-            ::pilotage_types::validate::pattern::Inst::Split(6u32, 11u32),
+            ::pilotage_types::validate::pattern::Inst::Split(4u32, 9u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Split(8u32, 10u32),
+            ::pilotage_types::validate::pattern::Inst::Split(6u32, 8u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Jump(7u32),
+            ::pilotage_types::validate::pattern::Inst::Jump(5u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('D', 'D')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Split(12u32, 22u32),
+            ::pilotage_types::validate::pattern::Inst::Split(10u32, 18u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('T', 'T')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Look {
+            ::pilotage_types::validate::pattern::Inst::LookDfa {
                 negated: false,
-                next: 16u32,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02",
+                        3usize,
+                        b"\0\0\0\0\0\0\0\0\x02\0\0\0\x03\0\x03\0\x03\0\0\0\0\0\0\0",
+                        3usize,
+                        b"\0\0\x01\0",
+                        1usize,
+                    );
+                    &DFA
+                },
             },
+            ::pilotage_types::validate::pattern::Inst::Split(13u32, 18u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::LookEnd,
-            ::pilotage_types::validate::pattern::Inst::Split(17u32, 22u32),
+            ::pilotage_types::validate::pattern::Inst::Split(15u32, 17u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Split(19u32, 21u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(18u32),
+            ::pilotage_types::validate::pattern::Inst::Jump(14u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('H', 'H')],
                 negated: false,
@@ -215,50 +228,30 @@ pub mod checks {
         source: "^(?!session$).+",
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Look {
+            ::pilotage_types::validate::pattern::Inst::LookDfa {
                 negated: true,
-                next: 11u32,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x02\x03\x04\x04\x04\x04\x05\x06\x07\x07\x07\x08\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t",
+                        10usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x02\0\0\0\0\0\x03\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x04\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0\0\0\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                        9usize,
+                        b"\0\0\0\0\0\0\0\0\x01",
+                        1usize,
+                    );
+                    &DFA
+                },
             },
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('s', 's')],
-                negated: false,
+                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
+                negated: true,
             }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('e', 'e')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('s', 's')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('s', 's')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('i', 'i')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('o', 'o')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('n', 'n')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::LookEnd,
+            ::pilotage_types::validate::pattern::Inst::Split(4u32, 6u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
                 negated: true,
             }),
-            ::pilotage_types::validate::pattern::Inst::Split(13u32, 15u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(12u32),
+            ::pilotage_types::validate::pattern::Inst::Jump(3u32),
             ::pilotage_types::validate::pattern::Inst::Match,
         ],
         anchored: true,
@@ -267,36 +260,34 @@ pub mod checks {
         source: "^(?=.*\\d)(?=.*[a-z])\\w{4,}$",
         insts: &[
             ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::Look {
+            ::pilotage_types::validate::pattern::Inst::LookDfa {
                 negated: false,
-                next: 7u32,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x07\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n\n\n\n\n\n\n\n\x0B\x0B\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\r\r\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0F\x10\x11\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x13\x14\x14\x15\x16\x16\x16\x17\x18\x18\x18\x18\x18\x18\x18\x18\x18\x18\x18",
+                        25usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\x01\0\0\0\x01\0\x0B\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\t\0\x08\0\x06\0\x08\0\x05\0\x08\0\x04\0\x03\0\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\0\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\x01\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x16\0\x15\0\x16\0\x15\0\x16\0\x14\0\x16\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x15\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\x01\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x16\0\x15\0\x16\0\x15\0\x16\0\x14\0\x16\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x15\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\x01\0\0\0\x01\0\x0B\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\t\0\x08\0\x06\0\x08\0\x05\0\x08\0\x04\0\x03\0\x02\0\0\0",
+                        12usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0\0\0\0\0\x01\0\0",
+                        1usize,
+                    );
+                    &DFA
+                },
             },
-            ::pilotage_types::validate::pattern::Inst::Split(3u32, 5u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(2u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9')],
+            ::pilotage_types::validate::pattern::Inst::LookDfa {
                 negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::LookEnd,
-            ::pilotage_types::validate::pattern::Inst::Look {
-                negated: false,
-                next: 13u32,
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x05\x06\x06\x06\x06\x06\x07\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\x08\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n\n\n\n\n\n\n\n\x0B\x0B\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\r\r\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0E\x0F\x10\x11\x12\x12\x12\x12\x12\x12\x12\x12\x12\x12\x13\x14\x14\x15\x16\x16\x16\x17\x18\x18\x18\x18\x18\x18\x18\x18\x18\x18\x18",
+                        25usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\x01\0\0\0\x01\0\x0B\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\t\0\x08\0\x06\0\x08\0\x05\0\x08\0\x04\0\x03\0\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\0\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\x01\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x16\0\x15\0\x16\0\x15\0\x16\0\x14\0\x16\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x15\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\x01\0\x01\0\x01\0\x01\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x16\0\x15\0\x16\0\x15\0\x16\0\x14\0\x16\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x15\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x15\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\x01\0\0\0\x01\0\x0B\0\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\t\0\x08\0\x06\0\x08\0\x05\0\x08\0\x04\0\x03\0\x02\0\0\0",
+                        12usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0\0\0\0\0\x01\0\0",
+                        1usize,
+                    );
+                    &DFA
+                },
             },
-            ::pilotage_types::validate::pattern::Inst::Split(9u32, 11u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(8u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::LookEnd,
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
                 negated: false,
@@ -313,12 +304,12 @@ pub mod checks {
                 ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Split(18u32, 20u32),
+            ::pilotage_types::validate::pattern::Inst::Split(8u32, 10u32),
             ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
                 ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
                 negated: false,
             }),
-            ::pilotage_types::validate::pattern::Inst::Jump(17u32),
+            ::pilotage_types::validate::pattern::Inst::Jump(7u32),
             ::pilotage_types::validate::pattern::Inst::End,
             ::pilotage_types::validate::pattern::Inst::Match,
         ],

@@ -14,8 +14,10 @@
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
 //!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead, look-behind): a
 //!   small instruction program run by a Pike VM, linear in the text for each instruction, with
-//!   no backtracking blow-up. A look-ahead runs a nested anchored match at its position, over
-//!   the whole text (so `^`, `$` and word boundaries inside it see the characters around it); a
+//!   no backtracking blow-up. A look-ahead whose body has no look-around, `^`, `\b` or `\B` is
+//!   a DFA the generator built ([`Inst::LookDfa`]), walked from its position; any other runs a
+//!   nested anchored match at its position, over the whole text (so `^`, `$` and word
+//!   boundaries inside it see the characters around it); a
 //!   look-behind runs its sub-program (which the generator writes reversed) backwards from its
 //!   position, as ECMA-262 matches a look-behind.
 //!
@@ -76,6 +78,7 @@ pub struct Step {
 
 /// One instruction of a [`Pattern::Program`].
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Inst {
     /// Takes one character of the class.
     Class(Class),
@@ -101,6 +104,16 @@ pub enum Inst {
         negated: bool,
         /// Where to continue after the look-ahead.
         next: u32,
+    },
+    /// A look-ahead whose body the generator could write as a DFA (no look-around, `^`, `\b`
+    /// or `\B` in it): the DFA, anchored at this position, must reach a match (or, `negated`,
+    /// must not) before the text ends; then continues at the next instruction. The earliest
+    /// match is enough: a look-ahead holds when its body matches any text from here.
+    LookDfa {
+        /// Whether this is `(?!...)`.
+        negated: bool,
+        /// The body's DFA, anchored.
+        dfa: &'static Dfa,
     },
     /// A look-behind: the sub-program starting at the next instruction, up to its
     /// [`Inst::LookEnd`], written reversed (the last character of the look-behind first), must
@@ -259,11 +272,17 @@ impl Dfa {
     /// Whether the DFA matches `text` (a transition past the table or to a state past the last
     /// counts as the dead state: never the case in the generator's tables).
     fn is_match(&self, text: &str) -> bool {
+        self.matches(text.as_bytes())
+    }
+
+    /// Whether the DFA reaches a match on `bytes`, the rest of the text from where the search
+    /// starts (a look-ahead's position), read to the text's end at most.
+    fn matches(&self, bytes: &[u8]) -> bool {
         let mut state = self.start;
         if state == 0 {
             return false;
         }
-        for &byte in text.as_bytes() {
+        for &byte in bytes {
             let at = (state * self.stride + usize::from(self.classes[usize::from(byte)])) * 2;
             state = match self.table.get(at..at + 2) {
                 Some(entry) => usize::from(u16::from_le_bytes([entry[0], entry[1]])),
@@ -480,6 +499,12 @@ impl<'p, 't> Vm<'p, 't> {
                 }
                 Inst::NotWordBoundary => {
                     if !self.word_boundary(pos) {
+                        stack.push(pc + 1);
+                    }
+                }
+                Inst::LookDfa { negated, dfa } => {
+                    // `pos` is a character boundary: the VM takes whole characters.
+                    if dfa.matches(&self.text.as_bytes()[pos..]) != negated {
                         stack.push(pc + 1);
                     }
                 }
