@@ -615,6 +615,85 @@ impl<'a> Gen<'a> {
         std::borrow::Cow::Owned(kept)
     }
 
+    /// The members the schema at `location` pins to one value: each member of its
+    /// `properties` whose schema has a `const` that takes effect, as each branch of a tagged
+    /// union does (`{"properties": {"type": {"const": "TextLine"}, ...}}`). An object whose
+    /// member differs from that value fails the schema, whatever else it says. A schema that is
+    /// a `$ref` (or, in 2019-09 and later, has one beside) adds its target's pins, `hops` deep.
+    fn pins(&self, location: &Location, hops: usize) -> Vec<(String, Value)> {
+        let Some(Value::Object(object)) = self.docs[location.doc].value.pointer(&location.pointer) else {
+            return Vec::new();
+        };
+        let (resource, base) = self.index.scope(location);
+        let draft = self.index.resources[resource].draft;
+        let vocab = self.vocabs[resource];
+        let mut pins = Vec::new();
+        if let Some(Value::String(reference)) = object.get("$ref") {
+            if hops > 0 {
+                let target = join(&base, reference).and_then(|uri| self.index.locate(self.docs, &uri).ok().flatten());
+                if let Some(target) = target {
+                    pins = self.pins(&target, hops - 1);
+                }
+            }
+            if draft.ref_hides_siblings() {
+                return pins;
+            }
+        }
+        let Some(Value::Object(properties)) = object.get("properties") else {
+            return pins;
+        };
+        if !(vocab.applicator && vocab.validation && draft.has("const")) {
+            return pins;
+        }
+        for (name, subschema) in sorted(properties) {
+            let Value::Object(subschema) = subschema else { continue };
+            if draft.ref_hides_siblings() && subschema.contains_key("$ref") {
+                continue;
+            }
+            if let Some(expected) = subschema.get("const") {
+                pins.push((name.clone(), expected.clone()));
+            }
+        }
+        pins
+    }
+
+    /// The tag of a tagged union: the member most of `branches` (at least two) pin to one value
+    /// ([`Self::pins`]), and the value each branch pins it to. A branch whose value differs from
+    /// the instance's member fails, so it is not called: SchemaStore's enonic schemas choose
+    /// among 21 `{"$ref": ...}` branches by `type`, and every branch was a call.
+    fn tag(&self, branches: &[Value], pointer: &str) -> Option<(String, Vec<Option<Value>>)> {
+        let pins: Vec<Vec<(String, Value)>> = (0..branches.len())
+            .map(|index| self.pins(&self.here(&child(pointer, &index.to_string())), 1))
+            .collect();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for branch in &pins {
+            let names: BTreeSet<&str> = branch.iter().map(|(name, _)| name.as_str()).collect();
+            for name in names {
+                *counts.entry(name).or_default() += 1;
+            }
+        }
+        // The most pinned name; the first in order among equals (the output is deterministic).
+        let (name, count) = counts
+            .iter()
+            .fold(None, |best: Option<(&str, usize)>, (&name, &count)| match best {
+                Some((_, most)) if most >= count => best,
+                _ => Some((name, count)),
+            })?;
+        if count < 2 {
+            return None;
+        }
+        let values = pins
+            .iter()
+            .map(|branch| {
+                branch
+                    .iter()
+                    .find(|(pinned, _)| pinned == name)
+                    .map(|(_, value)| value.clone())
+            })
+            .collect();
+        Some((name.to_owned(), values))
+    }
+
     fn fresh(&mut self, prefix: &str) -> Ident {
         self.fresh += 1;
         format_ident!("{}_{}", prefix, self.fresh)
@@ -1428,17 +1507,36 @@ impl<'a> Gen<'a> {
             let functions: Vec<Ident> = (0..branches.len())
                 .map(|index| self.branch(&child(&at(keyword), &index.to_string()), inner.is_some()))
                 .collect::<Result<_, _>>()?;
+            // A tagged union: the branches whose tag differs from the instance's are not called
+            // (they would fail on it); `tag` is the instance's member, `None` on anything else.
+            let (tag, guards): (TokenStream, Vec<TokenStream>) = match self.tag(branches, &at(keyword)) {
+                Some((name, values)) => (
+                    quote!(let tag = match v { Value::Object(o) => o.get(#name), _ => None };),
+                    values
+                        .iter()
+                        .map(|value| match value {
+                            Some(value) => {
+                                let test = equals(value);
+                                quote!(tag.is_none_or(|v| #test) &&)
+                            }
+                            None => TokenStream::new(),
+                        })
+                        .collect(),
+                ),
+                None => (TokenStream::new(), vec![TokenStream::new(); functions.len()]),
+            };
             let check = match (keyword, inner) {
                 ("anyOf", None) => {
                     let fail = fail(&at(keyword), quote!(Why::AnyOf(v)));
-                    quote!(if !(#(cx.quiet(#functions, v, at))||*) { #fail })
+                    quote!(#tag if !(#(#guards cx.quiet(#functions, v, at))||*) { #fail })
                 }
                 ("anyOf", Some(ev)) => {
                     // Every branch is evaluated: each that holds reports its annotations.
                     let fail = fail(&at(keyword), quote!(Why::AnyOf(v)));
                     quote! {
+                        #tag
                         let mut holds = false;
-                        #( {
+                        #( if #guards true {
                             let mut e = ::pilotage_types::validate::runtime::Ev::new();
                             if cx.quiet_ev(#functions, v, at, &mut e) { holds = true; #ev.merge(e); }
                         } )*
@@ -1449,8 +1547,9 @@ impl<'a> Gen<'a> {
                     let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
                     let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
                     quote! {
+                        #tag
                         let mut holds = 0usize;
-                        #( if holds < 2 && cx.quiet(#functions, v, at) { holds += 1; } )*
+                        #( if holds < 2 && #guards cx.quiet(#functions, v, at) { holds += 1; } )*
                         if holds == 0 { #none } else if holds > 1 { #many }
                     }
                 }
@@ -1458,8 +1557,9 @@ impl<'a> Gen<'a> {
                     let none = fail(&at(keyword), quote!(Why::OneOfNone(v)));
                     let many = fail(&at(keyword), quote!(Why::OneOfMany(v)));
                     quote! {
+                        #tag
                         let mut holds = 0usize;
-                        #( if holds < 2 {
+                        #( if holds < 2 && #guards true {
                             let mut e = ::pilotage_types::validate::runtime::Ev::new();
                             if cx.quiet_ev(#functions, v, at, &mut e) { holds += 1; #ev.merge(e); }
                         } )*
