@@ -48,6 +48,8 @@ impl Class {
     pub fn contains(&self, c: char) -> bool {
         let inside = match self.ranges {
             [(lo, hi)] => *lo <= c && c <= *hi,
+            // A few ranges (`[sS]`, `[a-zA-Z_]`): compared in turn, no search.
+            ranges if ranges.len() <= 4 => ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi),
             ranges => ranges
                 .binary_search_by(|&(lo, hi)| {
                     if hi < c {
@@ -202,7 +204,11 @@ impl Pattern {
                 (false, false) => text.contains(literal),
             },
             Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
-            Pattern::Automaton { required, dfa, .. } => text.contains(required) && dfa.is_match(text),
+            // The required text is looked for first in a long text only: a short one (a member
+            // name, mostly) is read by the DFA faster than a substring search is set up.
+            Pattern::Automaton { required, dfa, .. } => {
+                (text.len() < PREFILTER_FROM || text.contains(required)) && dfa.is_match(text)
+            }
             Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
         }
     }
@@ -282,41 +288,57 @@ impl Dfa {
         if state == 0 {
             return false;
         }
+        let (classes, stride, table) = (self.classes, self.stride, self.table);
+        // The states that end the search are 0 (dead) and those from `first_match` on (a match,
+        // or past the last state): one comparison a byte tells them from the others, as
+        // `first_match` is at most the number of states (0 is read as 1: no state but the dead
+        // one is plain).
+        let last_plain = self.first_match.max(1) - 1;
         for &byte in bytes {
-            let at = (state * self.stride + usize::from(self.classes[usize::from(byte)])) * 2;
-            state = match self.table.get(at..at + 2) {
+            let at = (state * stride + usize::from(classes[usize::from(byte)])) * 2;
+            state = match table.get(at..at + 2) {
                 Some(entry) => usize::from(u16::from_le_bytes([entry[0], entry[1]])),
                 None => 0,
             };
-            if state == 0 || state >= self.eoi.len() {
-                return false;
-            }
-            if state >= self.first_match {
-                return true;
+            if state.wrapping_sub(1) >= last_plain {
+                return state != 0 && state >= self.first_match && state < self.eoi.len();
             }
         }
         self.eoi.get(state).is_some_and(|&accept| accept != 0)
     }
 }
 
+/// From how many bytes of text a [`Pattern::Automaton`] looks for its required text before
+/// running the DFA.
+const PREFILTER_FROM: usize = 64;
+
 fn sequence_matches(steps: &[Step], text: &str) -> bool {
-    let mut chars = text.chars().peekable();
+    let bytes = text.as_bytes();
+    let mut at = 0;
     for step in steps {
         let mut taken = 0u32;
         while step.max.is_none_or(|max| taken < max) {
-            match chars.peek() {
-                Some(&c) if step.class.contains(c) => {
-                    chars.next();
-                    taken += 1;
-                }
-                _ => break,
+            // An ASCII character is its byte; any other is decoded (`at` is always at a
+            // character's start).
+            let (c, width) = match bytes.get(at) {
+                None => break,
+                Some(&byte) if byte < 0x80 => (char::from(byte), 1),
+                Some(_) => match text[at..].chars().next() {
+                    Some(c) => (c, c.len_utf8()),
+                    None => break,
+                },
+            };
+            if !step.class.contains(c) {
+                break;
             }
+            at += width;
+            taken += 1;
         }
         if taken < step.min {
             return false;
         }
     }
-    chars.next().is_none()
+    at == bytes.len()
 }
 
 /// Whether `c` is an ECMA-262 word character (`\w` without the `i` flag).
@@ -573,8 +595,65 @@ mod tests {
             required: "zz",
             dfa: &EVERYTHING,
         };
-        assert!(!required.is_match("ab"), "no `zz`, no match");
-        assert!(required.is_match("azzb"));
+        let long = "ab".repeat(PREFILTER_FROM);
+        assert!(
+            !required.is_match(&long),
+            "a long text without `zz`: no match, no DFA run"
+        );
+        assert!(required.is_match(&format!("{long}zz")));
+        // A short text goes to the DFA at once (this one matches everything; a real one
+        // agrees with the prefilter).
+        assert!(required.is_match("ab"));
+    }
+
+    /// The sequence reads ASCII bytes directly and decodes other characters: the same verdicts
+    /// as reading characters, on ASCII, Latin-1 and astral texts.
+    #[test]
+    fn sequences_read_ascii_and_other_characters_alike() {
+        const S: Class = Class {
+            ranges: &[('S', 'S'), ('s', 's')],
+            negated: false,
+        };
+        // Neighbouring classes share no character (what a sequence is).
+        const NOT_E: Class = Class {
+            ranges: &[('é', 'é')],
+            negated: true,
+        };
+        const E: Class = Class {
+            ranges: &[('é', 'é')],
+            negated: false,
+        };
+        let steps: &'static [Step] = &[
+            Step {
+                class: S,
+                min: 1,
+                max: Some(1),
+            },
+            Step {
+                class: E,
+                min: 0,
+                max: Some(2),
+            },
+            Step {
+                class: NOT_E,
+                min: 1,
+                max: Some(1),
+            },
+        ];
+        let p = Pattern::Sequence { source: "", steps };
+        for (text, expected) in [
+            ("s😀", true),
+            ("Séé😀", true),
+            ("sééé", false),
+            ("s", false),
+            ("x😀", false),
+            ("sé", false),
+            ("sé😀x", false),
+            ("", false),
+            ("S\n", true),
+        ] {
+            assert_eq!(p.is_match(text), expected, "{text:?}");
+        }
     }
 
     /// A hand-made DFA for `a` (unanchored): classes `a` and the rest; the start state loops
