@@ -93,6 +93,17 @@ const ANNOTATIONS: &[&str] = &[
     "writeOnly",
 ];
 
+/// A member a schema pins to a few values ([`Gen::pins`]).
+#[derive(Debug, Clone)]
+struct Pin {
+    /// The member's name.
+    name: String,
+    /// The values it may take.
+    values: Vec<Value>,
+    /// Whether the pin is an `enum` of strings, which the compatible reading opens.
+    open: bool,
+}
+
 /// Above how many strings an `enum` is checked by a binary search of them, sorted when the
 /// validators are generated (`runtime::is_one_of_sorted`), rather than by one `matches!`.
 const SORTED_ENUM: usize = 16;
@@ -615,12 +626,14 @@ impl<'a> Gen<'a> {
         std::borrow::Cow::Owned(kept)
     }
 
-    /// The members the schema at `location` pins to one value: each member of its
-    /// `properties` whose schema has a `const` that takes effect, as each branch of a tagged
-    /// union does (`{"properties": {"type": {"const": "TextLine"}, ...}}`). An object whose
-    /// member differs from that value fails the schema, whatever else it says. A schema that is
-    /// a `$ref` (or, in 2019-09 and later, has one beside) adds its target's pins, `hops` deep.
-    fn pins(&self, location: &Location, hops: usize) -> Vec<(String, Value)> {
+    /// The members the schema at `location` pins to a few values: each member of its
+    /// `properties` whose schema has a `const` or an `enum` that takes effect, as each branch of
+    /// a tagged union does (`{"properties": {"type": {"const": "TextLine"}, ...}}`, or
+    /// `"enum": ["receive"]`). An object whose member is none of them fails the schema, whatever
+    /// else it says. A schema that is a `$ref` (or, in 2019-09 and later, has one beside) adds
+    /// its target's pins, `hops` deep. An `enum` of strings is open in the compatible reading
+    /// (it accepts any string): such a pin is marked, and holds only in the pinned reading.
+    fn pins(&self, location: &Location, hops: usize) -> Vec<Pin> {
         let Some(Value::Object(object)) = self.docs[location.doc].value.pointer(&location.pointer) else {
             return Vec::new();
         };
@@ -642,7 +655,7 @@ impl<'a> Gen<'a> {
         let Some(Value::Object(properties)) = object.get("properties") else {
             return pins;
         };
-        if !(vocab.applicator && vocab.validation && draft.has("const")) {
+        if !(vocab.applicator && vocab.validation) {
             return pins;
         }
         for (name, subschema) in sorted(properties) {
@@ -650,24 +663,36 @@ impl<'a> Gen<'a> {
             if draft.ref_hides_siblings() && subschema.contains_key("$ref") {
                 continue;
             }
-            if let Some(expected) = subschema.get("const") {
-                pins.push((name.clone(), expected.clone()));
+            match (subschema.get("const"), subschema.get("enum")) {
+                (Some(expected), _) if draft.has("const") => pins.push(Pin {
+                    name: name.clone(),
+                    values: vec![expected.clone()],
+                    open: false,
+                }),
+                // A long `enum` is no tag (its test, written at each branch, would be long).
+                (_, Some(Value::Array(values))) if values.len() <= SORTED_ENUM => pins.push(Pin {
+                    name: name.clone(),
+                    values: values.clone(),
+                    open: !values.is_empty() && values.iter().all(Value::is_string),
+                }),
+                _ => {}
             }
         }
         pins
     }
 
-    /// The tag of a tagged union: the member most of `branches` (at least two) pin to one value
-    /// ([`Self::pins`]), and the value each branch pins it to. A branch whose value differs from
-    /// the instance's member fails, so it is not called: SchemaStore's enonic schemas choose
-    /// among 21 `{"$ref": ...}` branches by `type`, and every branch was a call.
-    fn tag(&self, branches: &[Value], pointer: &str) -> Option<(String, Vec<Option<Value>>)> {
-        let pins: Vec<Vec<(String, Value)>> = (0..branches.len())
+    /// The tag of a tagged union: the member most of `branches` (at least two) pin
+    /// ([`Self::pins`]), and each branch's pin of it. A branch none of whose values is the
+    /// instance's member fails, so it is not called: SchemaStore's enonic schemas choose among
+    /// 21 `{"$ref": ...}` branches by `type` (a `const`), abc-inventory's among 9 by
+    /// `transactionType` (an `enum` of one string), and every branch was a call.
+    fn tag(&self, branches: &[Value], pointer: &str) -> Option<(String, Vec<Option<Pin>>)> {
+        let pins: Vec<Vec<Pin>> = (0..branches.len())
             .map(|index| self.pins(&self.here(&child(pointer, &index.to_string())), 1))
             .collect();
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for branch in &pins {
-            let names: BTreeSet<&str> = branch.iter().map(|(name, _)| name.as_str()).collect();
+            let names: BTreeSet<&str> = branch.iter().map(|pin| pin.name.as_str()).collect();
             for name in names {
                 *counts.entry(name).or_default() += 1;
             }
@@ -684,12 +709,7 @@ impl<'a> Gen<'a> {
         }
         let values = pins
             .iter()
-            .map(|branch| {
-                branch
-                    .iter()
-                    .find(|(pinned, _)| pinned == name)
-                    .map(|(_, value)| value.clone())
-            })
+            .map(|branch| branch.iter().find(|pin| pin.name == name).cloned())
             .collect();
         Some((name.to_owned(), values))
     }
@@ -1510,19 +1530,31 @@ impl<'a> Gen<'a> {
             // A tagged union: the branches whose tag differs from the instance's are not called
             // (they would fail on it); `tag` is the instance's member, `None` on anything else.
             let (tag, guards): (TokenStream, Vec<TokenStream>) = match self.tag(branches, &at(keyword)) {
-                Some((name, values)) => (
-                    quote!(let tag = match v { Value::Object(o) => o.get(#name), _ => None };),
-                    values
+                Some((name, pins)) => {
+                    let open = pins.iter().flatten().any(|pin| pin.open);
+                    let compatible = open.then(|| quote!(let compatible = cx.compatible();));
+                    let guards = pins
                         .iter()
-                        .map(|value| match value {
-                            Some(value) => {
-                                let test = equals(value);
+                        .map(|pin| {
+                            let Some(pin) = pin else { return TokenStream::new() };
+                            let tests: Vec<TokenStream> = pin.values.iter().map(equals).collect();
+                            let test = if tests.is_empty() {
+                                quote!(false)
+                            } else {
+                                quote!(#(#tests)||*)
+                            };
+                            if pin.open {
+                                quote!(tag.is_none_or(|v| compatible || #test) &&)
+                            } else {
                                 quote!(tag.is_none_or(|v| #test) &&)
                             }
-                            None => TokenStream::new(),
                         })
-                        .collect(),
-                ),
+                        .collect();
+                    (
+                        quote!(#compatible let tag = match v { Value::Object(o) => o.get(#name), _ => None };),
+                        guards,
+                    )
+                }
                 None => (TokenStream::new(), vec![TokenStream::new(); functions.len()]),
             };
             let check = match (keyword, inner) {
