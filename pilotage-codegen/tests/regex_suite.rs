@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 
 use pilotage_codegen::validators::regex::{self, Compiled};
-use pilotage_types::validate::pattern::{Class, Dfa, Inst, Pattern, Step};
+use pilotage_types::validate::pattern::{Class, Dfa, Guard, Inst, Pattern, Step};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -96,27 +96,42 @@ fn leak_dfa(tables: regex::DfaTables) -> &'static Dfa {
 
 fn runtime(source: &str) -> Result<Dual, String> {
     let source: &'static str = Box::leak(source.to_owned().into_boxed_str());
-    let pattern = match regex::compile_owned(source).map_err(|e| e.0)? {
+    let compiled = regex::compile_owned(source).map_err(|e| e.0)?;
+    // The same pattern on the Pike VM alone, where the written one is something else: every
+    // verdict is asked of both.
+    let vm = match &compiled {
         Compiled::Automaton {
-            dfa,
-            required,
             insts: program,
             anchored,
-        } => {
-            let program = insts(program);
-            return Ok(Dual {
-                pattern: Pattern::Automaton {
-                    source,
-                    required: Box::leak(required.into_boxed_str()),
-                    dfa: leak_dfa(*dfa),
-                },
-                vm: Some(Pattern::Program {
-                    source,
-                    insts: program,
-                    anchored,
-                }),
-            });
-        }
+            ..
+        } => Some((program.clone(), *anchored)),
+        Compiled::Program {
+            insts: program,
+            plain,
+            anchored,
+            ..
+        } => (plain != program).then(|| (plain.clone(), *anchored)),
+        Compiled::Guarded { plain, .. } => Some((plain.clone(), true)),
+        _ => None,
+    };
+    Ok(Dual {
+        pattern: written(source, compiled),
+        vm: vm.map(|(program, anchored)| Pattern::Program {
+            source,
+            insts: insts(program),
+            anchored,
+        }),
+    })
+}
+
+/// The `Pattern` the generated tokens build from `compiled`.
+fn written(source: &'static str, compiled: Compiled) -> Pattern {
+    match compiled {
+        Compiled::Automaton { dfa, required, .. } => Pattern::Automaton {
+            source,
+            required: Box::leak(required.into_boxed_str()),
+            dfa: leak_dfa(*dfa),
+        },
         Compiled::Literal(text, start, end) => Pattern::Literal {
             source,
             text: Box::leak(text.into_boxed_str()),
@@ -136,30 +151,29 @@ fn runtime(source: &str) -> Result<Dual, String> {
                     .collect(),
             ),
         },
+        Compiled::Guarded { guards, then, .. } => Pattern::Guarded {
+            source,
+            guards: leak(
+                guards
+                    .into_iter()
+                    .map(|(negated, tables)| Guard {
+                        negated,
+                        dfa: leak_dfa(tables),
+                    })
+                    .collect(),
+            ),
+            then: Box::leak(Box::new(written(source, *then))),
+        },
         Compiled::Program {
             insts: program,
-            plain,
             anchored,
             ..
-        } => {
-            // A look-ahead written as a DFA: the plain program (every look-ahead a sub-program)
-            // answers each text too.
-            let vm = (plain != program).then(|| Pattern::Program {
-                source,
-                insts: insts(plain),
-                anchored,
-            });
-            return Ok(Dual {
-                pattern: Pattern::Program {
-                    source,
-                    insts: insts(program),
-                    anchored,
-                },
-                vm,
-            });
-        }
-    };
-    Ok(Dual { pattern, vm: None })
+        } => Pattern::Program {
+            source,
+            insts: insts(program),
+            anchored,
+        },
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -869,14 +883,27 @@ fn look_ahead_matches_as_ecma_262_does_with_or_without_a_dfa() {
         mismatches.join("\n")
     );
     for (source, expected) in LOOK_AHEAD_DFAS {
-        let Compiled::Program { insts, .. } = regex::compile_owned(source).unwrap() else {
-            panic!("{source:?}: not a program")
+        // Look-aheads at the start of an anchored pattern guard it ([`Compiled::Guarded`]);
+        // others are instructions of a program.
+        let dfas = match regex::compile_owned(source).unwrap() {
+            Compiled::Program { insts, .. } => insts
+                .iter()
+                .filter(|inst| matches!(inst, regex::Inst::LookDfa(..)))
+                .count(),
+            Compiled::Guarded { guards, .. } => guards.len(),
+            other => panic!("{source:?}: {other:?}"),
         };
-        let dfas = insts
-            .iter()
-            .filter(|inst| matches!(inst, regex::Inst::LookDfa(..)))
-            .count();
-        assert_eq!(dfas, *expected, "{source:?}: {insts:?}");
+        assert_eq!(dfas, *expected, "{source:?}");
+    }
+    for (source, guards) in [
+        ("^(?!aliases|audio|build|date)$", 1),
+        ("^(?=.*[A-Z])(?=.*\\d).{8,}$", 2),
+        ("^(?!x-|\\$)[a-z]+$", 1),
+    ] {
+        match regex::compile_owned(source).unwrap() {
+            Compiled::Guarded { guards: written, .. } => assert_eq!(written.len(), guards, "{source:?}"),
+            other => panic!("{source:?}: not guarded: {other:?}"),
+        }
     }
 }
 

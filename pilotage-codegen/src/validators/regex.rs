@@ -1137,6 +1137,16 @@ pub enum Compiled {
         /// Whether the program is anchored at the start.
         anchored: bool,
     },
+    /// `Pattern::Guarded`: look-aheads at the text's start, each a DFA (whether it is negated,
+    /// and its tables), then the rest of the pattern, anchored at the start.
+    Guarded {
+        /// The look-aheads.
+        guards: Vec<(bool, DfaTables)>,
+        /// The rest (a literal, a sequence or a DFA).
+        then: Box<Compiled>,
+        /// The whole pattern's Pike VM program (for tests; not written).
+        plain: Vec<Inst>,
+    },
     /// `Pattern::Program`'s instructions, whether it is anchored at the start, and why it has
     /// no DFA.
     Program {
@@ -1497,6 +1507,9 @@ fn compile_node(node: Node) -> Result<Compiled> {
         compiler.emit(Inst::Match)?;
         Ok(compiler.insts)
     };
+    if let Some(guarded) = guarded(&node, || program(false))? {
+        return Ok(guarded);
+    }
     let insts = program(true)?;
     match dfa(&node, anchored) {
         Ok(dfa) => Ok(Compiled::Automaton {
@@ -1511,6 +1524,57 @@ fn compile_node(node: Node) -> Result<Compiled> {
             anchored,
             why,
         }),
+    }
+}
+
+/// The pattern as look-aheads at the text's start, each a DFA, then a pattern of its own (no
+/// look-around left: a literal, a sequence or a DFA), if it is one: `^(?!A)(?=B)T` holds when
+/// neither body misbehaves at the start (`A` matches no prefix, `B` one) and `^T` matches, which
+/// is the Pike VM's reading step by step. `None` when a body or the rest needs the Pike VM.
+/// The real idiom "a name that does not start with one of these": `^(?!x-|\$)[a-z]+$`, or
+/// venvironment's `^(?!.*(\{LoggingBlock\}|...)).*\.[bB][lL][fF]$`. `plain` is the whole
+/// pattern's Pike VM program, kept for the tests.
+fn guarded(node: &Node, plain: impl FnOnce() -> Result<Vec<Inst>>) -> Result<Option<Compiled>> {
+    let Node::Concat(items) = node else { return Ok(None) };
+    let [Node::Start, rest @ ..] = items.as_slice() else {
+        return Ok(None);
+    };
+    let heads = rest.iter().take_while(|item| matches!(item, Node::Look(..))).count();
+    let (heads, tail) = rest.split_at(heads);
+    if heads.is_empty() || !tail.iter().all(no_look_around) {
+        return Ok(None);
+    }
+    let mut guards = Vec::with_capacity(heads.len());
+    for head in heads {
+        let Node::Look(body, negated) = head else {
+            return Ok(None);
+        };
+        if !look_body_for_dfa(body) {
+            return Ok(None);
+        }
+        let Ok(tables) = dfa(body, true) else { return Ok(None) };
+        guards.push((*negated, tables));
+    }
+    let then = compile_node(Node::Concat(
+        std::iter::once(Node::Start).chain(tail.iter().cloned()).collect(),
+    ))?;
+    if matches!(then, Compiled::Program { .. } | Compiled::Guarded { .. }) {
+        return Ok(None);
+    }
+    Ok(Some(Compiled::Guarded {
+        guards,
+        then: Box::new(then),
+        plain: plain()?,
+    }))
+}
+
+/// Whether `node` has no look-around.
+fn no_look_around(node: &Node) -> bool {
+    match node {
+        Node::Look(..) | Node::LookBehind(..) => false,
+        Node::Concat(items) | Node::Alt(items) => items.iter().all(no_look_around),
+        Node::Repeat(body, ..) => no_look_around(body),
+        _ => true,
     }
 }
 
@@ -1568,7 +1632,18 @@ pub fn write(source: &str) -> Result<Written> {
         Compiled::Program { why, .. } => Some(*why),
         _ => None,
     };
-    let pattern = match compiled {
+    let pattern = pattern_tokens(source, compiled, &mut classes);
+    Ok(Written {
+        tokens: classes.around(pattern),
+        annex_b,
+        vm_reason,
+    })
+}
+
+/// The `Pattern` expression of a compiled pattern (its classes of many ranges shared through
+/// `classes`).
+fn pattern_tokens(source: &str, compiled: Compiled, classes: &mut Classes) -> TokenStream {
+    match compiled {
         Compiled::Literal(text, start, end) => quote!(::pilotage_types::validate::pattern::Pattern::Literal {
             source: #source,
             text: #text,
@@ -1598,20 +1673,31 @@ pub fn write(source: &str) -> Result<Written> {
                 dfa: #dfa,
             })
         }
+        Compiled::Guarded { guards, then, .. } => {
+            let guards = guards.iter().map(|(negated, tables)| {
+                let dfa = dfa_tokens(tables);
+                quote!(::pilotage_types::validate::pattern::Guard { negated: #negated, dfa: #dfa })
+            });
+            let guards: Vec<_> = guards.collect();
+            let then = pattern_tokens(source, *then, classes);
+            quote!(::pilotage_types::validate::pattern::Pattern::Guarded {
+                source: #source,
+                guards: &[#(#guards),*],
+                then: {
+                    static THEN: ::pilotage_types::validate::pattern::Pattern = #then;
+                    &THEN
+                },
+            })
+        }
         Compiled::Program { insts, anchored, .. } => {
-            let insts = program_tokens(&insts, &mut classes);
+            let insts = program_tokens(&insts, classes);
             quote!(::pilotage_types::validate::pattern::Pattern::Program {
                 source: #source,
                 insts: &[#(#insts),*],
                 anchored: #anchored,
             })
         }
-    };
-    Ok(Written {
-        tokens: classes.around(pattern),
-        annex_b,
-        vm_reason,
-    })
+    }
 }
 
 /// A `&'static pilotage_types::validate::pattern::Dfa` expression of these tables.

@@ -224,11 +224,10 @@ pub mod checks {
         ],
         anchored: true,
     };
-    static PATTERN_6: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_6: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Guarded {
         source: "^(?!session$).+",
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::LookDfa {
+        guards: &[
+            ::pilotage_types::validate::pattern::Guard {
                 negated: true,
                 dfa: {
                     static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
@@ -242,25 +241,30 @@ pub mod checks {
                     &DFA
                 },
             },
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(4u32, 6u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('\n', '\n'), ('\r', '\r'), ('\u{2028}', '\u{2029}')],
-                negated: true,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(3u32),
-            ::pilotage_types::validate::pattern::Inst::Match,
         ],
-        anchored: true,
+        then: {
+            static THEN: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Automaton {
+                source: "^(?!session$).+",
+                required: "",
+                dfa: {
+                    static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
+                        b"\0\0\0\0\0\0\0\0\0\0\x01\x02\x02\x03\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x04\x05\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07\x08\x08\x08\x08\x08\x08\x08\x08\t\t\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\x0B\x0B\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\x0C\r\x0E\x0F\x10\x10\x10\x10\x10\x10\x10\x10\x10\x10\x11\x12\x12\x13\x14\x14\x14\x15\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16",
+                        23usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0B\0\0\0\x0B\0\0\0\x0B\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\t\0\x08\0\x06\0\x08\0\x05\0\x08\0\x04\0\x03\0\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0B\0\x0B\0\x0B\0\x0B\0\0\0\x0B\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0B\0\x0B\0\x0B\0\x0B\0\x0B\0\x0B\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\x14\0\x15\0\x14\0\x15\0\x14\0\x14\0\x14\0\x14\0\x14\0\x14\0\x14\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x14\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x08\0\x08\0\x08\0\x08\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x07\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n\0\n\0\n\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0B\0\x0B\0\x0B\0\x0B\0\x0B\0\x0B\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x15\0\x14\0\x15\0\x14\0\x15\0\x14\0\x14\0\x14\0\x14\0\x14\0\x14\0\x14\0\x13\0\x12\0\x11\0\x10\0\x11\0\x0F\0\x11\0\x0E\0\r\0\x0C\0\x14\0",
+                        12usize,
+                        b"\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0\0\0\0\0\0\x01",
+                        1usize,
+                    );
+                    &DFA
+                },
+            };
+            &THEN
+        },
     };
-    static PATTERN_7: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Program {
+    static PATTERN_7: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Guarded {
         source: "^(?=.*\\d)(?=.*[a-z])\\w{4,}$",
-        insts: &[
-            ::pilotage_types::validate::pattern::Inst::Start,
-            ::pilotage_types::validate::pattern::Inst::LookDfa {
+        guards: &[
+            ::pilotage_types::validate::pattern::Guard {
                 negated: false,
                 dfa: {
                     static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
@@ -274,7 +278,7 @@ pub mod checks {
                     &DFA
                 },
             },
-            ::pilotage_types::validate::pattern::Inst::LookDfa {
+            ::pilotage_types::validate::pattern::Guard {
                 negated: false,
                 dfa: {
                     static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
@@ -288,32 +292,23 @@ pub mod checks {
                     &DFA
                 },
             },
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Split(8u32, 10u32),
-            ::pilotage_types::validate::pattern::Inst::Class(::pilotage_types::validate::pattern::Class {
-                ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-                negated: false,
-            }),
-            ::pilotage_types::validate::pattern::Inst::Jump(7u32),
-            ::pilotage_types::validate::pattern::Inst::End,
-            ::pilotage_types::validate::pattern::Inst::Match,
         ],
-        anchored: true,
+        then: {
+            static THEN: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
+                source: "^(?=.*\\d)(?=.*[a-z])\\w{4,}$",
+                steps: &[
+                    ::pilotage_types::validate::pattern::Step {
+                        class: ::pilotage_types::validate::pattern::Class {
+                            ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                            negated: false,
+                        },
+                        min: 4u32,
+                        max: None,
+                    },
+                ],
+            };
+            &THEN
+        },
     };
     static PATTERN_8: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^[\\^\\-\\]\\\\/.]+$",

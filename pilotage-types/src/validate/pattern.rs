@@ -11,6 +11,8 @@
 //! - [`Pattern::Automaton`]: any other pattern without look-around: a DFA the generator built
 //!   with `regex-automata` and wrote as tables ([`Dfa`]), one table lookup a byte of text, after a
 //!   substring every match contains is found in the text (if the pattern has one).
+//! - [`Pattern::Guarded`]: look-aheads at the start, each a DFA, then a pattern of the forms
+//!   above (`^(?!x-|\$)[a-z]+$`).
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
 //!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead, look-behind): a
 //!   small instruction program run by a Pike VM, linear in the text for each instruction, with
@@ -166,6 +168,17 @@ pub enum Pattern {
         /// The DFA (anchored at the text's start when the pattern is).
         dfa: &'static Dfa,
     },
+    /// Look-aheads at the text's start, each a DFA, then the rest of the pattern (anchored at
+    /// the start, no look-around left): `^(?!x-|\$)[a-z]+$`. The text matches when every
+    /// guard holds and the rest matches.
+    Guarded {
+        /// The pattern as written in the schema.
+        source: &'static str,
+        /// The look-aheads, in order.
+        guards: &'static [Guard],
+        /// The rest of the pattern (a literal, a sequence or a DFA).
+        then: &'static Pattern,
+    },
     /// A Pike VM program.
     Program {
         /// The pattern as written in the schema.
@@ -185,6 +198,7 @@ impl Pattern {
             Pattern::Literal { source, .. }
             | Pattern::Sequence { source, .. }
             | Pattern::Automaton { source, .. }
+            | Pattern::Guarded { source, .. }
             | Pattern::Program { source, .. } => source,
         }
     }
@@ -209,9 +223,25 @@ impl Pattern {
             Pattern::Automaton { required, dfa, .. } => {
                 (text.len() < PREFILTER_FROM || text.contains(required)) && dfa.is_match(text)
             }
+            Pattern::Guarded { guards, then, .. } => {
+                guards
+                    .iter()
+                    .all(|guard| guard.dfa.matches(text.as_bytes()) != guard.negated)
+                    && then.is_match(text)
+            }
             Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
         }
     }
+}
+
+/// A look-ahead at the text's start of a [`Pattern::Guarded`]: its body's DFA, anchored, must
+/// reach a match on the text (or, `negated`, must not).
+#[derive(Debug, Clone, Copy)]
+pub struct Guard {
+    /// Whether this is `(?!...)`.
+    pub negated: bool,
+    /// The body's DFA, anchored at the text's start.
+    pub dfa: &'static Dfa,
 }
 
 /// A pattern's DFA, as `pilotage-codegen` wrote it: built with `regex-automata` when the
