@@ -246,7 +246,10 @@ trap 'exit 143' TERM
 ENGINE_URL=""
 start_engine() { # start_engine LOG ARGS...: starts the engine on a free loopback port
   local log="$1"; shift
-  "$ENGINE_BIN" --http 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  # The log exists before the engine starts: the loop below reads it at once, and the
+  # background shell may not have opened it yet (a loaded CI machine hit that race).
+  : >"$log"
+  "$ENGINE_BIN" --http 127.0.0.1:0 "$@" >>"$log" 2>&1 &
   local pid=$!
   ENGINE_PIDS+=("$pid")
   local waited=0
