@@ -665,10 +665,11 @@ mod class {
     pub const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON | AT;
 }
 
-/// Each ASCII character's [`class`] bits (built from [`is_unreserved`] and [`is_sub_delim`],
-/// so the table and the functions cannot disagree).
-const URI_CLASSES: [u8; 128] = {
-    let mut table = [0u8; 128];
+/// Each byte's [`class`] bits, 0 beyond ASCII (so one lookup a byte needs no bounds check),
+/// built from [`is_unreserved`] and [`is_sub_delim`], so the table and the functions cannot
+/// disagree.
+const URI_CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
     let mut byte = 0u8;
     while byte < 128 {
         let c = byte as char;
@@ -722,6 +723,13 @@ fn split_at_ascii(s: &str, byte: u8) -> Option<(&str, &str)> {
     Some((s.get(..at)?, s.get(at + 1..)?))
 }
 
+/// Whether the `%` at `percent` in `b` starts a `pct-encoded` triplet: two hexadecimal digits
+/// follow it.
+fn is_pct_encoded(b: &[u8], percent: usize) -> bool {
+    b.get(percent + 1..percent + 3)
+        .is_some_and(|digits| digits.iter().all(u8::is_ascii_hexdigit))
+}
+
 /// Whether every character of `s` is an ASCII character of one of the `allowed` [`class`]es,
 /// a `pct-encoded` triplet (`"%" HEXDIG HEXDIG`), or a non-ASCII character `non_ascii` admits.
 /// One table lookup a byte: the URI formats are the suite's most checked strings.
@@ -731,8 +739,7 @@ fn uri_chars_ok(s: &str, allowed: u8, non_ascii: NonAscii) -> bool {
     while let Some(&c) = b.get(i) {
         if c < 0x80 {
             if c == b'%' {
-                let hex = |at: usize| b.get(at).is_some_and(u8::is_ascii_hexdigit);
-                if !hex(i + 1) || !hex(i + 2) {
+                if !is_pct_encoded(b, i) {
                     return false;
                 }
                 i += 3;
@@ -825,17 +832,6 @@ fn is_ascii_uri(s: &str, reference: bool) -> Option<bool> {
     }
 }
 
-/// [`URI_CLASSES`] over every byte (0 beyond ASCII): one lookup a byte, with no bounds check.
-const URI_BYTE_CLASSES: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut byte = 0;
-    while byte < 128 {
-        table[byte] = URI_CLASSES[byte];
-        byte += 1;
-    }
-    table
-};
-
 /// `userinfo`, `@` and `host` characters, and `:` (the authority before its path).
 const URI_AUTHORITY: u8 = class::UNRESERVED | class::SUB_DELIM | class::COLON | class::AT;
 
@@ -860,10 +856,10 @@ fn first_segment_has_colon(b: &[u8]) -> bool {
 /// ends; `None` at a broken triplet.
 fn scan_uri(b: &[u8], mut at: usize, class: u8) -> Option<usize> {
     while let Some(&c) = b.get(at) {
-        if URI_BYTE_CLASSES[usize::from(c)] & class != 0 {
+        if URI_CLASSES[usize::from(c)] & class != 0 {
             at += 1;
         } else if c == b'%' {
-            if !b.get(at + 1).is_some_and(u8::is_ascii_hexdigit) || !b.get(at + 2).is_some_and(u8::is_ascii_hexdigit) {
+            if !is_pct_encoded(b, at) {
                 return None;
             }
             at += 3;
@@ -914,13 +910,9 @@ fn is_uri_by_components(s: &str, iri: bool, reference: bool) -> bool {
     // (`path-noscheme`), so such a string is a URI or nothing.
     let rest = match rest.bytes().position(|c| c == b':' || c == b'/') {
         Some(at) if rest.as_bytes()[at] == b':' => {
-            // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
-            let scheme = &rest.as_bytes()[..at];
-            if !scheme.first().is_some_and(u8::is_ascii_alphabetic)
-                || !scheme
-                    .iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
-            {
+            // No `:` or `/` comes before `at`: the scheme's characters end exactly there when
+            // they are a scheme.
+            if scheme_length(rest.as_bytes()) != Some(at) {
                 return false;
             }
             &rest[at + 1..]
@@ -1029,8 +1021,7 @@ fn is_uri_template(s: &str) -> bool {
                 i += length + 2;
             }
             b'%' => {
-                if !b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) || !b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
-                {
+                if !is_pct_encoded(b, i) {
                     return false;
                 }
                 i += 3;
@@ -1061,7 +1052,6 @@ fn is_uri_template(s: &str) -> bool {
 /// `max-length = %x31-39 0*3DIGIT`, `explode = "*"`.
 fn is_expression(expression: &str) -> bool {
     let b = expression.as_bytes();
-    let hex = |at: usize| b.get(at).is_some_and(u8::is_ascii_hexdigit);
     let mut i = usize::from(matches!(
         b.first(),
         Some(b'+' | b'#' | b'.' | b'/' | b';' | b'?' | b'&' | b'=' | b',' | b'!' | b'@' | b'|')
@@ -1072,7 +1062,7 @@ fn is_expression(expression: &str) -> bool {
         loop {
             match b.get(i) {
                 Some(c) if c.is_ascii_alphanumeric() || *c == b'_' => i += 1,
-                Some(b'%') if hex(i + 1) && hex(i + 2) => i += 3,
+                Some(b'%') if is_pct_encoded(b, i) => i += 3,
                 Some(b'.') if !wants_varchar => {
                     i += 1;
                     wants_varchar = true;

@@ -24,7 +24,7 @@ pub(super) fn is_hostname(s: &str) -> bool {
         if !is_ldh_label(label) {
             return false;
         }
-        reserved |= label.len() >= 4 && &label[2..4] == b"--";
+        reserved |= is_reserved_ldh(label);
     }
     !reserved || is_domain(s, false)
 }
@@ -97,23 +97,18 @@ fn has_right_to_left(label: &[char]) -> bool {
 /// allocated.
 fn label_satisfies_bidi_rule(label: &str) -> bool {
     let b = label.as_bytes();
-    if label.is_ascii() && b.len() >= 4 && &b[2..4] == b"--" {
+    if label.is_ascii() && is_reserved_ldh(b) {
         let mut buffer = ['\0'; MAX_PAYLOAD];
         if let Some(unicode) = a_label_to_u_label(&label[4..], &mut buffer) {
-            return satisfies_bidi_rule(unicode);
+            return satisfies_bidi_rule(unicode.iter().copied());
         }
     }
-    // A label found valid holds at most MAX_LABEL characters: on the stack.
-    let mut buffer = ['\0'; MAX_LABEL];
-    let mut length = 0;
-    for c in label.chars() {
-        let Some(slot) = buffer.get_mut(length) else {
-            return satisfies_bidi_rule(&label.chars().collect::<Vec<_>>());
-        };
-        *slot = c;
-        length += 1;
-    }
-    satisfies_bidi_rule(&buffer[..length])
+    satisfies_bidi_rule(label.chars())
+}
+
+/// A reserved LDH label (RFC 5890 section 2.3.1): hyphens in the 3rd and 4th positions.
+fn is_reserved_ldh(label: &[u8]) -> bool {
+    label.len() >= 4 && &label[2..4] == b"--"
 }
 
 /// Whether `s` is a domain name of valid labels, under the length limits of its A-label form
@@ -135,7 +130,7 @@ fn is_domain(s: &str, idn: bool) -> bool {
                 return false;
             }
             total += b.len();
-            if b.len() >= 4 && &b[2..4] == b"--" {
+            if is_reserved_ldh(b) {
                 // Hyphens in the 3rd and 4th positions make a reserved LDH label (RFC 5890
                 // section 2.3.1): only an A-label, `xn--` and the Punycode of a U-label, is
                 // allowed (RFC 5891 section 5.4), case-insensitively.
@@ -299,27 +294,16 @@ fn context_o(label: &[char], i: usize) -> bool {
 }
 
 /// RFC 5893 section 2, the Bidi rule, on one label (of valid code points).
-fn satisfies_bidi_rule(label: &[char]) -> bool {
+fn satisfies_bidi_rule(label: impl IntoIterator<Item = char>) -> bool {
     use Bidi as B;
-    let mut buffer = [Bidi::LeftToRight; MAX_LABEL];
-    let classes = match buffer.get_mut(..label.len()) {
-        Some(classes) => {
-            for (class, &c) in classes.iter_mut().zip(label) {
-                *class = IdnaData::of(c).bidi();
-            }
-            &*classes
-        }
-        // Longer than any valid label: only the tests ask.
-        None => &label.iter().map(|&c| IdnaData::of(c).bidi()).collect::<Vec<_>>()[..],
-    };
-    let Some(&first) = classes.first() else { return false };
+    let mut classes = label.into_iter().map(|c| IdnaData::of(c).bidi());
+    let Some(first) = classes.next() else { return false };
     // 1. The first character must have the class L, R or AL.
     let rtl = match first {
         B::LeftToRight => false,
         B::RightToLeft | B::ArabicLetter => true,
         _ => return false,
     };
-    let last = classes.iter().rev().find(|&&c| c != B::NonspacingMark).copied();
     let neutral = |c: Bidi| {
         matches!(
             c,
@@ -331,32 +315,38 @@ fn satisfies_bidi_rule(label: &[char]) -> bool {
                 | B::NonspacingMark
         )
     };
+    // One pass, nothing stored: whether every class is allowed, the last one that is no NSM,
+    // and whether EN and AN occur.
+    let (mut allowed, mut last, mut en, mut an) = (true, first, false, false);
+    for c in std::iter::once(first).chain(classes) {
+        allowed &= neutral(c)
+            || if rtl {
+                // 2. Only R, AL, AN, EN, ES, CS, ET, ON, BN and NSM.
+                matches!(
+                    c,
+                    B::RightToLeft | B::ArabicLetter | B::ArabicNumber | B::EuropeanNumber
+                )
+            } else {
+                // 5. Only L, EN, ES, CS, ET, ON, BN and NSM.
+                matches!(c, B::LeftToRight | B::EuropeanNumber)
+            };
+        if c != B::NonspacingMark {
+            last = c;
+        }
+        en |= c == B::EuropeanNumber;
+        an |= c == B::ArabicNumber;
+    }
     if rtl {
-        // 2. Only R, AL, AN, EN, ES, CS, ET, ON, BN and NSM.
         // 3. The end: R, AL, EN or AN, then zero or more NSM.
         // 4. Not both EN and AN.
-        let allowed = classes.iter().all(|&c| {
-            matches!(
-                c,
-                B::RightToLeft | B::ArabicLetter | B::ArabicNumber | B::EuropeanNumber
-            ) || neutral(c)
-        });
-        let end = last.is_some_and(|c| {
-            matches!(
-                c,
-                B::RightToLeft | B::ArabicLetter | B::EuropeanNumber | B::ArabicNumber
-            )
-        });
-        let en = classes.contains(&B::EuropeanNumber);
-        let an = classes.contains(&B::ArabicNumber);
+        let end = matches!(
+            last,
+            B::RightToLeft | B::ArabicLetter | B::EuropeanNumber | B::ArabicNumber
+        );
         allowed && end && !(en && an)
     } else {
-        // 5. Only L, EN, ES, CS, ET, ON, BN and NSM.
         // 6. The end: L or EN, then zero or more NSM.
-        let allowed = classes
-            .iter()
-            .all(|&c| matches!(c, B::LeftToRight | B::EuropeanNumber) || neutral(c));
-        allowed && last.is_some_and(|c| matches!(c, B::LeftToRight | B::EuropeanNumber))
+        allowed && matches!(last, B::LeftToRight | B::EuropeanNumber)
     }
 }
 
