@@ -34,242 +34,27 @@ use serde_json::Value;
 
 use crate::SchemaDef;
 
-pub mod format;
 #[cfg(feature = "interpreter")]
 mod interpreter;
-pub mod pattern;
-pub mod runtime;
-pub mod stream;
 
 #[cfg(feature = "interpreter")]
 pub use interpreter::{validate_with, SchemaValidators, Validator};
-use runtime::{Check, Cx, Loc};
+/// The run time of generated validators, the crate `pilotage-validate`: its own crate so that
+/// it compiles beside `syn` and `serde_derive` in a downstream build, re-exported here because
+/// generated code names these paths (`::pilotage_types::validate::runtime::...`).
+pub use pilotage_validate::{
+    bounded_message, format, pattern, run, runtime, stream, verdict, SchemaError, ValidationErrors, Validators,
+    Violation, MAX_MESSAGE_BYTES,
+};
 
 /// The Pilotage schema, embedded byte for byte (regen keeps `schema/pilotage.schema.json`
 /// in this crate identical to the vendored `schemas/pilotage.schema.json`).
 pub const PILOTAGE_SCHEMA_JSON: &str = include_str!("../../schema/pilotage.schema.json");
 
-/// One violation of a schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// JSON Pointer of the offending location in the instance (`""` for the whole value).
-    pub instance_pointer: String,
-    /// JSON Pointer of the violated keyword in the schema document (e.g. `/$defs/Guide/required`).
-    pub schema_pointer: String,
-    /// What is wrong, e.g. `"title" is a required property` (at most [`MAX_MESSAGE_BYTES`]
-    /// bytes of it, then a note of the full length).
-    pub message: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.instance_pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.instance_pointer
-        };
-        write!(f, "{at}: {} (schema {})", self.message, self.schema_pointer)
-    }
-}
-
-/// Every violation of one value against one definition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValidationErrors {
-    /// The definition validated against (`"."` for a document's root schema).
-    pub def: String,
-    /// All violations, in the validator's order; never empty.
-    pub violations: Vec<Violation>,
-}
-
-impl fmt::Display for ValidationErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.violations.len();
-        write!(
-            f,
-            "not a valid {}: {count} violation{}",
-            self.def,
-            if count == 1 { "" } else { "s" }
-        )?;
-        for violation in &self.violations {
-            write!(f, "\n  {violation}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ValidationErrors {}
-
-/// Failure to set up validation for a definition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SchemaError {
-    /// The document has no such `$defs` entry.
-    UnknownDef(String),
-    /// The schema (or the definition) does not compile (the interpreter only: generated
-    /// validators were compiled when they were generated).
-    Invalid {
-        /// The definition.
-        def: String,
-        /// What is wrong with it.
-        message: String,
-    },
-}
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownDef(def) => write!(f, "unknown definition `{def}`: the schema has no `$defs/{def}`"),
-            Self::Invalid { def, message } => write!(f, "the schema of `{def}` does not compile: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for SchemaError {}
-
-/// The generated validators of one schema document, by definition name, in one reading.
-///
-/// ```
-/// let manifest = serde_json::json!({"pilotage": "1.1"});
-/// let errors = pilotage_types::validate::pilotage().validate("Manifest", &manifest).unwrap();
-/// assert!(errors.is_err());
-/// assert!(pilotage_types::validate::pilotage().validate("NoSuchDef", &manifest).is_err());
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Validators {
-    defs: &'static [(&'static str, Check)],
-    unresolved: &'static [&'static str],
-    program: &'static [stream::Node],
-    streams: &'static [(&'static str, u32)],
-    compatible: bool,
-}
-
-impl Validators {
-    /// The validators of a generated table, sorted by definition name (generated code calls
-    /// this).
-    pub const fn new(defs: &'static [(&'static str, Check)], unresolved: &'static [&'static str]) -> Self {
-        Self {
-            defs,
-            unresolved,
-            program: &[],
-            streams: &[],
-            compatible: false,
-        }
-    }
-
-    /// The same validators with their stream program: `program`, and each definition's node
-    /// in it, sorted by definition name (generated code calls this).
-    pub const fn with_streams(self, program: &'static [stream::Node], streams: &'static [(&'static str, u32)]) -> Self {
-        Self {
-            program,
-            streams,
-            ..self
-        }
-    }
-
-    /// The entry of `def` into the stream program (validation fused into deserialization,
-    /// see [`stream`]), if the document has one.
-    pub fn stream(&self, def: &str) -> Option<stream::Stream> {
-        self.streams
-            .binary_search_by(|(name, _)| (*name).cmp(def))
-            .ok()
-            .map(|index| stream::Stream::new(self.program, self.streams[index].1))
-    }
-
-    /// The references to other documents, each validated as accepting any value (as the
-    /// generated types hold them as `serde_json::Value`).
-    pub fn unresolved_references(&self) -> &'static [&'static str] {
-        self.unresolved
-    }
-
-    /// The same validators in the compatible reading (every open enum widened to any string).
-    pub fn compatible(self) -> Self {
-        Self {
-            compatible: true,
-            ..self
-        }
-    }
-
-    /// Whether this is the compatible reading.
-    pub fn is_compatible_reading(&self) -> bool {
-        self.compatible
-    }
-
-    /// The names of the definitions, sorted (`.` is a document's root).
-    pub fn def_names(&self) -> impl Iterator<Item = &'static str> {
-        self.defs.iter().map(|(name, _)| *name)
-    }
-
-    /// The generated check of `def`.
-    pub fn check(&self, def: &str) -> Result<Check, SchemaError> {
-        self.defs
-            .binary_search_by(|(name, _)| (*name).cmp(def))
-            .map(|index| self.defs[index].1)
-            .map_err(|_| SchemaError::UnknownDef(def.to_owned()))
-    }
-
-    /// Validates `instance` against `def`, listing every violation.
-    pub fn validate(&self, def: &str, instance: &Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
-        Ok(run(def, self.check(def)?, instance, self.compatible))
-    }
-
-    /// Whether `instance` is valid against `def`, without collecting violations.
-    pub fn is_valid(&self, def: &str, instance: &Value) -> Result<bool, SchemaError> {
-        Ok(verdict(self.check(def)?, instance, self.compatible))
-    }
-}
-
 /// The generated validators of the Pilotage schema, pinned reading
 /// ([`Validators::compatible`] for the other).
 pub fn pilotage() -> Validators {
     crate::validators::VALIDATORS
-}
-
-/// Whether `instance` passes `check` (stops at the first violation, allocates nothing).
-#[inline]
-pub fn verdict(check: Check, instance: &Value, compatible: bool) -> bool {
-    check(&mut Cx::new(false, compatible), instance, &Loc::Root)
-}
-
-/// Runs `check` on `instance`, listing every violation when it fails. Valid values cost one
-/// pass that stops at the first violation and records nothing.
-#[inline]
-pub fn run(def: &str, check: Check, instance: &Value, compatible: bool) -> Result<(), ValidationErrors> {
-    if verdict(check, instance, compatible) {
-        return Ok(());
-    }
-    collect(def, check, instance, compatible)
-}
-
-#[cold]
-#[inline(never)]
-fn collect(def: &str, check: Check, instance: &Value, compatible: bool) -> Result<(), ValidationErrors> {
-    let mut cx = Cx::new(true, compatible);
-    check(&mut cx, instance, &Loc::Root);
-    let violations = cx.into_violations();
-    if violations.is_empty() {
-        // Unreachable for a correct generator: both passes run the same code.
-        return Ok(());
-    }
-    Err(ValidationErrors {
-        def: def.to_owned(),
-        violations,
-    })
-}
-
-/// Longest violation message kept, in bytes. Messages quote the offending value, which for
-/// hostile input can be megabytes; the pointers say where it is.
-pub const MAX_MESSAGE_BYTES: usize = 1000;
-
-pub(crate) fn bounded_message(mut message: String) -> String {
-    if message.len() > MAX_MESSAGE_BYTES {
-        let total = message.len();
-        let mut cut = MAX_MESSAGE_BYTES;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        message.truncate(cut);
-        message.push_str(&format!("... ({total} bytes in all)"));
-    }
-    message
 }
 
 /// Failure of [`parse`] or [`parse_slice`].

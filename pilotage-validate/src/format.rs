@@ -7,7 +7,7 @@
 //!
 //! Each checker encodes the grammar of the RFC the specification names, with a comment citing
 //! the rule; the official JSON Schema Test Suite's `optional/format` files of draft 7 and draft
-//! 2020-12 are the acceptance test (`tests/formats.rs`). Every checker is total: any `&str`
+//! 2020-12 are the acceptance test (`pilotage-types/tests/formats.rs`). Every checker is total: any `&str`
 //! gives a verdict, without a panic or recursion, in time about linear in the input (a
 //! U-label's Punycode, quadratic, only runs within the DNS length limits).
 //!
@@ -23,7 +23,7 @@
 //! `idn-hostname` / `idn-email`; the `\p{..}` names and the `ID_Start`/`ID_Continue` sets of
 //! `regex`) is a checked-in table generated from ICU4X (`format/tables.rs`), which a test
 //! compares with ICU4X for every code point. Compiled on its own it takes about 0.2 s, so the
-//! IDN formats are not behind a feature: every generated validator compiles with `validate`.
+//! IDN formats are not behind a feature: every generated validator compiles with them.
 
 mod idna;
 #[rustfmt::skip]

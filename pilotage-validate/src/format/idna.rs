@@ -546,7 +546,7 @@ mod tests {
         let alphabet: Vec<&str> = alphabet.iter().map(String::as_str).collect();
         let count = if cfg!(debug_assertions) { 300_000 } else { 3_000_000 };
         let mut non_ascii = 0;
-        for s in crate::validate::format::tests::strings(&alphabet, count, 12, 3492) {
+        for s in crate::format::tests::strings(&alphabet, count, 12, 3492) {
             let mut buffer = ['\0'; MAX_PAYLOAD];
             let Some(length) = punycode_decode_into(s.as_bytes(), &mut buffer) else {
                 continue;
@@ -594,7 +594,7 @@ mod tests {
         ];
         let (mut valid, mut ldh_valid) = (0, 0);
         let count = 200_000;
-        for s in crate::validate::format::tests::strings(&alphabet, count, 10, 1123) {
+        for s in crate::format::tests::strings(&alphabet, count, 10, 1123) {
             let whole = s.is_ascii() && s.len() <= MAX_NAME && is_domain(&s, false);
             assert_eq!(is_hostname(&s), whole, "{s:?}");
             let ldh = s.is_ascii()

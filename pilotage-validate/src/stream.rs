@@ -15,13 +15,13 @@
 //! `unevaluatedProperties`), a value the input delivers in a form JSON does not have (bytes,
 //! an enum, a 128-bit number, serde_json's raw values and arbitrary-precision numbers) or a
 //! value the type's visitor did not read make the answer [`Verdict::Unknown`], and the caller
-//! ([`super::parse_slice`]) then validates the two-pass way, which also collects every
+//! (`pilotage_types::validate::parse_slice`) then validates the two-pass way, which also collects every
 //! violation with its pointer. So the fused path only ever says "valid" for what the generated
 //! checks accept; its "invalid" and "unknown" both fall back to them. Every answer it gives is
 //! compared with the generated checks' over the official suite
 //! (`tests/json-schema-suite`, `stream_verdicts_agree`).
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_core::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
 use super::pattern::Pattern;
@@ -1014,10 +1014,13 @@ where
     run(stream, compatible, false, deserializer)
 }
 
-/// [`deserialize`] for [`super::parse_slice`]: once the document is known invalid it stops
-/// reading, with an error (the caller validates the two-pass way, which names every
-/// violation).
-pub(super) fn parse_until_invalid<'de, T, D>(
+/// [`deserialize`] for `pilotage_types::validate::parse_slice`: once the document is known
+/// invalid it stops reading, with an error (the caller validates the two-pass way, which names
+/// every violation).
+///
+/// # Errors
+/// The deserializer's own errors, and an error of its own once the document is known invalid.
+pub fn parse_until_invalid<'de, T, D>(
     stream: Stream,
     compatible: bool,
     deserializer: D,
@@ -1073,7 +1076,7 @@ where
 ///
 /// A member named twice in one object is checked at each occurrence (and counted twice), where
 /// a `Value` keeps only the last: such a text can be answered invalid here and valid by the
-/// checks on its `Value`. [`super::parse_slice`] validates any text answered invalid the
+/// checks on its `Value`. `pilotage_types::validate::parse_slice` validates any text answered invalid the
 /// two-pass way, so it gives the checks' answer.
 #[inline] // generic code behind it: built only in crates that call it
 pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<bool> {
@@ -1678,7 +1681,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
 #[cfg(test)]
 mod tests {
     use super::{check_slice, find_name, name_order, types, Limit, Node, Scalar, Stream};
-    use crate::validate::runtime::Num;
+    use crate::runtime::Num;
 
     #[test]
     fn names_are_found_in_short_and_long_tables() {
@@ -1780,7 +1783,7 @@ mod tests {
     #[test]
     fn a_parse_stops_once_the_document_is_known_invalid() {
         use super::{deserialize, parse_until_invalid, INVALID};
-        use serde::de::IgnoredAny;
+        use serde_core::de::IgnoredAny;
         let stream = Stream::new(PROGRAM, 0);
         // `n` breaks `multipleOf` on the root's own member: nothing read later can help, so the
         // text after it (not even JSON) is never read.

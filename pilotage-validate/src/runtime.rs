@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
-use super::{bounded_message, Violation};
+use crate::{bounded_message, Violation};
 
 /// A generated check: `true` when `value` (at `at`) is valid against one schema location.
 pub type Check = fn(&mut Cx, &Value, &Loc<'_>) -> bool;
@@ -282,7 +282,8 @@ impl<'a> Loc<'a> {
             match here {
                 Loc::Root => break,
                 Loc::Key(parent, key) => {
-                    tokens.push(crate::escape_pointer_token(key));
+                    // RFC 6901, section 3: `~` is written `~0` and `/` is written `~1`.
+                    tokens.push(key.replace('~', "~0").replace('/', "~1"));
                     here = parent;
                 }
                 Loc::Index(parent, index) => {
@@ -705,10 +706,10 @@ pub fn all_unique(items: &[Value]) -> bool {
 /// `base64`, and whether the (decoded) text is a JSON document when `json`.
 pub fn content(s: &str, base64: bool, json: bool) -> bool {
     if !base64 {
-        return !json || serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok();
+        return !json || serde_json::from_str::<serde_core::de::IgnoredAny>(s).is_ok();
     }
     let Some(bytes) = decode_base64(s) else { return false };
-    !json || serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+    !json || serde_json::from_slice::<serde_core::de::IgnoredAny>(&bytes).is_ok()
 }
 
 /// Decodes standard base64 (RFC 4648 section 4); `None` on any other character, a bad
