@@ -24,8 +24,10 @@ type Case = (
 );
 
 /// `PILOTAGE_SUITE_PROFILE=1`: each group's time, both ways, the 20 slowest of ours first (to
-/// find what dominates the aggregate).
-fn profile(cases: &[Case], names: &[String]) {
+/// find what dominates the aggregate). Any other value keeps only the groups whose name
+/// (`draft/file#index`) contains it, each printed with its ratio and the filtered sums
+/// (`PILOTAGE_SUITE_PROFILE=format/uri` for the URI family).
+fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
     let time = |f: &dyn Fn() -> usize| {
         let start = std::time::Instant::now();
         for _ in 0..200 {
@@ -47,6 +49,21 @@ fn profile(cases: &[Case], names: &[String]) {
             (ours, base, name.as_str())
         })
         .collect();
+    if let Some(only) = only {
+        let (mut ours_sum, mut base_sum) = (0.0, 0.0);
+        for (ours, base, name) in rows.iter().filter(|r| r.2.contains(only)) {
+            eprintln!("{:>10.3} µs {:>10.3} µs {:>6.3}x  {name}", ours * 1e6, base * 1e6, ours / base);
+            ours_sum += ours;
+            base_sum += base;
+        }
+        eprintln!(
+            "{only}: {:.2} µs ours, {:.2} µs jsonschema, {:.3}x",
+            ours_sum * 1e6,
+            base_sum * 1e6,
+            ours_sum / base_sum
+        );
+        return;
+    }
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (ours, base, name) in rows.iter().take(20) {
         eprintln!("{:>10.2} µs {:>10.2} µs  {name}", ours * 1e6, base * 1e6);
@@ -93,8 +110,9 @@ fn bench(c: &mut Criterion) {
         cases.push((check, theirs, tests));
         names.push(format!("{}/{}#{}", group.draft, group.file, group.index));
     }
-    if std::env::var_os("PILOTAGE_SUITE_PROFILE").is_some() {
-        profile(&cases, &names);
+    if let Some(only) = std::env::var_os("PILOTAGE_SUITE_PROFILE") {
+        let only = only.to_string_lossy();
+        profile(&cases, &names, (only != "1").then_some(&*only));
     }
     let instances: usize = cases.iter().map(|(_, _, tests)| tests.len()).sum();
     eprintln!("suite/is_valid: {} groups, {instances} instances", cases.len());
