@@ -99,21 +99,32 @@ impl<'v> Ev<'v> {
         self.all_items || index < self.items || self.item_set.contains(&index)
     }
 
-    /// Adds what `other` (a subschema that held) evaluated.
+    /// Adds what `other` (a subschema that held) evaluated. Where this side has recorded no
+    /// member (or no item) one by one, `other`'s list is taken whole: it holds no duplicate
+    /// (see [`Self::prop`], [`Self::item`]), so the union is that list, without a push (and
+    /// a growth of the vector) per name.
     pub fn merge(&mut self, other: Ev<'v>) {
         if other.all_props {
             self.all_props();
-        } else {
-            for name in other.props {
-                self.prop(name);
+        } else if !self.all_props {
+            if self.props.is_empty() {
+                self.props = other.props;
+            } else {
+                for name in other.props {
+                    self.prop(name);
+                }
             }
         }
         if other.all_items {
             self.all_items();
-        } else {
+        } else if !self.all_items {
             self.items_upto(other.items);
-            for index in other.item_set {
-                self.item(index);
+            if self.item_set.is_empty() {
+                self.item_set = other.item_set;
+            } else {
+                for index in other.item_set {
+                    self.item(index);
+                }
             }
         }
     }
@@ -754,8 +765,57 @@ pub fn length(s: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{decimal_parts, is_integer, is_integer_draft4, is_multiple_of, Num};
+    use super::{decimal_parts, is_integer, is_integer_draft4, is_multiple_of, Ev, Num};
     use serde_json::{Number, Value};
+
+    /// `merge` is the union of what both sides evaluated, whether it takes `other`'s lists
+    /// whole (this side empty) or adds them one by one, and "every member / item" absorbs
+    /// any list on either side.
+    #[test]
+    fn merge_is_the_union_of_what_was_evaluated() {
+        let ev = |props: &[&'static str], items: usize, item_set: &[usize]| {
+            let mut e = Ev::new();
+            props.iter().for_each(|p| e.prop(p));
+            e.items_upto(items);
+            item_set.iter().for_each(|&i| e.item(i));
+            e
+        };
+        let names = ["a", "b", "c", "z"];
+        let cases = [
+            (ev(&[], 0, &[]), ev(&["a", "b"], 1, &[3])),
+            (ev(&["b"], 2, &[5]), ev(&["a", "b"], 1, &[3, 5])),
+            (ev(&["c"], 0, &[1]), ev(&[], 0, &[])),
+            (ev(&[], 4, &[]), ev(&[], 0, &[2, 6])),
+        ];
+        for (left, right) in cases {
+            let expected_props: Vec<bool> = names.iter().map(|n| left.has_prop(n) || right.has_prop(n)).collect();
+            let expected_items: Vec<bool> = (0..8).map(|i| left.has_item(i) || right.has_item(i)).collect();
+            let mut merged = left;
+            merged.merge(right);
+            assert_eq!(
+                names.iter().map(|n| merged.has_prop(n)).collect::<Vec<_>>(),
+                expected_props
+            );
+            assert_eq!((0..8).map(|i| merged.has_item(i)).collect::<Vec<_>>(), expected_items);
+            let mut unique = merged.props.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), merged.props.len(), "no member recorded twice");
+        }
+        let mut all = ev(&[], 0, &[]);
+        all.all_props();
+        all.all_items();
+        all.merge(ev(&["a"], 1, &[4]));
+        assert!(all.has_prop("anything") && all.has_item(100));
+        assert!(all.props.is_empty() && all.item_set.is_empty());
+        let mut some = ev(&["a"], 0, &[2]);
+        let mut every = Ev::new();
+        every.all_props();
+        every.all_items();
+        some.merge(every);
+        assert!(some.has_prop("anything") && some.has_item(100));
+        assert!(some.props.is_empty() && some.item_set.is_empty());
+    }
 
     /// `decimal_parts` as it was, reading Rust's `{:e}`: the reference of the faster one.
     fn decimal_parts_reference(f: f64) -> Option<(i128, i32)> {
