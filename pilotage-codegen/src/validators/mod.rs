@@ -652,6 +652,19 @@ impl<'a> Gen<'a> {
                 return pins;
             }
         }
+        // Each member of an `allOf` must hold, so its pins are this schema's too (Backstage's
+        // `catalog-info.json` chooses among ten `{"allOf": [{"$ref": entity}, {"properties":
+        // {"kind": {"enum": ["API"]}, ...}}]}` branches by `kind`).
+        if let (true, Some(Value::Array(members))) = (vocab.applicator, object.get("allOf")) {
+            let within = child(&location.pointer, "allOf");
+            for index in 0..members.len() {
+                let member = Location {
+                    doc: location.doc,
+                    pointer: child(&within, &index.to_string()),
+                };
+                pins.extend(self.pins(&member, hops));
+            }
+        }
         let Some(Value::Object(properties)) = object.get("properties") else {
             return pins;
         };
@@ -685,7 +698,11 @@ impl<'a> Gen<'a> {
     /// ([`Self::pins`]), and each branch's pin of it. A branch none of whose values is the
     /// instance's member fails, so it is not called: SchemaStore's enonic schemas choose among
     /// 21 `{"$ref": ...}` branches by `type` (a `const`), abc-inventory's among 9 by
-    /// `transactionType` (an `enum` of one string), and every branch was a call.
+    /// `transactionType` (an `enum` of one string), and every branch was a call. Among names
+    /// pinned as often, the one whose pins tell the most branches apart (the most distinct
+    /// value lists) is the tag (`kind` rather than `apiVersion` in Backstage's catalog); where a
+    /// branch pins the name more than once (an `allOf` member and its `$ref`), its pin with the
+    /// fewest values is kept: each one alone is a condition of the branch.
     fn tag(&self, branches: &[Value], pointer: &str) -> Option<(String, Vec<Option<Pin>>)> {
         let pins: Vec<Vec<Pin>> = (0..branches.len())
             .map(|index| self.pins(&self.here(&child(pointer, &index.to_string())), 1))
@@ -697,20 +714,41 @@ impl<'a> Gen<'a> {
                 *counts.entry(name).or_default() += 1;
             }
         }
-        // The most pinned name; the first in order among equals (the output is deterministic).
-        let (name, count) = counts
+        // A branch's pin of `name`: its narrowest, the first among equals.
+        let pin_of = |branch: &[Pin], name: &str| -> Option<Pin> {
+            branch
+                .iter()
+                .filter(|pin| pin.name == name)
+                .fold(None, |best: Option<&Pin>, pin| match best {
+                    Some(kept) if kept.values.len() <= pin.values.len() => best,
+                    _ => Some(pin),
+                })
+                .cloned()
+        };
+        // How many branches `name`'s pins tell apart: the distinct value lists among them.
+        let distinct = |name: &str| -> usize {
+            let mut lists: Vec<String> = pins
+                .iter()
+                .filter_map(|branch| pin_of(branch, name))
+                .map(|pin| serde_json::to_string(&pin.values).unwrap_or_default())
+                .collect();
+            lists.sort_unstable();
+            lists.dedup();
+            lists.len()
+        };
+        // The most pinned name, then the most telling; the first in order among equals (the
+        // output is deterministic).
+        let (name, count, _) = counts
             .iter()
-            .fold(None, |best: Option<(&str, usize)>, (&name, &count)| match best {
-                Some((_, most)) if most >= count => best,
-                _ => Some((name, count)),
+            .fold(None, |best: Option<(&str, usize, usize)>, (&name, &count)| match best {
+                Some((_, most, _)) if most > count => best,
+                Some((_, most, apart)) if most == count && apart >= distinct(name) => best,
+                _ => Some((name, count, distinct(name))),
             })?;
         if count < 2 {
             return None;
         }
-        let values = pins
-            .iter()
-            .map(|branch| branch.iter().find(|pin| pin.name == name).cloned())
-            .collect();
+        let values = pins.iter().map(|branch| pin_of(branch, name)).collect();
         Some((name.to_owned(), values))
     }
 
@@ -2197,6 +2235,44 @@ mod tests {
             text.contains("is_integer_draft4") && !text.contains("is_integer ("),
             "draft-04: 1.0 is no integer: {text}"
         );
+    }
+
+    #[test]
+    fn a_tag_pinned_in_an_all_of_member_chooses_the_branches() {
+        // Backstage's catalog: each branch is `allOf: [{$ref: entity}, {properties: {kind,
+        // apiVersion}}]`; `kind` tells the three apart, `apiVersion` only two.
+        let branch = |kind: &str, versions: serde_json::Value| {
+            json!({"allOf": [
+                {"$ref": "#/$defs/entity"},
+                {"properties": {"kind": {"enum": [kind]}, "apiVersion": {"enum": versions}}}
+            ]})
+        };
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": {
+                "entity": {"required": ["kind"], "properties": {"kind": {"enum": ["API", "Group", "User", "Other"]}}},
+                "catalog": {"anyOf": [
+                    branch("API", json!(["v1", "v2"])),
+                    branch("Group", json!(["v1", "v2"])),
+                    branch("User", json!(["v3"])),
+                ]}
+            }
+        });
+        let text = generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        assert!(text.contains(r#"o . get ("kind")"#), "the tag is `kind`: {text}");
+        assert!(!text.contains(r#"o . get ("apiVersion")"#), "{text}");
+        // Each branch is guarded by its own narrowest pin, not the entity's four kinds.
+        for (kind, function) in [("API", "s2"), ("Group", "s3"), ("User", "s4")] {
+            let guard = format!(
+                r#"tag . is_none_or (| v | compatible || v . as_str () == Some ("{kind}")) && cx . quiet ({function} , v , at)"#
+            );
+            assert!(text.contains(&guard), "{guard} in {text}");
+        }
+        assert!(!text.contains(r#"Some ("Other")) && cx . quiet"#), "{text}");
+        // Without `allOf`'s pins there is no tag at all.
+        let plain = json!({"$defs": {"catalog": {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}});
+        let text = generate(&plain, "t.json", false).unwrap().tokens.to_string();
+        assert!(!text.contains("let tag"), "{text}");
     }
 
     #[test]

@@ -52,7 +52,12 @@ fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
     if let Some(only) = only {
         let (mut ours_sum, mut base_sum) = (0.0, 0.0);
         for (ours, base, name) in rows.iter().filter(|r| r.2.contains(only)) {
-            eprintln!("{:>10.3} µs {:>10.3} µs {:>6.3}x  {name}", ours * 1e6, base * 1e6, ours / base);
+            eprintln!(
+                "{:>10.3} µs {:>10.3} µs {:>6.3}x  {name}",
+                ours * 1e6,
+                base * 1e6,
+                ours / base
+            );
             ours_sum += ours;
             base_sum += base;
         }
