@@ -631,7 +631,8 @@ impl<'a> Gen<'a> {
     /// a tagged union does (`{"properties": {"type": {"const": "TextLine"}, ...}}`, or
     /// `"enum": ["receive"]`). An object whose member is none of them fails the schema, whatever
     /// else it says. A schema that is a `$ref` (or, in 2019-09 and later, has one beside) adds
-    /// its target's pins, `hops` deep. An `enum` of strings is open in the compatible reading
+    /// its target's pins, `hops` deep. Each member's keywords are read by the draft and
+    /// vocabularies of its own resource (a member may declare its own `$schema`). An `enum` of strings is open in the compatible reading
     /// (it accepts any string): such a pin is marked, and holds only in the pinned reading.
     fn pins(&self, location: &Location, hops: usize) -> Vec<Pin> {
         let Some(Value::Object(object)) = self.docs[location.doc].value.pointer(&location.pointer) else {
@@ -668,12 +669,20 @@ impl<'a> Gen<'a> {
         let Some(Value::Object(properties)) = object.get("properties") else {
             return pins;
         };
-        if !(vocab.applicator && vocab.validation) {
+        if !vocab.applicator {
             return pins;
         }
+        let within = child(&location.pointer, "properties");
         for (name, subschema) in sorted(properties) {
             let Value::Object(subschema) = subschema else { continue };
-            if draft.ref_hides_siblings() && subschema.contains_key("$ref") {
+            // The member's `const` and `enum` take effect by its own resource's draft and
+            // vocabularies: a member with its own `$schema` (and `$id`) may have none of them.
+            let (resource, _) = self.index.scope(&Location {
+                doc: location.doc,
+                pointer: child(&within, name),
+            });
+            let draft = self.index.resources[resource].draft;
+            if !self.vocabs[resource].validation || (draft.ref_hides_siblings() && subschema.contains_key("$ref")) {
                 continue;
             }
             match (subschema.get("const"), subschema.get("enum")) {
