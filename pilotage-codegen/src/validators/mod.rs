@@ -1048,7 +1048,14 @@ impl<'a> Gen<'a> {
 
         // The compatible reading's rewrite of this location (see the module docs).
         let enum_of_strings = matches!(object.get("enum"), Some(Value::Array(values)) if !values.is_empty() && values.iter().all(Value::is_string));
-        let consts_of = |keyword: &str| matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(is_string_const_branch));
+        // A branch of `const` alone shares this location's resource (it has no `$id`): its
+        // `const` asserts only where this draft has it and the validation vocabulary is on;
+        // otherwise the branch holds on anything, and there is nothing to widen.
+        let consts_assert = vocab.validation && draft.has("const");
+        let consts_of = |keyword: &str| {
+            consts_assert
+                && matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(is_string_const_branch))
+        };
         let (any_of_consts, one_of_consts) = (consts_of("anyOf"), consts_of("oneOf"));
         let widened = enum_of_strings || any_of_consts || one_of_consts;
         let mut pinned_only = TokenStream::new();
@@ -1560,7 +1567,9 @@ impl<'a> Gen<'a> {
             let branches = branches
                 .as_array()
                 .ok_or_else(|| self.error(&at(keyword), format!("`{keyword}` must be an array")))?;
-            if let Some(sets) = required_only(branches) {
+            // The branches share this location's resource (`required_only` admits no `$id`):
+            // their `required` asserts only with the validation vocabulary on.
+            if let Some(sets) = required_only(branches).filter(|_| vocab.validation) {
                 let check = if keyword == "anyOf" {
                     any_of_required(&sets, fail(&at(keyword), quote!(Why::AnyOf(v))))
                 } else {
@@ -2282,6 +2291,40 @@ mod tests {
         let plain = json!({"$defs": {"catalog": {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}});
         let text = generate(&plain, "t.json", false).unwrap().tokens.to_string();
         assert!(!text.contains("let tag"), "{text}");
+    }
+
+    #[test]
+    fn string_consts_are_widened_only_where_they_assert() {
+        // The compatible reading widens an `anyOf` of string `const`s to "a string"; where
+        // `const` asserts nothing (draft-04, or the validation vocabulary off) the branches
+        // hold on anything, and the widened check would be narrower than the pinned one.
+        let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        let consts =
+            |dialect: &str| json!({"$schema": dialect, "$defs": {"a": {"anyOf": [{"const": "a"}, {"const": "b"}]}}});
+        let widened = tokens(consts("https://json-schema.org/draft/2020-12/schema"));
+        assert!(widened.contains("cx . compatible ()"), "{widened}");
+        let draft4 = tokens(consts("http://json-schema.org/draft-04/schema#"));
+        assert!(!draft4.contains("cx . compatible ()"), "{draft4}");
+        let applicator_only = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": {
+                "meta": {
+                    "$id": "http://example.com/applicator-only",
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "$vocabulary": {
+                        "https://json-schema.org/draft/2020-12/vocab/core": true,
+                        "https://json-schema.org/draft/2020-12/vocab/applicator": true
+                    }
+                },
+                "k": {
+                    "$id": "http://example.com/k",
+                    "$schema": "http://example.com/applicator-only",
+                    "anyOf": [{"const": "a"}, {"const": "b"}]
+                }
+            }
+        });
+        let off = tokens(applicator_only);
+        assert!(!off.contains("cx . compatible ()"), "{off}");
     }
 
     #[test]
