@@ -1153,9 +1153,12 @@ impl<'a> Gen<'a> {
                 strings.extend(quote!(if !#path(s) { #fail }));
             }
         }
-        if draft.is_legacy() {
+        if matches!(draft, Draft::Draft6 | Draft::Draft7) {
             // Draft-07's content keywords, asserted for what the runtime decodes (base64,
-            // JSON); other encodings and media types are annotations.
+            // JSON); other encodings and media types are annotations. Draft-04 has no content
+            // keywords; draft-06 has none either, but jsonschema asserts them there, and the
+            // verdicts follow it (a `contentMediaType` in a draft-06 schema is read as draft-07
+            // writes it).
             let base64 = object.get("contentEncoding").and_then(Value::as_str) == Some("base64");
             let json = object.get("contentMediaType").and_then(Value::as_str) == Some("application/json");
             if base64 || json {
