@@ -415,6 +415,35 @@ struct Gen<'a> {
     compiled: usize,
 }
 
+/// The compatible reading's rewrites of one location (see the module docs), for both the
+/// generated checks (`body`) and the stream program: an `enum` of strings, and an `anyOf` or
+/// `oneOf` whose branches are each a string `const` alone.
+struct Widening {
+    enum_of_strings: bool,
+    any_of_consts: bool,
+    one_of_consts: bool,
+}
+
+impl Widening {
+    /// The rewrites of the schema object `object` (its keywords in effect), read by its
+    /// location's `draft` and `vocab`.
+    fn of(object: &serde_json::Map<String, Value>, draft: Draft, vocab: Vocab) -> Self {
+        // A branch of `const` alone shares this location's resource (it has no `$id`): its
+        // `const` asserts only where this draft has it and the validation vocabulary is on;
+        // otherwise the branch holds on anything, and there is nothing to widen.
+        let consts_assert = vocab.validation && draft.has("const");
+        let consts_of = |keyword: &str| {
+            consts_assert
+                && matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(is_string_const_branch))
+        };
+        Widening {
+            enum_of_strings: matches!(object.get("enum"), Some(Value::Array(values)) if !values.is_empty() && values.iter().all(Value::is_string)),
+            any_of_consts: consts_of("anyOf"),
+            one_of_consts: consts_of("oneOf"),
+        }
+    }
+}
+
 fn is_string_const_branch(schema: &Value) -> bool {
     let Value::Object(object) = schema else { return false };
     object.get("const").is_some_and(Value::is_string)
@@ -749,10 +778,10 @@ impl<'a> Gen<'a> {
         // output is deterministic).
         let (name, count, _) = counts
             .iter()
-            .fold(None, |best: Option<(&str, usize, usize)>, (&name, &count)| match best {
-                Some((_, most, _)) if most > count => best,
-                Some((_, most, apart)) if most == count && apart >= distinct(name) => best,
-                _ => Some((name, count, distinct(name))),
+            .map(|(&name, &count)| (name, count, distinct(name)))
+            .fold(None, |best: Option<(&str, usize, usize)>, candidate| match best {
+                Some((_, most, apart)) if (most, apart) >= (candidate.1, candidate.2) => best,
+                _ => Some(candidate),
             })?;
         if count < 2 {
             return None;
@@ -1047,16 +1076,11 @@ impl<'a> Gen<'a> {
         }
 
         // The compatible reading's rewrite of this location (see the module docs).
-        let enum_of_strings = matches!(object.get("enum"), Some(Value::Array(values)) if !values.is_empty() && values.iter().all(Value::is_string));
-        // A branch of `const` alone shares this location's resource (it has no `$id`): its
-        // `const` asserts only where this draft has it and the validation vocabulary is on;
-        // otherwise the branch holds on anything, and there is nothing to widen.
-        let consts_assert = vocab.validation && draft.has("const");
-        let consts_of = |keyword: &str| {
-            consts_assert
-                && matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(is_string_const_branch))
-        };
-        let (any_of_consts, one_of_consts) = (consts_of("anyOf"), consts_of("oneOf"));
+        let Widening {
+            enum_of_strings,
+            any_of_consts,
+            one_of_consts,
+        } = Widening::of(object, draft, vocab);
         let widened = enum_of_strings || any_of_consts || one_of_consts;
         let mut pinned_only = TokenStream::new();
 

@@ -199,13 +199,11 @@ impl Gen<'_> {
         }
 
         // The compatible reading's rewrites (as `body` makes them).
-        let enum_of_strings = matches!(object.get("enum"), Some(Value::Array(values)) if !values.is_empty() && values.iter().all(Value::is_string));
-        let consts_assert = vocab.validation && draft.has("const");
-        let consts_of = |keyword: &str| {
-            consts_assert
-                && matches!(object.get(keyword), Some(Value::Array(branches)) if !branches.is_empty() && branches.iter().all(super::is_string_const_branch))
-        };
-        let (any_of_consts, one_of_consts) = (consts_of("anyOf"), consts_of("oneOf"));
+        let super::Widening {
+            enum_of_strings,
+            any_of_consts,
+            one_of_consts,
+        } = super::Widening::of(object, draft, vocab);
         if enum_of_strings || any_of_consts || one_of_consts {
             let open = 1u8
                 | if enum_of_strings { 2 } else { 0 }
