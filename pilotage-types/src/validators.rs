@@ -1235,7 +1235,7 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     {
-        if !(cx.quiet(s50, v, at) || cx.quiet(capability_settings, v, at)) {
+        if !(cx.quiet(s49, v, at) || cx.quiet(capability_settings, v, at)) {
             if cx.fail(at, "/$defs/CapabilityValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
@@ -1244,7 +1244,7 @@ pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilityValue/anyOf/0`.
-fn s50(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_boolean()) {
         if cx.fail(at, "/$defs/CapabilityValue/anyOf/0/type", Why::Type(v, &["boolean"]))
@@ -1901,7 +1901,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     {
-                        if !(cx.quiet(s49, v, at) || cx.quiet(text_range, v, at)) {
+                        if !(cx.quiet(s48, v, at) || cx.quiet(text_range, v, at)) {
                             if cx
                                 .fail(
                                     at,
@@ -1976,7 +1976,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/Diagnostic/properties/path/anyOf/0`.
-fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_string()) {
         if cx
@@ -2142,6 +2142,8 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             return false;
         }
     }
+    let mut holds_4 = true;
+    let mut seen_5 = 0usize;
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
@@ -2170,6 +2172,10 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "outcome" => {
                     seen += 1;
+                    seen_5 += 1;
+                    if holds_4 && !(cx.quiet(s47, v, at)) {
+                        holds_4 = false;
+                    }
                     let at = &at.key(k);
                     if !outcome(cx, v, at) && cx.stops() {
                         return false;
@@ -2212,7 +2218,7 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if cx.quiet(s48, v, at) {
+        if holds_4 && seen_5 == 1usize {
             if let Value::Object(o) = v {
                 for name in ["diagnostics"] {
                     if !o.contains_key(name) {
@@ -2232,52 +2238,25 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     cx.passed(mark)
 }
-/// The schema at `/$defs/ExecuteResponse/allOf/0/if`.
-fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+/// The schema at `/$defs/ExecuteResponse/allOf/0/if/properties/outcome`.
+fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
             match k.as_str() {
-                "outcome" => {
+                "status" => {
                     seen += 1;
                     let at = &at.key(k);
-                    if let Value::Object(o) = v {
-                        let mut seen = 0usize;
-                        for (k, v) in o {
-                            match k.as_str() {
-                                "status" => {
-                                    seen += 1;
-                                    let at = &at.key(k);
-                                    if !(v.as_str() == Some("validation_error")) {
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/properties/status/const",
-                                                Why::Const("\"validation_error\""),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                        if seen < 1usize {
-                            for name in ["status"] {
-                                if !o.contains_key(name) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/required",
-                                            Why::Required(name),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
+                    if !(v.as_str() == Some("validation_error")) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/properties/status/const",
+                                Why::Const("\"validation_error\""),
+                            )
+                        {
+                            return false;
                         }
                     }
                 }
@@ -2285,12 +2264,12 @@ fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
         if seen < 1usize {
-            for name in ["outcome"] {
+            for name in ["status"] {
                 if !o.contains_key(name) {
                     if cx
                         .fail(
                             at,
-                            "/$defs/ExecuteResponse/allOf/0/if/required",
+                            "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/required",
                             Why::Required(name),
                         )
                     {
@@ -2671,7 +2650,7 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 }
                             }
                             {
-                                if cx.quiet(s47, v, at) {
+                                if cx.quiet(s46, v, at) {
                                     if cx
                                         .fail(
                                             at,
@@ -2708,7 +2687,7 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/GuideIndexResult/properties/guides/items/allOf/1/not`.
-fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for name in ["body"] {
@@ -3291,7 +3270,7 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if !(cx.quiet(s45, v, at) || cx.quiet(s46, v, at)) {
+        if !(cx.quiet(s44, v, at) || cx.quiet(s45, v, at)) {
             if cx.fail(at, "/$defs/Manifest/anyOf", Why::AnyOf(v)) {
                 return false;
             }
@@ -3300,7 +3279,7 @@ pub fn manifest(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/Manifest/anyOf/0`.
-fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for name in ["capabilities"] {
@@ -3314,7 +3293,7 @@ fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/Manifest/anyOf/1`.
-fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for (k, v) in o {
@@ -3368,12 +3347,16 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             return false;
         }
     }
+    let mut holds_2 = true;
+    let mut seen_3 = 0usize;
+    let mut kept_1: Option<&Value> = None;
     if let Value::Object(o) = v {
         let mut seen = 0usize;
         for (k, v) in o {
             match k.as_str() {
                 "error" => {
                     seen += 1;
+                    kept_1 = Some(v);
                     let at = &at.key(k);
                     if !(v.is_string() || v.is_null()) {
                         if cx
@@ -3389,6 +3372,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "ok" => {
                     seen += 1;
+                    seen_3 += 1;
+                    if holds_2 && !(v.as_bool() == Some(true)) {
+                        holds_2 = false;
+                    }
                     let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
@@ -3431,87 +3418,30 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     {
-        if cx.quiet(s44, v, at) {
-            if let Value::Object(o) = v {
-                for (k, v) in o {
-                    match k.as_str() {
-                        "error" => {
-                            let at = &at.key(k);
-                            if !(v.is_null()) {
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/Outcome/allOf/0/then/properties/error/type",
-                                        Why::Type(v, &["null"]),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
-                        _ => {}
+        if holds_2 && seen_3 == 1usize {
+            if let Some(v) = kept_1 {
+                let at = &at.key("error");
+                if !(v.is_null()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/Outcome/allOf/0/then/properties/error/type",
+                            Why::Type(v, &["null"]),
+                        )
+                    {
+                        return false;
                     }
                 }
             }
         } else {
-            if let Value::Object(o) = v {
-                for (k, v) in o {
-                    match k.as_str() {
-                        "error" => {
-                            let at = &at.key(k);
-                            if !(v.is_string()) {
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/Outcome/allOf/0/else/properties/error/type",
-                                        Why::Type(v, &["string"]),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/Outcome/allOf/0/if`.
-fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "ok" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.as_bool() == Some(true)) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/Outcome/allOf/0/if/properties/ok/const",
-                                Why::Const("true"),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["ok"] {
-                if !o.contains_key(name) {
+            if let Some(v) = kept_1 {
+                let at = &at.key("error");
+                if !(v.is_string()) {
                     if cx
                         .fail(
                             at,
-                            "/$defs/Outcome/allOf/0/if/required",
-                            Why::Required(name),
+                            "/$defs/Outcome/allOf/0/else/properties/error/type",
+                            Why::Type(v, &["string"]),
                         )
                     {
                         return false;

@@ -444,6 +444,66 @@ impl Widening {
     }
 }
 
+/// An `if` / `then` / `else` read during the member pass of the object it sits on, instead of
+/// in passes of its own (one for `if`, one for `then` or `else`): when each of the three is made
+/// of `properties` and `required` alone in the same resource, the `if` only asks about a few
+/// members and `then` / `else` only check a few (their `required` names are looked up). Outcome's
+/// `{"if": {"properties": {"ok": {"const": true}}, "required": ["ok"]}, "then": {"properties":
+/// {"error": {"type": "null"}}}, "else": ...}` read the object three times. During the pass, each
+/// member the `if` names is tested (quietly: the `if` reports nothing) and counted, and each
+/// member `then` or `else` checks is kept; after it, the branch the `if` chose checks the kept
+/// members. On anything but an object, all three are vacuous, as `properties` and `required`
+/// are. Not with annotations to collect (`unevaluated*`) nor in a set with dynamic references.
+struct Fused {
+    /// Whether the `if`'s tested members all held so far.
+    holds: Ident,
+    /// The `if`'s required members seen (`None`: it requires none), and how many it requires.
+    seen: Option<(Ident, usize)>,
+    /// What the pass does with each member the three name.
+    members: BTreeMap<String, FusedMember>,
+    /// The statements `then` and `else` run after the pass, on the kept members.
+    then: TokenStream,
+    otherwise: TokenStream,
+}
+
+impl Fused {
+    /// The statements after the pass: the members were tested and kept during it. On anything
+    /// but an object, `seen` stays below the count, or the `if` holds with nothing kept: both
+    /// branches are then vacuous, as their `properties` are.
+    fn after_pass(self) -> TokenStream {
+        let Fused {
+            holds,
+            seen,
+            then,
+            otherwise,
+            ..
+        } = self;
+        let condition = match seen {
+            Some((seen, count)) => quote!(#holds && #seen == #count),
+            None => quote!(#holds),
+        };
+        quote!({ if #condition { #then } else { #otherwise } })
+    }
+}
+
+/// An `if`, `then` or `else` made of `properties` and `required` alone ([`Gen::members_only`]).
+#[derive(Default)]
+struct MembersOnly {
+    properties: Vec<(String, Value)>,
+    required: Vec<String>,
+}
+
+/// One member of a [`Fused`] conditional.
+#[derive(Default)]
+struct FusedMember {
+    /// The `if`'s test of it (an expression on `v`, the member).
+    test: Option<TokenStream>,
+    /// Where it is kept for `then` / `else`.
+    kept: Option<Ident>,
+    /// Whether the `if` requires it.
+    required: bool,
+}
+
 fn is_string_const_branch(schema: &Value) -> bool {
     let Value::Object(object) = schema else { return false };
     object.get("const").is_some_and(Value::is_string)
@@ -1009,6 +1069,147 @@ impl<'a> Gen<'a> {
         body
     }
 
+    /// The `properties` and the `required` names of the schema at `pointer` (the `if`, `then`
+    /// or `else` of an object), when it is made of those alone (and annotations), in the resource
+    /// of `parent`: `None` otherwise (read by the general path). No schema: none of either.
+    fn members_only(&self, schema: Option<&Value>, pointer: &str, parent: &str) -> Option<MembersOnly> {
+        let Some(schema) = schema else {
+            return Some(MembersOnly::default());
+        };
+        let Value::Object(object) = schema else { return None };
+        if self.index.scope(&self.here(pointer)).0 != self.index.scope(&self.here(parent)).0 {
+            return None;
+        }
+        let object = self.effective(object, pointer);
+        let allowed = |k: &str| k == "properties" || k == "required" || ANNOTATIONS.contains(&k);
+        if !object.keys().all(|k| allowed(k)) {
+            return None;
+        }
+        let properties = match object.get("properties") {
+            Some(Value::Object(properties)) => sorted(properties)
+                .into_iter()
+                .map(|(name, sub)| (name.clone(), sub.clone()))
+                .collect(),
+            Some(_) => return None,
+            None => Vec::new(),
+        };
+        let mut required: Vec<String> = Vec::new();
+        if let Some(names) = object.get("required") {
+            for name in names.as_array()? {
+                let name = name.as_str()?.to_owned();
+                if !required.contains(&name) {
+                    required.push(name);
+                }
+            }
+        }
+        Some(MembersOnly { properties, required })
+    }
+
+    /// The plan of [`Fused`] for the schema object at `pointer`, when its `if` / `then` / `else`
+    /// can be read during its member pass.
+    fn fuse(&mut self, object: &serde_json::Map<String, Value>, pointer: &str) -> Result<Option<Fused>, CodegenError> {
+        if self.dynamic || !object.contains_key("if") || !(object.contains_key("then") || object.contains_key("else")) {
+            return Ok(None);
+        }
+        let at = |keyword: &str| child(pointer, keyword);
+        let Some(MembersOnly {
+            properties: tested,
+            required,
+        }) = self.members_only(object.get("if"), &at("if"), pointer)
+        else {
+            return Ok(None);
+        };
+        let Some(then) = self.members_only(object.get("then"), &at("then"), pointer) else {
+            return Ok(None);
+        };
+        let Some(otherwise) = self.members_only(object.get("else"), &at("else"), pointer) else {
+            return Ok(None);
+        };
+        // What asserts nothing (`true`, annotations alone) is left out before anything is
+        // generated: an `if` left with nothing to test but `required` names, or with nothing at
+        // all, is read by the general path (looked up, not passed over).
+        let asserts = |this: &Self, name: &str, sub: &Value| match sub {
+            Value::Object(member) => {
+                let member = this.effective(member, &child(&child(&at("if"), "properties"), name));
+                !member.keys().all(|k| ANNOTATIONS.contains(&k.as_str()))
+            }
+            other => other != &Value::Bool(true),
+        };
+        let tested: Vec<(String, Value)> = tested
+            .into_iter()
+            .filter(|(name, sub)| asserts(self, name, sub))
+            .collect();
+        if tested.is_empty() {
+            return Ok(None);
+        }
+        let mut members: BTreeMap<String, FusedMember> = BTreeMap::new();
+        for (name, sub) in &tested {
+            let within = child(&child(&at("if"), "properties"), name);
+            let test = match sub {
+                Value::Bool(_) => quote!(false),
+                Value::Object(member) => {
+                    let member = self.effective(member, &within);
+                    match member.get("const") {
+                        Some(expected) if member.keys().all(|k| k == "const" || ANNOTATIONS.contains(&k.as_str())) => {
+                            equals(expected)
+                        }
+                        _ => {
+                            self.descent += 1;
+                            let function = self.branch(&within, false);
+                            self.descent -= 1;
+                            let function = function?;
+                            quote!(cx.quiet(#function, v, at))
+                        }
+                    }
+                }
+                _ => return Err(self.error(&within, "a schema must be an object or a boolean")),
+            };
+            members.entry(name.clone()).or_default().test = Some(test);
+        }
+        let mut branches = [TokenStream::new(), TokenStream::new()];
+        for (branch, (keyword, schema)) in [("then", &then), ("else", &otherwise)].into_iter().enumerate() {
+            let MembersOnly {
+                properties,
+                required: names,
+            } = schema;
+            for (name, sub) in properties {
+                let body = self.descend(sub, &child(&child(&at(keyword), "properties"), name))?;
+                if body.is_empty() {
+                    continue;
+                }
+                let kept = match members.get(name).and_then(|member| member.kept.clone()) {
+                    Some(kept) => kept,
+                    None => {
+                        let ident = self.fresh("kept");
+                        members.entry(name.clone()).or_default().kept = Some(ident.clone());
+                        ident
+                    }
+                };
+                branches[branch].extend(quote!(if let Some(v) = #kept { let at = &at.key(#name); #body }));
+            }
+            // `then` / `else`'s `required`: looked up, as where nothing else reads the members.
+            if !names.is_empty() {
+                let fail = fail(&child(&at(keyword), "required"), quote!(Why::Required(name)));
+                branches[branch].extend(quote! {
+                    if let Value::Object(o) = v { for name in [#(#names),*] { if !o.contains_key(name) { #fail } } }
+                });
+            }
+        }
+        for name in &required {
+            members.entry(name.clone()).or_default().required = true;
+        }
+        let holds = self.fresh("holds");
+        let seen = (!required.is_empty()).then(|| (self.fresh("seen"), required.len()));
+        let [then, otherwise] = branches;
+        Ok(Some(Fused {
+            holds,
+            seen,
+            members,
+            then,
+            otherwise,
+        }))
+    }
+
     /// The statements checking `v` (at `at`) against `schema` (at `pointer`): each failure
     /// sets the evaluation failed: it records a violation, or returns at once. With `ann`,
     /// what this location evaluates of `v` is also recorded in that annotation record.
@@ -1350,6 +1551,30 @@ impl<'a> Gen<'a> {
         // than one lookup per declared property), counting the required members seen; only
         // when some are missing are they looked up one by one to name them.
         let mut objects = TokenStream::new();
+        // This location's own conditional, and those of its `allOf` members that are nothing
+        // else (Outcome's `allOf: [{"if": ..., "then": ..., "else": ...}]`), keyed by the member.
+        let mut fused: Vec<(Option<usize>, Fused)> = Vec::new();
+        if inner.is_none() {
+            if let Some(own) = self.fuse(object, pointer)? {
+                fused.push((None, own));
+            }
+            if let Some(Value::Array(members)) = object.get("allOf") {
+                for (index, member) in members.iter().enumerate() {
+                    let within = child(&at("allOf"), &index.to_string());
+                    let Value::Object(member) = member else { continue };
+                    if self.index.scope(&self.here(&within)).0 != self.index.scope(&self.here(pointer)).0 {
+                        continue;
+                    }
+                    let member = self.effective(member, &within);
+                    let conditional = |k: &str| matches!(k, "if" | "then" | "else") || ANNOTATIONS.contains(&k);
+                    if member.keys().all(|k| conditional(k)) {
+                        if let Some(conditional) = self.fuse(&member, &within)? {
+                            fused.push((Some(index), conditional));
+                        }
+                    }
+                }
+            }
+        }
         let mut required: Vec<&str> = Vec::new();
         if let Some(names) = object.get("required") {
             let names = names
@@ -1432,6 +1657,13 @@ impl<'a> Gen<'a> {
                 arm_names.push(name);
             }
         }
+        for (_, fused) in &fused {
+            for name in fused.members.keys() {
+                if !arm_names.contains(&name.as_str()) {
+                    arm_names.push(name);
+                }
+            }
+        }
         arm_names.sort_unstable();
         let mut bodies = Vec::with_capacity(arm_names.len());
         for name in &arm_names {
@@ -1445,6 +1677,7 @@ impl<'a> Gen<'a> {
         // `{"required": ["x"]}` branch of a 96-branch `anyOf` (SchemaStore's renovate) read
         // every member 96 times.
         let pass = !other.is_empty()
+            || !fused.is_empty()
             || !pattern_checks.is_empty()
             || bodies
                 .iter()
@@ -1459,12 +1692,29 @@ impl<'a> Gen<'a> {
                 TokenStream::new()
             };
             let body = body.unwrap_or_default();
+            // What the fused conditional does with the member (before `at` names the member).
+            let mut conditional = TokenStream::new();
+            for (_, fused) in &fused {
+                if let Some(member) = fused.members.get(*name) {
+                    if member.required {
+                        let (seen, _) = fused.seen.as_ref().expect("a required member is counted");
+                        conditional.extend(quote!(#seen += 1;));
+                    }
+                    if let Some(test) = &member.test {
+                        let holds = &fused.holds;
+                        conditional.extend(quote!(if #holds && !(#test) { #holds = false; }));
+                    }
+                    if let Some(kept) = &member.kept {
+                        conditional.extend(quote!(#kept = Some(v);));
+                    }
+                }
+            }
             // With nothing to do, an arm is still needed when `_` must see only the others.
-            if body.is_empty() && count.is_none() && other.is_empty() {
+            if body.is_empty() && count.is_none() && conditional.is_empty() && other.is_empty() {
                 continue;
             }
             let scoped = (!body.is_empty()).then(|| quote!(let at = &at.key(k); #body));
-            arms.extend(quote!(#name => { #count #scoped #undeclared }));
+            arms.extend(quote!(#name => { #count #conditional #scoped #undeclared }));
         }
         if !required.is_empty() {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
@@ -1575,6 +1825,16 @@ impl<'a> Gen<'a> {
             let body = self.inline(subschema, &pointer, inner)?;
             objects.extend(quote!(if o.contains_key(#member) { #body }));
         }
+        for (_, fused) in &fused {
+            let holds = &fused.holds;
+            out.extend(quote!(let mut #holds = true;));
+            if let Some((seen, _)) = &fused.seen {
+                out.extend(quote!(let mut #seen = 0usize;));
+            }
+            for kept in fused.members.values().filter_map(|member| member.kept.as_ref()) {
+                out.extend(quote!(let mut #kept: Option<&Value> = None;));
+            }
+        }
         if !objects.is_empty() {
             out.extend(quote!(if let Value::Object(o) = v { #objects }));
         }
@@ -1585,6 +1845,11 @@ impl<'a> Gen<'a> {
                 .as_array()
                 .ok_or_else(|| self.error(&at("allOf"), "`allOf` must be an array"))?;
             for (index, branch) in branches.iter().enumerate() {
+                if let Some(found) = fused.iter().position(|(member, _)| *member == Some(index)) {
+                    let (_, conditional) = fused.swap_remove(found);
+                    out.extend(conditional.after_pass());
+                    continue;
+                }
                 let body = self.inline(branch, &child(&at("allOf"), &index.to_string()), inner)?;
                 out.extend(quote!({ #body }));
             }
@@ -1722,7 +1987,10 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if object.contains_key("if") && (object.contains_key("then") || object.contains_key("else") || inner.is_some())
+        if let Some(own) = fused.iter().position(|(member, _)| member.is_none()) {
+            out.extend(fused.swap_remove(own).1.after_pass());
+        } else if object.contains_key("if")
+            && (object.contains_key("then") || object.contains_key("else") || inner.is_some())
         {
             let condition = self.branch(&at("if"), inner.is_some())?;
             let then = match object.get("then") {
@@ -2352,6 +2620,47 @@ mod tests {
         });
         let off = tokens(applicator_only);
         assert!(!off.contains("cx . compatible ()"), "{off}");
+    }
+
+    #[test]
+    fn a_conditional_of_members_is_read_during_the_member_pass() {
+        // Outcome's shape: `properties`, and an `allOf` member that is an `if` / `then` / `else`
+        // of members alone. One pass over the members, no function for the `if`.
+        let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        let passes = |code: &str| code.matches("for (k , v) in o").count();
+        let conditional = json!({
+            "if": {"properties": {"ok": {"const": true}}, "required": ["ok"]},
+            "then": {"properties": {"error": {"type": "null"}}},
+            "else": {"properties": {"error": {"type": "string"}}, "required": ["error"]}
+        });
+        let outcome = tokens(json!({"$defs": {"a": {
+            "properties": {"ok": {"type": "boolean"}, "error": {"type": ["string", "null"]}},
+            "allOf": [conditional]
+        }}}));
+        assert_eq!(passes(&outcome), 1, "{outcome}");
+        assert!(!outcome.contains("fn s"), "no function for the `if`: {outcome}");
+        assert!(
+            outcome.contains("/$defs/a/allOf/0/then/properties/error/type"),
+            "{outcome}"
+        );
+        assert!(outcome.contains("/$defs/a/allOf/0/else/required"), "{outcome}");
+        // Anything else beside them in the `if` (here `minProperties`) keeps the general path:
+        // the `if` is a function of its own, with its own pass.
+        let mut general = conditional.clone();
+        general["if"]["minProperties"] = json!(1);
+        let general = tokens(json!({"$defs": {"a": {"properties": {"ok": {"type": "boolean"}}, "allOf": [general]}}}));
+        assert!(general.contains("fn s"), "{general}");
+        assert!(passes(&general) > 1, "{general}");
+        // So does a `then` that is a resource of its own, and a location collecting annotations.
+        let mut resource = conditional.clone();
+        resource["then"]["$id"] = json!("http://example.com/then");
+        let resource =
+            tokens(json!({"$defs": {"a": {"properties": {"ok": {"type": "boolean"}}, "allOf": [resource]}}}));
+        assert!(passes(&resource) > 1, "{resource}");
+        let annotating = tokens(json!({"$defs": {"a": {
+            "properties": {"ok": {"type": "boolean"}}, "allOf": [conditional], "unevaluatedProperties": false
+        }}}));
+        assert!(!annotating.contains("holds_"), "{annotating}");
     }
 
     #[test]

@@ -658,10 +658,10 @@ pub mod checks {
         let mark = cx.mark();
         {
             let mut holds = 0usize;
-            if holds < 2 && cx.quiet(s34, v, at) {
+            if holds < 2 && cx.quiet(s33, v, at) {
                 holds += 1;
             }
-            if holds < 2 && cx.quiet(s35, v, at) {
+            if holds < 2 && cx.quiet(s34, v, at) {
                 holds += 1;
             }
             if holds == 0 {
@@ -674,7 +674,7 @@ pub mod checks {
                 }
             }
         }
-        if cx.quiet(s36, v, at) {
+        if cx.quiet(s35, v, at) {
             if cx
                 .fail(
                     at,
@@ -688,7 +688,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/not`.
-    fn s36(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s35(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             for name in ["forbidden"] {
@@ -702,7 +702,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/0`.
-    fn s34(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s33(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/choice/oneOf/0/type", Why::Type(v, &["object"])) {
@@ -722,7 +722,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/1`.
-    fn s35(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s34(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/choice/oneOf/1/type", Why::Type(v, &["object"])) {
@@ -792,77 +792,51 @@ pub mod checks {
                 return false;
             }
         }
-        if cx.quiet(s33, v, at) {
-            if let Value::Object(o) = v {
-                for name in ["a"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/conditional/then/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-        } else {
-            if let Value::Object(o) = v {
-                for name in ["b"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/conditional/else/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-            }
-        }
-        cx.passed(mark)
-    }
-    /// The schema at `/$defs/conditional/if`.
-    fn s33(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mark = cx.mark();
+        let mut holds_1 = true;
+        let mut seen_2 = 0usize;
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             for (k, v) in o {
                 match k.as_str() {
                     "kind" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.as_str() == Some("a")) {
+                        seen_2 += 1;
+                        if holds_1 && !(v.as_str() == Some("a")) {
+                            holds_1 = false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        {
+            if holds_1 && seen_2 == 1usize {
+                if let Value::Object(o) = v {
+                    for name in ["a"] {
+                        if !o.contains_key(name) {
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/conditional/if/properties/kind/const",
-                                    Why::Const("\"a\""),
+                                    "/$defs/conditional/then/required",
+                                    Why::Required(name),
                                 )
                             {
                                 return false;
                             }
                         }
                     }
-                    _ => {}
                 }
-            }
-            if seen < 1usize {
-                for name in ["kind"] {
-                    if !o.contains_key(name) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/conditional/if/required",
-                                Why::Required(name),
-                            )
-                        {
-                            return false;
+            } else {
+                if let Value::Object(o) = v {
+                    for name in ["b"] {
+                        if !o.contains_key(name) {
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/conditional/else/required",
+                                    Why::Required(name),
+                                )
+                            {
+                                return false;
+                            }
                         }
                     }
                 }

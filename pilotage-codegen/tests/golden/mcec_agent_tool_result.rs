@@ -480,12 +480,16 @@ pub mod checks {
                 return false;
             }
         }
+        let mut holds_2 = true;
+        let mut seen_3 = 0usize;
+        let mut kept_1: Option<&Value> = None;
         if let Value::Object(o) = v {
             let mut unexpected = false;
             let mut seen = 0usize;
             for (k, v) in o {
                 match k.as_str() {
                     "error" => {
+                        kept_1 = Some(v);
                         let at = &at.key(k);
                         if !error(cx, v, at) && cx.stops() {
                             return false;
@@ -493,6 +497,10 @@ pub mod checks {
                     }
                     "ok" => {
                         seen += 1;
+                        seen_3 += 1;
+                        if holds_2 && !(v.as_bool() == Some(false)) {
+                            holds_2 = false;
+                        }
                         let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
@@ -585,29 +593,19 @@ pub mod checks {
             }
         }
         {
-            if cx.quiet(s3, v, at) {
-                if let Value::Object(o) = v {
-                    let mut seen = 0usize;
-                    for (k, v) in o {
-                        match k.as_str() {
-                            "error" => {
-                                seen += 1;
-                                let at = &at.key(k);
-                                if !error(cx, v, at) && cx.stops() {
-                                    return false;
-                                }
-                            }
-                            _ => {}
-                        }
+            if holds_2 && seen_3 == 1usize {
+                if let Some(v) = kept_1 {
+                    let at = &at.key("error");
+                    if !error(cx, v, at) && cx.stops() {
+                        return false;
                     }
-                    if seen < 1usize {
-                        for name in ["error"] {
-                            if !o.contains_key(name) {
-                                if cx
-                                    .fail(at, "/allOf/0/then/required", Why::Required(name))
-                                {
-                                    return false;
-                                }
+                }
+                if let Value::Object(o) = v {
+                    for name in ["error"] {
+                        if !o.contains_key(name) {
+                            if cx.fail(at, "/allOf/0/then/required", Why::Required(name))
+                            {
+                                return false;
                             }
                         }
                     }
@@ -615,8 +613,8 @@ pub mod checks {
             } else {}
         }
         {
-            if cx.quiet(s4, v, at) {
-                if cx.quiet(s5, v, at) {
+            if cx.quiet(s3, v, at) {
+                if cx.quiet(s4, v, at) {
                     if cx
                         .fail(
                             at,
@@ -866,45 +864,8 @@ pub mod checks {
         }
         cx.passed(mark)
     }
-    /// The schema at `/allOf/0/if`.
-    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-        let mark = cx.mark();
-        if let Value::Object(o) = v {
-            let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "ok" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.as_bool() == Some(false)) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/allOf/0/if/properties/ok/const",
-                                    Why::Const("false"),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if seen < 1usize {
-                for name in ["ok"] {
-                    if !o.contains_key(name) {
-                        if cx.fail(at, "/allOf/0/if/required", Why::Required(name)) {
-                            return false;
-                        }
-                    }
-                }
-            }
-        }
-        cx.passed(mark)
-    }
     /// The schema at `/allOf/1/if`.
-    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
@@ -941,10 +902,10 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not`.
-    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         {
-            if !(cx.quiet(s6, v, at)) {
+            if !(cx.quiet(s5, v, at)) {
                 if cx.fail(at, "/allOf/1/then/not/anyOf", Why::AnyOf(v)) {
                     return false;
                 }
@@ -953,7 +914,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not/anyOf/0`.
-    fn s6(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
