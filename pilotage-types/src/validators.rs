@@ -1235,7 +1235,7 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     {
-        if !(cx.quiet(s49, v, at) || cx.quiet(capability_settings, v, at)) {
+        if !(cx.quiet(s48, v, at) || cx.quiet(capability_settings, v, at)) {
             if cx.fail(at, "/$defs/CapabilityValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
@@ -1244,7 +1244,7 @@ pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/CapabilityValue/anyOf/0`.
-fn s49(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_boolean()) {
         if cx.fail(at, "/$defs/CapabilityValue/anyOf/0/type", Why::Type(v, &["boolean"]))
@@ -1901,7 +1901,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     {
-                        if !(cx.quiet(s48, v, at) || cx.quiet(text_range, v, at)) {
+                        if !(cx.quiet(s47, v, at) || cx.quiet(text_range, v, at)) {
                             if cx
                                 .fail(
                                     at,
@@ -1976,7 +1976,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     cx.passed(mark)
 }
 /// The schema at `/$defs/Diagnostic/properties/path/anyOf/0`.
-fn s48(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if !(v.is_string()) {
         if cx
@@ -2173,7 +2173,15 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "outcome" => {
                     seen += 1;
                     seen_5 += 1;
-                    if holds_4 && !(cx.quiet(s47, v, at)) {
+                    if holds_4
+                        && !(match v {
+                            Value::Object(o) => {
+                                ::pilotage_types::validate::runtime::member(o, "status")
+                                    .is_some_and(|v| v.as_str() == Some("validation_error"))
+                            }
+                            _ => true,
+                        })
+                    {
                         holds_4 = false;
                     }
                     let at = &at.key(k);
@@ -2235,49 +2243,6 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
             }
         } else {}
-    }
-    cx.passed(mark)
-}
-/// The schema at `/$defs/ExecuteResponse/allOf/0/if/properties/outcome`.
-fn s47(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
-    let mark = cx.mark();
-    if let Value::Object(o) = v {
-        let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "status" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.as_str() == Some("validation_error")) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/properties/status/const",
-                                Why::Const("\"validation_error\""),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        if seen < 1usize {
-            for name in ["status"] {
-                if !o.contains_key(name) {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/ExecuteResponse/allOf/0/if/properties/outcome/required",
-                            Why::Required(name),
-                        )
-                    {
-                        return false;
-                    }
-                }
-            }
-        }
     }
     cx.passed(mark)
 }

@@ -676,6 +676,20 @@ pub fn has_any_member(object: &serde_json::Map<String, Value>, sorted: &[&str]) 
     }
 }
 
+/// The member `name` of `object`, read whichever way is cheaper: in a small object, a scan
+/// comparing each name for equality (inlined, a length comparison most of the time); in a
+/// large one, the map's own search (a string ordering at every step, a call to `memcmp` each).
+/// A member of a small object is found in about half the instructions of `get`: ExecuteResponse's
+/// `if` asks for `status` among Outcome's three members.
+#[inline]
+pub fn member<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if object.len() <= 16 {
+        object.iter().find_map(|(k, v)| (k.as_str() == name).then_some(v))
+    } else {
+        object.get(name)
+    }
+}
+
 /// Whether `value` is the number `expected` (numbers compare by value: `1.0` is `1`).
 #[inline]
 pub fn is_number(value: &Value, expected: Num) -> bool {
@@ -899,6 +913,24 @@ mod tests {
 
     /// Both readings (the object's names searched in the list, the list's names looked up in
     /// the object) agree with a plain scan, for objects smaller and much larger than the list.
+    /// `member` finds what `get` finds, by either way (a scan up to 16 members, a search
+    /// beyond), for names present, absent, a prefix of another, and beyond ASCII.
+    #[test]
+    fn member_finds_what_get_finds() {
+        for size in [0usize, 1, 3, 16, 17, 100] {
+            let mut object: serde_json::Map<String, Value> =
+                (0..size).map(|i| (format!("m{i}"), Value::from(i))).collect();
+            object.insert("é".into(), Value::Bool(true));
+            for name in ["m0", "m1", "m15", "m16", "m99", "m", "m100", "é", "e", ""] {
+                let found = super::member(&object, name);
+                assert_eq!(found, object.get(name), "{name} among {size}");
+                if let Some(found) = found {
+                    assert!(std::ptr::eq(found, &object[name]), "{name}: the member itself");
+                }
+            }
+        }
+    }
+
     #[test]
     fn has_any_member_reads_either_side_the_same() {
         let mut names: Vec<String> = (0..12).map(|i| format!("n{}", i * 7)).collect();

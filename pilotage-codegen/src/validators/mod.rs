@@ -1105,6 +1105,73 @@ impl<'a> Gen<'a> {
         Some(MembersOnly { properties, required })
     }
 
+    /// An expression on `v`: whether it holds the schema at `pointer`, for a schema made of
+    /// `const`, `properties` and `required` alone (and annotations), in the resource of `parent`,
+    /// whose members are such schemas too (down `depth` levels): an `if`'s test of a member
+    /// (ExecuteResponse's `{"properties": {"status": {"const": "validation_error"}}, "required":
+    /// ["status"]}`) is then a lookup or two, not a function's pass over the member's members.
+    /// `None` for anything else. Nothing is reported, so it serves quiet tests only.
+    fn expression(&self, schema: &Value, pointer: &str, parent: &str, depth: usize) -> Option<TokenStream> {
+        let object = match schema {
+            Value::Bool(holds) => return Some(quote!(#holds)),
+            Value::Object(object) => object,
+            _ => return None,
+        };
+        if self.index.scope(&self.here(pointer)).0 != self.index.scope(&self.here(parent)).0 {
+            return None;
+        }
+        let object = self.effective(object, pointer);
+        let simple = |k: &str| matches!(k, "const" | "properties" | "required") || ANNOTATIONS.contains(&k);
+        if !object.keys().all(|k| simple(k)) {
+            return None;
+        }
+        let mut tests = Vec::new();
+        if let Some(expected) = object.get("const") {
+            tests.push(equals(expected));
+        }
+        let mut required: Vec<&str> = Vec::new();
+        if let Some(names) = object.get("required") {
+            for name in names.as_array()? {
+                let name = name.as_str()?;
+                if !required.contains(&name) {
+                    required.push(name);
+                }
+            }
+        }
+        let mut members = Vec::new();
+        if let Some(properties) = object.get("properties") {
+            for (name, sub) in sorted(properties.as_object()?) {
+                if depth == 0 {
+                    return None;
+                }
+                let test = self.expression(sub, &child(&child(pointer, "properties"), name), pointer, depth - 1)?;
+                let member = quote!(::pilotage_types::validate::runtime::member(o, #name));
+                members.push(if required.contains(&name.as_str()) {
+                    quote!(#member.is_some_and(|v| #test))
+                } else {
+                    quote!(#member.is_none_or(|v| #test))
+                });
+            }
+        }
+        for name in &required {
+            if !object
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.contains_key(*name))
+            {
+                members.push(quote!(o.contains_key(#name)));
+            }
+        }
+        if !members.is_empty() {
+            tests.push(quote!(match v { Value::Object(o) => #(#members)&&*, _ => true }));
+        }
+        Some(match tests.len() {
+            0 => quote!(true),
+            1 => tests.remove(0),
+            _ => quote!((#(#tests)&&*)),
+        })
+    }
+
     /// The plan of [`Fused`] for the schema object at `pointer`, when its `if` / `then` / `else`
     /// can be read during its member pass.
     fn fuse(&mut self, object: &serde_json::Map<String, Value>, pointer: &str) -> Result<Option<Fused>, CodegenError> {
@@ -1145,24 +1212,16 @@ impl<'a> Gen<'a> {
         let mut members: BTreeMap<String, FusedMember> = BTreeMap::new();
         for (name, sub) in &tested {
             let within = child(&child(&at("if"), "properties"), name);
-            let test = match sub {
-                Value::Bool(_) => quote!(false),
-                Value::Object(member) => {
-                    let member = self.effective(member, &within);
-                    match member.get("const") {
-                        Some(expected) if member.keys().all(|k| k == "const" || ANNOTATIONS.contains(&k.as_str())) => {
-                            equals(expected)
-                        }
-                        _ => {
-                            self.descent += 1;
-                            let function = self.branch(&within, false);
-                            self.descent -= 1;
-                            let function = function?;
-                            quote!(cx.quiet(#function, v, at))
-                        }
-                    }
+            let test = match self.expression(sub, &within, pointer, 2) {
+                Some(test) => test,
+                None if sub.is_object() => {
+                    self.descent += 1;
+                    let function = self.branch(&within, false);
+                    self.descent -= 1;
+                    let function = function?;
+                    quote!(cx.quiet(#function, v, at))
                 }
-                _ => return Err(self.error(&within, "a schema must be an object or a boolean")),
+                None => return Err(self.error(&within, "a schema must be an object or a boolean")),
             };
             members.entry(name.clone()).or_default().test = Some(test);
         }
@@ -2644,6 +2703,15 @@ mod tests {
             "{outcome}"
         );
         assert!(outcome.contains("/$defs/a/allOf/0/else/required"), "{outcome}");
+        // An `if` testing a member's own members (ExecuteResponse's): an expression, no function.
+        let nested = tokens(json!({"$defs": {"a": {
+            "properties": {"outcome": {"type": "object"}},
+            "if": {"properties": {"outcome": {"properties": {"status": {"const": "failed"}}, "required": ["status"]}}},
+            "then": {"required": ["diagnostics"]}
+        }}}));
+        assert_eq!(passes(&nested), 1, "{nested}");
+        assert!(!nested.contains("fn s"), "{nested}");
+        assert!(nested.contains("runtime :: member (o , \"status\")"), "{nested}");
         // Anything else beside them in the `if` (here `minProperties`) keeps the general path:
         // the `if` is a function of its own, with its own pass.
         let mut general = conditional.clone();
