@@ -2729,12 +2729,12 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         if cx.stops() {
-            if let Some(v) = o.get("catalog") {
+            if let Some(v) = ::pilotage_types::validate::runtime::member(o, "catalog") {
                 if !(v.as_str() == Some("pilotage_catalog")) {
                     return false;
                 }
             }
-            if let Some(v) = o.get("guides") {
+            if let Some(v) = ::pilotage_types::validate::runtime::member(o, "guides") {
                 if !(v.as_str() == Some("pilotage_get_guide")) {
                     return false;
                 }

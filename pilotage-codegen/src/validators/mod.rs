@@ -1665,7 +1665,7 @@ impl<'a> Gen<'a> {
                 let Some(expected) = sub.get("const") else { continue };
                 if sub.keys().all(|k| k == "const" || ANNOTATIONS.contains(&k.as_str())) {
                     let test = equals(expected);
-                    early.extend(quote!(if let Some(v) = o.get(#name) { if !(#test) { return false; } }));
+                    early.extend(quote!(if let Some(v) = ::pilotage_types::validate::runtime::member(o, #name) { if !(#test) { return false; } }));
                 }
             }
             if !early.is_empty() {

@@ -983,7 +983,10 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             if cx.stops() {
-                if let Some(v) = o.get("number") {
+                if let Some(v) = ::pilotage_types::validate::runtime::member(
+                    o,
+                    "number",
+                ) {
                     if !(::pilotage_types::validate::runtime::is_number(
                         v,
                         ::pilotage_types::validate::runtime::Num::U(2u64),
@@ -991,7 +994,10 @@ pub mod checks {
                         return false;
                     }
                 }
-                if let Some(v) = o.get("object") {
+                if let Some(v) = ::pilotage_types::validate::runtime::member(
+                    o,
+                    "object",
+                ) {
                     if !(v
                         .as_object()
                         .is_some_and(|o| {

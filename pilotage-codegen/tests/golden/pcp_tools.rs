@@ -7901,7 +7901,10 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             if cx.stops() {
-                if let Some(v) = o.get("review_state") {
+                if let Some(v) = ::pilotage_types::validate::runtime::member(
+                    o,
+                    "review_state",
+                ) {
                     if !(v.as_str() == Some("proposed")) {
                         return false;
                     }
