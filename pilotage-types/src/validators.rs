@@ -1142,11 +1142,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "changed_since" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("changed_since"),
                                 "/$defs/CapabilitySettings/properties/changed_since/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1156,11 +1155,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "idempotency" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("idempotency"),
                                 "/$defs/CapabilitySettings/properties/idempotency/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1170,11 +1168,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "narrate" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("narrate"),
                                 "/$defs/CapabilitySettings/properties/narrate/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1184,11 +1181,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "search" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("search"),
                                 "/$defs/CapabilitySettings/properties/search/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1198,11 +1194,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "test_run" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("test_run"),
                                 "/$defs/CapabilitySettings/properties/test_run/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1212,11 +1207,10 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "topic_fetch" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("topic_fetch"),
                                 "/$defs/CapabilitySettings/properties/topic_fetch/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -1268,11 +1262,10 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "catalog_version" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_version"),
                                 "/$defs/CatalogChangedResult/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1315,12 +1308,11 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     match k.as_str() {
                                         "change" => {
                                             seen += 1;
-                                            let at = &at.key(k);
                                             if cx.compatible() {
                                                 if !v.is_string() {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("change"),
                                                             "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -1332,7 +1324,7 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("change"),
                                                             "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -1345,7 +1337,7 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                                 )) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("change"),
                                                             "/$defs/CatalogChangedResult/properties/changes/items/properties/change/enum",
                                                             Why::Enum(v, "\"added\", \"removed\", \"modified\""),
                                                         )
@@ -1357,11 +1349,10 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                         }
                                         "id" => {
                                             seen += 1;
-                                            let at = &at.key(k);
                                             if !(v.is_string()) {
                                                 if cx
                                                     .fail(
-                                                        at,
+                                                        &at.key("id"),
                                                         "/$defs/CatalogChangedResult/properties/changes/items/properties/id/type",
                                                         Why::Type(v, &["string"]),
                                                     )
@@ -1426,11 +1417,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "description" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("description"),
                                 "/$defs/CatalogEntry/properties/description/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1441,11 +1431,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("id"),
                                 "/$defs/CatalogEntry/properties/id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1455,11 +1444,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "input_schema" => {
-                    let at = &at.key(k);
                     if !(v.is_object()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("input_schema"),
                                 "/$defs/CatalogEntry/properties/input_schema/type",
                                 Why::Type(v, &["object"]),
                             )
@@ -1470,11 +1458,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "kind" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("kind"),
                                 "/$defs/CatalogEntry/properties/kind/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1507,11 +1494,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "name" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("name"),
                                 "/$defs/CatalogEntry/properties/name/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1521,11 +1507,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "output_schema" => {
-                    let at = &at.key(k);
                     if !(v.is_object() || v.is_null()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("output_schema"),
                                 "/$defs/CatalogEntry/properties/output_schema/type",
                                 Why::Type(v, &["object", "null"]),
                             )
@@ -1535,11 +1520,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "revision" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("revision"),
                                 "/$defs/CatalogEntry/properties/revision/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1550,11 +1534,10 @@ pub fn catalog_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "risk" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("risk"),
                                 "/$defs/CatalogEntry/properties/risk/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1629,11 +1612,10 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "catalog_version" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_version"),
                                 "/$defs/CatalogGetResult/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1684,11 +1666,10 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "catalog_version" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_version"),
                                 "/$defs/CatalogListResult/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1721,11 +1702,10 @@ pub fn catalog_list_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "next_cursor" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("next_cursor"),
                                 "/$defs/CatalogListResult/properties/next_cursor/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1783,11 +1763,10 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "at" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("at"),
                                 "/$defs/Decision/properties/at/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1798,11 +1777,10 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "because" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("because"),
                                 "/$defs/Decision/properties/because/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1813,11 +1791,10 @@ pub fn decision(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "took" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("took"),
                                 "/$defs/Decision/properties/took/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1855,11 +1832,10 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "code" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("code"),
                                 "/$defs/Diagnostic/properties/code/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1869,11 +1845,10 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "hint" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("hint"),
                                 "/$defs/Diagnostic/properties/hint/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1884,11 +1859,10 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "message" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("message"),
                                 "/$defs/Diagnostic/properties/message/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -1922,12 +1896,11 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "severity" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("severity"),
                                     "/$defs/Diagnostic/properties/severity/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1939,7 +1912,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("severity"),
                                     "/$defs/Diagnostic/properties/severity/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1950,7 +1923,7 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("error" | "warning"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("severity"),
                                     "/$defs/Diagnostic/properties/severity/enum",
                                     Why::Enum(v, "\"error\", \"warning\""),
                                 )
@@ -2003,11 +1976,10 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "expected_catalog_version" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("expected_catalog_version"),
                                 "/$defs/ExecuteRequest/properties/expected_catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2017,11 +1989,10 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "idempotency_key" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("idempotency_key"),
                                 "/$defs/ExecuteRequest/properties/idempotency_key/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2031,11 +2002,10 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "program_ref" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("program_ref"),
                                 "/$defs/ExecuteRequest/properties/program_ref/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2045,11 +2015,10 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "store" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("store"),
                                 "/$defs/ExecuteRequest/properties/store/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -2059,11 +2028,10 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "test_run" => {
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("test_run"),
                                 "/$defs/ExecuteRequest/properties/test_run/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -2073,12 +2041,11 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "trace_level" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/ExecuteRequest/properties/trace_level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2090,7 +2057,7 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/ExecuteRequest/properties/trace_level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2101,7 +2068,7 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("none" | "summary" | "full"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/ExecuteRequest/properties/trace_level/enum",
                                     Why::Enum(v, "\"none\", \"summary\", \"full\""),
                                 )
@@ -2191,11 +2158,10 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "run_id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("run_id"),
                                 "/$defs/ExecuteResponse/properties/run_id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2285,11 +2251,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "body" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("body"),
                                 "/$defs/Guide/properties/body/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2299,11 +2264,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "format" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("format"),
                                 "/$defs/Guide/properties/format/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2314,11 +2278,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("id"),
                                 "/$defs/Guide/properties/id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2336,12 +2299,11 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "level" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Guide/properties/level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2353,7 +2315,7 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Guide/properties/level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2366,7 +2328,7 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         )) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Guide/properties/level/enum",
                                     Why::Enum(v, "\"core\", \"reference\", \"examples\""),
                                 )
@@ -2378,11 +2340,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "size_bytes" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("size_bytes"),
                                 "/$defs/Guide/properties/size_bytes/type",
                                 Why::Type(v, &["integer"]),
                             )
@@ -2391,14 +2352,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     if let Value::Number(n) = v {
-                        if ::pilotage_types::validate::runtime::compare(
-                            n,
-                            ::pilotage_types::validate::runtime::Num::U(0u64),
-                        ) == Some(::std::cmp::Ordering::Less)
-                        {
+                        if ::pilotage_types::validate::runtime::is_negative(n) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("size_bytes"),
                                     "/$defs/Guide/properties/size_bytes/minimum",
                                     Why::Minimum(v, "0"),
                                 )
@@ -2410,11 +2367,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "title" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("title"),
                                 "/$defs/Guide/properties/title/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2424,11 +2380,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "tokens_estimate" => {
-                    let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("tokens_estimate"),
                                 "/$defs/Guide/properties/tokens_estimate/type",
                                 Why::Type(v, &["integer"]),
                             )
@@ -2437,14 +2392,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     if let Value::Number(n) = v {
-                        if ::pilotage_types::validate::runtime::compare(
-                            n,
-                            ::pilotage_types::validate::runtime::Num::U(0u64),
-                        ) == Some(::std::cmp::Ordering::Less)
-                        {
+                        if ::pilotage_types::validate::runtime::is_negative(n) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("tokens_estimate"),
                                     "/$defs/Guide/properties/tokens_estimate/minimum",
                                     Why::Minimum(v, "0"),
                                 )
@@ -2487,11 +2438,10 @@ pub fn guide(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "version" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("version"),
                                 "/$defs/Guide/properties/version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2689,11 +2639,10 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "manifest_uri" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("manifest_uri"),
                                 "/$defs/InitializeMetaValue/properties/manifest_uri/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2750,11 +2699,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "catalog" => {
-                    let at = &at.key(k);
                     if !(v.as_str() == Some("pilotage_catalog")) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog"),
                                 "/$defs/LanguageEntry/properties/catalog/const",
                                 Why::Const("\"pilotage_catalog\""),
                             )
@@ -2764,11 +2712,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "catalog_resource" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_resource"),
                                 "/$defs/LanguageEntry/properties/catalog_resource/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2778,11 +2725,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "context_schema" => {
-                    let at = &at.key(k);
                     if !(v.is_object()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("context_schema"),
                                 "/$defs/LanguageEntry/properties/context_schema/type",
                                 Why::Type(v, &["object"]),
                             )
@@ -2792,12 +2738,11 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "execution" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("execution"),
                                     "/$defs/LanguageEntry/properties/execution/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2809,7 +2754,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("execution"),
                                     "/$defs/LanguageEntry/properties/execution/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2822,7 +2767,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         )) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("execution"),
                                     "/$defs/LanguageEntry/properties/execution/enum",
                                     Why::Enum(v, "\"immediate\", \"deploy\", \"both\""),
                                 )
@@ -2834,11 +2779,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "guides" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.as_str() == Some("pilotage_get_guide")) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("guides"),
                                 "/$defs/LanguageEntry/properties/guides/const",
                                 Why::Const("\"pilotage_get_guide\""),
                             )
@@ -2848,11 +2792,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "guides_resource" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("guides_resource"),
                                 "/$defs/LanguageEntry/properties/guides_resource/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2863,12 +2806,11 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "locator" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("locator"),
                                     "/$defs/LanguageEntry/properties/locator/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2880,7 +2822,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("locator"),
                                     "/$defs/LanguageEntry/properties/locator/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2891,7 +2833,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("json-pointer" | "text-range"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("locator"),
                                     "/$defs/LanguageEntry/properties/locator/enum",
                                     Why::Enum(v, "\"json-pointer\", \"text-range\""),
                                 )
@@ -2916,12 +2858,11 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "promotion_authority" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("promotion_authority"),
                                     "/$defs/LanguageEntry/properties/promotion_authority/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2933,7 +2874,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("promotion_authority"),
                                     "/$defs/LanguageEntry/properties/promotion_authority/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2944,7 +2885,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("caller" | "promoter"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("promotion_authority"),
                                     "/$defs/LanguageEntry/properties/promotion_authority/enum",
                                     Why::Enum(v, "\"caller\", \"promoter\""),
                                 )
@@ -2962,11 +2903,10 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "title" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("title"),
                                 "/$defs/LanguageEntry/properties/title/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -2976,12 +2916,11 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "trace" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace"),
                                     "/$defs/LanguageEntry/properties/trace/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2993,7 +2932,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace"),
                                     "/$defs/LanguageEntry/properties/trace/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -3004,7 +2943,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace"),
                                     "/$defs/LanguageEntry/properties/trace/enum",
                                     Why::Enum(v, "\"summary\", \"full\""),
                                 )
@@ -3015,12 +2954,11 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "trace_subprogram" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_subprogram"),
                                     "/$defs/LanguageEntry/properties/trace_subprogram/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -3032,7 +2970,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_subprogram"),
                                     "/$defs/LanguageEntry/properties/trace_subprogram/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -3043,7 +2981,7 @@ pub fn language_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("opaque" | "expanded"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_subprogram"),
                                     "/$defs/LanguageEntry/properties/trace_subprogram/enum",
                                     Why::Enum(v, "\"opaque\", \"expanded\""),
                                 )
@@ -3105,11 +3043,10 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "execute" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("execute"),
                                 "/$defs/LoopObject/properties/execute/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3119,11 +3056,10 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "trace" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("trace"),
                                 "/$defs/LoopObject/properties/trace/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3134,11 +3070,10 @@ pub fn loop_object(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "validate" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("validate"),
                                 "/$defs/LoopObject/properties/validate/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3322,11 +3257,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 "error" => {
                     seen += 1;
                     kept_1 = Some(v);
-                    let at = &at.key(k);
                     if !(v.is_string() || v.is_null()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("error"),
                                 "/$defs/Outcome/properties/error/type",
                                 Why::Type(v, &["string", "null"]),
                             )
@@ -3341,11 +3275,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     if holds_2 && !(v.as_bool() == Some(true)) {
                         holds_2 = false;
                     }
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("ok"),
                                 "/$defs/Outcome/properties/ok/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -3356,11 +3289,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "status" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("status"),
                                 "/$defs/Outcome/properties/status/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3385,11 +3317,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     {
         if holds_2 && seen_3 == 1usize {
             if let Some(v) = kept_1 {
-                let at = &at.key("error");
                 if !(v.is_null()) {
                     if cx
                         .fail(
-                            at,
+                            &at.key("error"),
                             "/$defs/Outcome/allOf/0/then/properties/error/type",
                             Why::Type(v, &["null"]),
                         )
@@ -3400,11 +3331,10 @@ pub fn outcome(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             }
         } else {
             if let Some(v) = kept_1 {
-                let at = &at.key("error");
                 if !(v.is_string()) {
                     if cx
                         .fail(
-                            at,
+                            &at.key("error"),
                             "/$defs/Outcome/allOf/0/else/properties/error/type",
                             Why::Type(v, &["string"]),
                         )
@@ -3431,11 +3361,10 @@ pub fn plan(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "max_risk" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("max_risk"),
                                 "/$defs/Plan/properties/max_risk/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3520,11 +3449,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             match k.as_str() {
                                 "branch" => {
                                     seen += 1;
-                                    let at = &at.key(k);
                                     if !(v.is_string()) {
                                         if cx
                                             .fail(
-                                                at,
+                                                &at.key("branch"),
                                                 "/$defs/PlanStep/properties/arm/properties/branch/type",
                                                 Why::Type(v, &["string"]),
                                             )
@@ -3535,11 +3463,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 }
                                 "label" => {
                                     seen += 1;
-                                    let at = &at.key(k);
                                     if !(v.is_string()) {
                                         if cx
                                             .fail(
-                                                at,
+                                                &at.key("label"),
                                                 "/$defs/PlanStep/properties/arm/properties/label/type",
                                                 Why::Type(v, &["string"]),
                                             )
@@ -3569,11 +3496,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "calls" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("calls"),
                                 "/$defs/PlanStep/properties/calls/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3584,11 +3510,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("id"),
                                 "/$defs/PlanStep/properties/id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3598,11 +3523,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "loop" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("loop"),
                                 "/$defs/PlanStep/properties/loop/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3613,11 +3537,10 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "risk" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("risk"),
                                 "/$defs/PlanStep/properties/risk/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3674,11 +3597,10 @@ fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "argument" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("argument"),
                                 "/$defs/ProgramDeclaration/anyOf/0/properties/argument/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3756,11 +3678,10 @@ fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                     match k.as_str() {
                                         "argument" => {
                                             seen += 1;
-                                            let at = &at.key(k);
                                             if !(v.is_string()) {
                                                 if cx
                                                     .fail(
-                                                        at,
+                                                        &at.key("argument"),
                                                         "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/properties/argument/type",
                                                         Why::Type(v, &["string"]),
                                                     )
@@ -3843,11 +3764,10 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "catalog_version" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_version"),
                                 "/$defs/RequestError/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -3876,12 +3796,11 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                             match k.as_str() {
                                 "kind" => {
                                     seen += 1;
-                                    let at = &at.key(k);
                                     if cx.compatible() {
                                         if !v.is_string() {
                                             if cx
                                                 .fail(
-                                                    at,
+                                                    &at.key("kind"),
                                                     "/$defs/RequestError/properties/error/properties/kind/type",
                                                     Why::Type(v, &["string"]),
                                                 )
@@ -3893,7 +3812,7 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                         if !(v.is_string()) {
                                             if cx
                                                 .fail(
-                                                    at,
+                                                    &at.key("kind"),
                                                     "/$defs/RequestError/properties/error/properties/kind/type",
                                                     Why::Type(v, &["string"]),
                                                 )
@@ -3908,7 +3827,7 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                         )) {
                                             if cx
                                                 .fail(
-                                                    at,
+                                                    &at.key("kind"),
                                                     "/$defs/RequestError/properties/error/properties/kind/enum",
                                                     Why::Enum(
                                                         v,
@@ -3923,11 +3842,10 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                                 }
                                 "message" => {
                                     seen += 1;
-                                    let at = &at.key(k);
                                     if !(v.is_string()) {
                                         if cx
                                             .fail(
-                                                at,
+                                                &at.key("message"),
                                                 "/$defs/RequestError/properties/error/properties/message/type",
                                                 Why::Type(v, &["string"]),
                                             )
@@ -4049,11 +3967,10 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "destructive" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("destructive"),
                                 "/$defs/RiskHints/properties/destructive/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -4064,11 +3981,10 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "openWorld" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("openWorld"),
                                 "/$defs/RiskHints/properties/openWorld/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -4079,11 +3995,10 @@ pub fn risk_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "readOnly" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("readOnly"),
                                 "/$defs/RiskHints/properties/readOnly/type",
                                 Why::Type(v, &["boolean"]),
                             )
@@ -4121,11 +4036,10 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "column" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("column"),
                                 "/$defs/TextPosition/properties/column/type",
                                 Why::Type(v, &["integer"]),
                             )
@@ -4141,7 +4055,7 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("column"),
                                     "/$defs/TextPosition/properties/column/minimum",
                                     Why::Minimum(v, "1"),
                                 )
@@ -4153,11 +4067,10 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "line" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("line"),
                                 "/$defs/TextPosition/properties/line/type",
                                 Why::Type(v, &["integer"]),
                             )
@@ -4173,7 +4086,7 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("line"),
                                     "/$defs/TextPosition/properties/line/minimum",
                                     Why::Minimum(v, "1"),
                                 )
@@ -4253,12 +4166,11 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
             match k.as_str() {
                 "level" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Trace/properties/level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -4270,7 +4182,7 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Trace/properties/level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -4281,7 +4193,7 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("level"),
                                     "/$defs/Trace/properties/level/enum",
                                     Why::Enum(v, "\"summary\", \"full\""),
                                 )
@@ -4293,11 +4205,10 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "run_id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("run_id"),
                                 "/$defs/Trace/properties/run_id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4307,11 +4218,10 @@ pub fn trace(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "stats" => {
-                    let at = &at.key(k);
                     if !(v.is_object()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("stats"),
                                 "/$defs/Trace/properties/stats/type",
                                 Why::Type(v, &["object"]),
                             )
@@ -4371,11 +4281,10 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "question" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("question"),
                                 "/$defs/TraceFetchRequest/properties/question/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4386,11 +4295,10 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "run_id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("run_id"),
                                 "/$defs/TraceFetchRequest/properties/run_id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4400,12 +4308,11 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "trace_level" => {
-                    let at = &at.key(k);
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/TraceFetchRequest/properties/trace_level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -4417,7 +4324,7 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/TraceFetchRequest/properties/trace_level/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -4428,7 +4335,7 @@ pub fn trace_fetch_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         if !(matches!(v.as_str(), Some("summary" | "full"))) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("trace_level"),
                                     "/$defs/TraceFetchRequest/properties/trace_level/enum",
                                     Why::Enum(v, "\"summary\", \"full\""),
                                 )
@@ -4472,11 +4379,10 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "narration" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("narration"),
                                 "/$defs/TraceFetchResponse/properties/narration/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4494,11 +4400,10 @@ pub fn trace_fetch_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "run_id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("run_id"),
                                 "/$defs/TraceFetchResponse/properties/run_id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4548,11 +4453,10 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "calls" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("calls"),
                                 "/$defs/TraceStep/properties/calls/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4585,11 +4489,10 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "id" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("id"),
                                 "/$defs/TraceStep/properties/id/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4606,11 +4509,10 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "t_ms" => {
-                    let at = &at.key(k);
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("t_ms"),
                                 "/$defs/TraceStep/properties/t_ms/type",
                                 Why::Type(v, &["integer"]),
                             )
@@ -4619,14 +4521,10 @@ pub fn trace_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     if let Value::Number(n) = v {
-                        if ::pilotage_types::validate::runtime::compare(
-                            n,
-                            ::pilotage_types::validate::runtime::Num::U(0u64),
-                        ) == Some(::std::cmp::Ordering::Less)
-                        {
+                        if ::pilotage_types::validate::runtime::is_negative(n) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("t_ms"),
                                     "/$defs/TraceStep/properties/t_ms/minimum",
                                     Why::Minimum(v, "0"),
                                 )
@@ -4676,11 +4574,10 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         for (k, v) in o {
             match k.as_str() {
                 "catalog_version" => {
-                    let at = &at.key(k);
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("catalog_version"),
                                 "/$defs/ValidateResponse/properties/catalog_version/type",
                                 Why::Type(v, &["string"]),
                             )
@@ -4750,11 +4647,10 @@ pub fn validate_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 "valid" => {
                     seen += 1;
-                    let at = &at.key(k);
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
-                                at,
+                                &at.key("valid"),
                                 "/$defs/ValidateResponse/properties/valid/type",
                                 Why::Type(v, &["boolean"]),
                             )

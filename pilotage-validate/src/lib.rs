@@ -217,7 +217,10 @@ impl Validators {
 /// Whether `instance` passes `check` (stops at the first violation, allocates nothing).
 #[inline]
 pub fn verdict(check: Check, instance: &Value, compatible: bool) -> bool {
-    check(&mut Cx::new(false, compatible), instance, &Loc::Root)
+    let mut cx = Cx::new(false, compatible);
+    let verdict = check(&mut cx, instance, &Loc::Root);
+    cx.finish();
+    verdict
 }
 
 /// Runs `check` on `instance`, listing every violation when it fails. Valid values cost one

@@ -142,6 +142,16 @@ impl Cx {
         }
     }
 
+    /// Ends the evaluation. Stopping at the first violation with no dynamic scope ever entered
+    /// (most evaluations), nothing is on the heap, and the drop glue's call (a sixtieth of
+    /// `ExecuteToolOutput::is_valid`) is skipped; otherwise it is dropped as usual.
+    #[inline]
+    pub fn finish(self) {
+        if self.errors.is_none() && self.scope.capacity() == 0 {
+            std::mem::forget(self);
+        }
+    }
+
     /// Enters the schema resource `resource` in the dynamic scope, unless it is the innermost
     /// already; returns whether it entered (for [`Self::leave`]).
     #[inline]
@@ -521,6 +531,17 @@ pub fn compare(n: &Number, limit: Num) -> Option<Ordering> {
         Num::I(l) => int_vs_float(i128::from(l), f).map(Ordering::reverse),
         Num::F(l) => f.partial_cmp(&l),
     }
+}
+
+/// Whether the JSON number `n` is below zero (`"minimum": 0` fails): `compare(n, Num::U(0)) ==
+/// Some(Ordering::Less)`, as a sign test. `-0.0` is not below zero.
+#[inline]
+pub fn is_negative(n: &Number) -> bool {
+    if n.is_u64() {
+        return false;
+    }
+    // Not a `u64`: a negative integer, or a float.
+    n.is_i64() || n.as_f64().is_some_and(|f| f < 0.0)
 }
 
 /// Compares an integer with a float without rounding the integer.
@@ -915,6 +936,30 @@ mod tests {
     /// the object) agree with a plain scan, for objects smaller and much larger than the list.
     /// `member` finds what `get` finds, by either way (a scan up to 16 members, a search
     /// beyond), for names present, absent, a prefix of another, and beyond ASCII.
+    #[test]
+    fn is_negative_is_compare_below_zero() {
+        let numbers = [
+            "0",
+            "1",
+            "-1",
+            "0.0",
+            "-0.0",
+            "0.5",
+            "-0.5",
+            "1e-300",
+            "-1e-300",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "1e300",
+            "-1e300",
+        ];
+        for text in numbers {
+            let n: Number = serde_json::from_str(text).unwrap();
+            let expected = super::compare(&n, Num::U(0)) == Some(std::cmp::Ordering::Less);
+            assert_eq!(super::is_negative(&n), expected, "{text}");
+        }
+    }
+
     #[test]
     fn member_finds_what_get_finds() {
         for size in [0usize, 1, 3, 16, 17, 100] {

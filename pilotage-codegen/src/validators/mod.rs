@@ -1244,7 +1244,11 @@ impl<'a> Gen<'a> {
                         ident
                     }
                 };
-                branches[branch].extend(quote!(if let Some(v) = #kept { let at = &at.key(#name); #body }));
+                let body = match member_fails_lazily(&body, name) {
+                    Some(lazy) => lazy,
+                    None => quote!(let at = &at.key(#name); #body),
+                };
+                branches[branch].extend(quote!(if let Some(v) = #kept { #body }));
             }
             // `then` / `else`'s `required`: looked up, as where nothing else reads the members.
             if !names.is_empty() {
@@ -1498,6 +1502,11 @@ impl<'a> Gen<'a> {
                 }
             };
             let fail = fail(&at(keyword), quote!(Why::#why(v, #text)));
+            if keyword == "minimum" && !exclusive("exclusiveMinimum") && limit_number.as_u64() == Some(0) {
+                // `"minimum": 0`, the most common bound: a sign test, not a comparison.
+                numbers.extend(quote!(if ::pilotage_types::validate::runtime::is_negative(n) { #fail }));
+                continue;
+            }
             numbers.extend(quote!(if ::pilotage_types::validate::runtime::compare(n, #num) #test { #fail }));
         }
         if !numbers.is_empty() {
@@ -1772,7 +1781,10 @@ impl<'a> Gen<'a> {
             if body.is_empty() && count.is_none() && conditional.is_empty() && other.is_empty() {
                 continue;
             }
-            let scoped = (!body.is_empty()).then(|| quote!(let at = &at.key(k); #body));
+            let scoped = (!body.is_empty()).then(|| match member_fails_lazily(&body, name) {
+                Some(lazy) => lazy,
+                None => quote!(let at = &at.key(k); #body),
+            });
             arms.extend(quote!(#name => { #count #conditional #scoped #undeclared }));
         }
         if !required.is_empty() {
@@ -2242,6 +2254,59 @@ fn fail(pointer: &str, why: TokenStream) -> TokenStream {
     quote! {
         if cx.fail(at, #pointer, #why) { return false; }
     }
+}
+
+/// `body` (a member's checks, `at` its parent's location) naming the member's location only
+/// where a violation is recorded: each `cx.fail(at, ...)` becomes `cx.fail(&at.key(name), ...)`.
+/// `None` when `body` uses `at` anywhere else (a call, a quiet test, an item's location): the
+/// arm then binds `let at = &at.key(k);` first. Binding it up front cost four stores a member
+/// on every passing value; a violation is the rare path.
+fn member_fails_lazily(body: &TokenStream, name: &str) -> Option<TokenStream> {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let tokens: Vec<TokenTree> = body.clone().into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut index = 0;
+    while index < tokens.len() {
+        let token = &tokens[index];
+        // `cx . fail (at , ...)`: the four trees, `at` first in the parentheses.
+        if let [TokenTree::Ident(cx), TokenTree::Punct(dot), TokenTree::Ident(fail), TokenTree::Group(args)] =
+            &tokens[index..(index + 4).min(tokens.len())]
+        {
+            let inner: Vec<TokenTree> = args.stream().into_iter().collect();
+            let first_is_at = matches!(inner.first(), Some(TokenTree::Ident(at)) if at == "at")
+                && matches!(inner.get(1), Some(TokenTree::Punct(comma)) if comma.as_char() == ',');
+            if cx == "cx"
+                && dot.as_char() == '.'
+                && fail == "fail"
+                && args.delimiter() == Delimiter::Parenthesis
+                && first_is_at
+            {
+                let rest: TokenStream = inner[1..].iter().cloned().collect();
+                let rest = member_fails_lazily(&rest, name)?;
+                let mut group = Group::new(Delimiter::Parenthesis, quote!(&at.key(#name) #rest));
+                group.set_span(args.span());
+                out.extend([
+                    tokens[index].clone(),
+                    tokens[index + 1].clone(),
+                    tokens[index + 2].clone(),
+                ]);
+                out.extend([TokenTree::Group(group)]);
+                index += 4;
+                continue;
+            }
+        }
+        match token {
+            TokenTree::Ident(ident) if ident == "at" => return None,
+            TokenTree::Group(group) => {
+                let mut inner = Group::new(group.delimiter(), member_fails_lazily(&group.stream(), name)?);
+                inner.set_span(group.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+        index += 1;
+    }
+    Some(out)
 }
 
 /// The members of `object` sorted by key, so that the output does not depend on whether
@@ -2729,6 +2794,49 @@ mod tests {
             "properties": {"ok": {"type": "boolean"}}, "allOf": [conditional], "unevaluatedProperties": false
         }}}));
         assert!(!annotating.contains("holds_"), "{annotating}");
+    }
+
+    #[test]
+    fn a_member_is_named_only_where_a_violation_is_recorded() {
+        use super::member_fails_lazily;
+        let fail = quote::quote!(if !(v.is_string()) {
+            if cx.fail(at, "/p", Why::Type(v, &["string"])) {
+                return false;
+            }
+        });
+        let lazy = member_fails_lazily(&fail, "a\"b")
+            .expect("only cx.fail uses at")
+            .to_string();
+        assert!(lazy.contains("cx . fail (& at . key (\"a\\\"b\") , \"/p\""), "{lazy}");
+        // Any other use of `at` (a call, an item's location, a rebinding) keeps the binding.
+        for other in [
+            quote::quote!(if !outcome(cx, v, at) && cx.stops() {
+                return false;
+            }),
+            quote::quote!(if let Value::Array(a) = v {
+                for (i, v) in a.iter().enumerate() {
+                    let at = &at.index(i);
+                }
+            }),
+            quote::quote!(if cx.quiet(s1, v, at) {
+                if cx.fail(at, "/p", Why::False(v)) {
+                    return false;
+                }
+            }),
+        ] {
+            assert!(member_fails_lazily(&other, "a").is_none(), "{other}");
+        }
+        // A generated arm: the member's location appears only inside the failure.
+        let tokens = generate(
+            &json!({"$defs": {"a": {"properties": {"x": {"type": "string"}}}}}),
+            "t.json",
+            false,
+        )
+        .unwrap()
+        .tokens
+        .to_string();
+        assert!(tokens.contains("cx . fail (& at . key (\"x\")"), "{tokens}");
+        assert!(!tokens.contains("let at = & at . key (k)"), "{tokens}");
     }
 
     #[test]

@@ -755,8 +755,13 @@ pub mod checks {
                 match k.as_str() {
                     "a" => {}
                     "b" => {
-                        let at = &at.key(k);
-                        if cx.fail(at, "/$defs/closed/properties/b", Why::False(v)) {
+                        if cx
+                            .fail(
+                                &at.key("b"),
+                                "/$defs/closed/properties/b",
+                                Why::False(v),
+                            )
+                        {
                             return false;
                         }
                     }
@@ -924,11 +929,10 @@ pub mod checks {
                         match k.as_str() {
                             "message" => {
                                 seen += 1;
-                                let at = &at.key(k);
                                 if !(v.is_string()) {
                                     if cx
                                         .fail(
-                                            at,
+                                            &at.key("message"),
                                             "/$defs/dependent/dependentSchemas/gift/properties/message/type",
                                             Why::Type(v, &["string"]),
                                         )
@@ -940,7 +944,7 @@ pub mod checks {
                                     if ::pilotage_types::validate::runtime::length(s) > 20u64 {
                                         if cx
                                             .fail(
-                                                at,
+                                                &at.key("message"),
                                                 "/$defs/dependent/dependentSchemas/gift/properties/message/maxLength",
                                                 Why::MaxLength(v, 20u64),
                                             )
@@ -1038,7 +1042,6 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "mixed" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_number(
                             v,
                             ::pilotage_types::validate::runtime::Num::U(1u64),
@@ -1070,7 +1073,7 @@ pub mod checks {
                         {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("mixed"),
                                     "/$defs/literals/properties/mixed/enum",
                                     Why::Enum(v, "1, \"one\", true, null, [1], {\"one\":1}"),
                                 )
@@ -1080,14 +1083,13 @@ pub mod checks {
                         }
                     }
                     "number" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_number(
                             v,
                             ::pilotage_types::validate::runtime::Num::U(2u64),
                         )) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("number"),
                                     "/$defs/literals/properties/number/const",
                                     Why::Const("2"),
                                 )
@@ -1097,7 +1099,6 @@ pub mod checks {
                         }
                     }
                     "object" => {
-                        let at = &at.key(k);
                         if !(v
                             .as_object()
                             .is_some_and(|o| {
@@ -1133,7 +1134,7 @@ pub mod checks {
                         {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("object"),
                                     "/$defs/literals/properties/object/const",
                                     Why::Const("{\"k\":[1,2.0,null]}"),
                                 )
@@ -1168,11 +1169,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "closed" => {
-                        let at = &at.key(k);
                         if !(v.is_number()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("closed"),
                                     "/$defs/numbers/properties/closed/type",
                                     Why::Type(v, &["number"]),
                                 )
@@ -1188,7 +1188,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("closed"),
                                         "/$defs/numbers/properties/closed/minimum",
                                         Why::Minimum(v, "-2.5"),
                                     )
@@ -1203,7 +1203,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("closed"),
                                         "/$defs/numbers/properties/closed/maximum",
                                         Why::Maximum(v, "20"),
                                     )
@@ -1214,11 +1214,10 @@ pub mod checks {
                         }
                     }
                     "even" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("even"),
                                     "/$defs/numbers/properties/even/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -1233,7 +1232,7 @@ pub mod checks {
                             ) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("even"),
                                         "/$defs/numbers/properties/even/multipleOf",
                                         Why::MultipleOf(v, "2"),
                                     )
@@ -1244,11 +1243,10 @@ pub mod checks {
                         }
                     }
                     "open" => {
-                        let at = &at.key(k);
                         if !(v.is_number()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("open"),
                                     "/$defs/numbers/properties/open/type",
                                     Why::Type(v, &["number"]),
                                 )
@@ -1264,7 +1262,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("open"),
                                         "/$defs/numbers/properties/open/exclusiveMinimum",
                                         Why::ExclusiveMinimum(v, "-1"),
                                     )
@@ -1279,7 +1277,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("open"),
                                         "/$defs/numbers/properties/open/exclusiveMaximum",
                                         Why::ExclusiveMaximum(v, "10.5"),
                                     )
@@ -1290,11 +1288,10 @@ pub mod checks {
                         }
                     }
                     "tenth" => {
-                        let at = &at.key(k);
                         if !(v.is_number()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("tenth"),
                                     "/$defs/numbers/properties/tenth/type",
                                     Why::Type(v, &["number"]),
                                 )
@@ -1309,7 +1306,7 @@ pub mod checks {
                             ) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("tenth"),
                                         "/$defs/numbers/properties/tenth/multipleOf",
                                         Why::MultipleOf(v, "0.5"),
                                     )
@@ -1661,11 +1658,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "id" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/pattern_members/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1862,11 +1858,7 @@ pub mod checks {
                     }
                 }
                 if let Value::Number(n) = v {
-                    if ::pilotage_types::validate::runtime::compare(
-                        n,
-                        ::pilotage_types::validate::runtime::Num::U(0u64),
-                    ) == Some(::std::cmp::Ordering::Less)
-                    {
+                    if ::pilotage_types::validate::runtime::is_negative(n) {
                         if cx
                             .fail(
                                 at,

@@ -1157,11 +1157,10 @@ pub mod checks {
                     }
                     "launcher_in_repository" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("launcher_in_repository"),
                                     "/properties/launcher_in_repository/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -1224,11 +1223,10 @@ pub mod checks {
                     }
                     "tool_count" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("tool_count"),
                                     "/properties/tool_count/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -1237,14 +1235,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("tool_count"),
                                         "/properties/tool_count/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -1485,11 +1479,10 @@ pub mod checks {
                 match k.as_str() {
                     "destructive" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("destructive"),
                                     "/$defs/ExecutionHints/properties/destructive/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -1500,11 +1493,10 @@ pub mod checks {
                     }
                     "idempotent" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("idempotent"),
                                     "/$defs/ExecutionHints/properties/idempotent/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -1515,11 +1507,10 @@ pub mod checks {
                     }
                     "open_world" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("open_world"),
                                     "/$defs/ExecutionHints/properties/open_world/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -1530,11 +1521,10 @@ pub mod checks {
                     }
                     "read_only" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("read_only"),
                                     "/$defs/ExecutionHints/properties/read_only/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -1578,11 +1568,10 @@ pub mod checks {
                 match k.as_str() {
                     "config" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("config"),
                                     "/$defs/McpClient/properties/config/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1593,11 +1582,10 @@ pub mod checks {
                     }
                     "id" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/McpClient/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1615,11 +1603,10 @@ pub mod checks {
                     }
                     "title" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("title"),
                                     "/$defs/McpClient/properties/title/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1782,11 +1769,10 @@ pub mod checks {
                     }
                     "tools" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("tools"),
                                     "/$defs/McpEffectCount/properties/tools/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -1795,14 +1781,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("tools"),
                                         "/$defs/McpEffectCount/properties/tools/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -1847,11 +1829,10 @@ pub mod checks {
                 match k.as_str() {
                     "code" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("code"),
                                     "/$defs/McpFinding/properties/code/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1862,11 +1843,10 @@ pub mod checks {
                     }
                     "message" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("message"),
                                     "/$defs/McpFinding/properties/message/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1877,11 +1857,10 @@ pub mod checks {
                     }
                     "remedy" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("remedy"),
                                     "/$defs/McpFinding/properties/remedy/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -1920,11 +1899,10 @@ pub mod checks {
                 match k.as_str() {
                     "builtin" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("builtin"),
                                     "/$defs/McpResourceSummary/properties/builtin/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -1933,14 +1911,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("builtin"),
                                         "/$defs/McpResourceSummary/properties/builtin/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -1952,11 +1926,10 @@ pub mod checks {
                     }
                     "objects" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("objects"),
                                     "/$defs/McpResourceSummary/properties/objects/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -1965,14 +1938,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("objects"),
                                         "/$defs/McpResourceSummary/properties/objects/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -1984,11 +1953,10 @@ pub mod checks {
                     }
                     "template" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("template"),
                                     "/$defs/McpResourceSummary/properties/template/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2032,11 +2000,10 @@ pub mod checks {
                 match k.as_str() {
                     "name" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("name"),
                                     "/$defs/McpServerIdentity/properties/name/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2047,11 +2014,10 @@ pub mod checks {
                     }
                     "title" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("title"),
                                     "/$defs/McpServerIdentity/properties/title/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2062,11 +2028,10 @@ pub mod checks {
                     }
                     "version" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("version"),
                                     "/$defs/McpServerIdentity/properties/version/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2141,11 +2106,10 @@ pub mod checks {
                     }
                     "notifications" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("notifications"),
                                     "/$defs/McpServing/properties/notifications/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -2156,11 +2120,10 @@ pub mod checks {
                     }
                     "prompts" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("prompts"),
                                     "/$defs/McpServing/properties/prompts/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -2171,11 +2134,10 @@ pub mod checks {
                     }
                     "resources" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("resources"),
                                     "/$defs/McpServing/properties/resources/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -2186,11 +2148,10 @@ pub mod checks {
                     }
                     "tools" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("tools"),
                                     "/$defs/McpServing/properties/tools/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -2235,11 +2196,10 @@ pub mod checks {
                 match k.as_str() {
                     "capability" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("capability"),
                                     "/$defs/McpToolEntry/properties/capability/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2264,11 +2224,10 @@ pub mod checks {
                     }
                     "module" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("module"),
                                     "/$defs/McpToolEntry/properties/module/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2279,11 +2238,10 @@ pub mod checks {
                     }
                     "name" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("name"),
                                     "/$defs/McpToolEntry/properties/name/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2294,11 +2252,10 @@ pub mod checks {
                     }
                     "title" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("title"),
                                     "/$defs/McpToolEntry/properties/title/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2349,11 +2306,10 @@ pub mod checks {
                 match k.as_str() {
                     "attached" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("attached"),
                                     "/$defs/McpTransportEntry/properties/attached/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -2362,14 +2318,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("attached"),
                                         "/$defs/McpTransportEntry/properties/attached/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -2381,11 +2333,10 @@ pub mod checks {
                     }
                     "id" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/McpTransportEntry/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -2396,11 +2347,10 @@ pub mod checks {
                     }
                     "reached_by" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("reached_by"),
                                     "/$defs/McpTransportEntry/properties/reached_by/type",
                                     Why::Type(v, &["string"]),
                                 )

@@ -501,21 +501,23 @@ pub mod checks {
                         if holds_2 && !(v.as_bool() == Some(false)) {
                             holds_2 = false;
                         }
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
-                                .fail(at, "/properties/ok/type", Why::Type(v, &["boolean"]))
+                                .fail(
+                                    &at.key("ok"),
+                                    "/properties/ok/type",
+                                    Why::Type(v, &["boolean"]),
+                                )
                             {
                                 return false;
                             }
                         }
                     }
                     "result" => {
-                        let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("result"),
                                     "/properties/result/type",
                                     Why::Type(v, &["object", "null"]),
                                 )
@@ -525,11 +527,10 @@ pub mod checks {
                         }
                     }
                     "sessionId" => {
-                        let at = &at.key(k);
                         if !(v.is_string() || v.is_null()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("sessionId"),
                                     "/properties/sessionId/type",
                                     Why::Type(v, &["string", "null"]),
                                 )
@@ -647,12 +648,11 @@ pub mod checks {
                 match k.as_str() {
                     "category" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("category"),
                                         "/$defs/error/properties/category/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -664,7 +664,7 @@ pub mod checks {
                             if !(v.is_string()) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("category"),
                                         "/$defs/error/properties/category/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -680,7 +680,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("category"),
                                         "/$defs/error/properties/category/enum",
                                         Why::Enum(
                                             v,
@@ -695,11 +695,10 @@ pub mod checks {
                     }
                     "code" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("code"),
                                     "/$defs/error/properties/code/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -710,11 +709,10 @@ pub mod checks {
                     }
                     "detail" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("detail"),
                                     "/$defs/error/properties/detail/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -724,11 +722,10 @@ pub mod checks {
                         }
                     }
                     "lastObservation" => {
-                        let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("lastObservation"),
                                     "/$defs/error/properties/lastObservation/type",
                                     Why::Type(v, &["object", "null"]),
                                 )
@@ -738,11 +735,10 @@ pub mod checks {
                         }
                     }
                     "partialResult" => {
-                        let at = &at.key(k);
                         if !(v.is_object() || v.is_null()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("partialResult"),
                                     "/$defs/error/properties/partialResult/type",
                                     Why::Type(v, &["object", "null"]),
                                 )
@@ -806,11 +802,10 @@ pub mod checks {
                 match k.as_str() {
                     "code" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("code"),
                                     "/$defs/warning/properties/code/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -821,11 +816,10 @@ pub mod checks {
                     }
                     "detail" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("detail"),
                                     "/$defs/warning/properties/detail/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -873,11 +867,10 @@ pub mod checks {
                 match k.as_str() {
                     "ok" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.as_bool() == Some(true)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("ok"),
                                     "/allOf/1/if/properties/ok/const",
                                     Why::Const("true"),
                                 )
@@ -922,11 +915,10 @@ pub mod checks {
                 match k.as_str() {
                     "error" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_object()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("error"),
                                     "/allOf/1/then/not/anyOf/0/properties/error/type",
                                     Why::Type(v, &["object"]),
                                 )

@@ -6287,11 +6287,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "category" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("category"),
                                     "/$defs/audit_list_input/properties/category/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -6350,11 +6349,10 @@ pub mod checks {
                 match k.as_str() {
                     "entries" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("entries"),
                                     "/$defs/audit_list_output/properties/entries/type",
                                     Why::Type(v, &["array"]),
                                 )
@@ -6403,11 +6401,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "focus" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("focus"),
                                     "/$defs/context_brief_input/properties/focus/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -6419,7 +6416,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("focus"),
                                         "/$defs/context_brief_input/properties/focus/maxLength",
                                         Why::MaxLength(v, 2000u64),
                                     )
@@ -6430,11 +6427,10 @@ pub mod checks {
                         }
                     }
                     "token_budget" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("token_budget"),
                                     "/$defs/context_brief_input/properties/token_budget/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -6450,7 +6446,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("token_budget"),
                                         "/$defs/context_brief_input/properties/token_budget/minimum",
                                         Why::Minimum(v, "200"),
                                     )
@@ -6465,7 +6461,7 @@ pub mod checks {
                             {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("token_budget"),
                                         "/$defs/context_brief_input/properties/token_budget/maximum",
                                         Why::Maximum(v, "50000"),
                                     )
@@ -6496,12 +6492,11 @@ pub mod checks {
                 match k.as_str() {
                     "kind" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("kind"),
                                         "/$defs/context_brief_output/properties/kind/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -6515,7 +6510,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("kind"),
                                         "/$defs/context_brief_output/properties/kind/enum",
                                         Why::Enum(v, "\"personal\", \"work\", \"team\""),
                                     )
@@ -6546,11 +6541,10 @@ pub mod checks {
                                     for (k, v) in o {
                                         match k.as_str() {
                                             "excerpt" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("excerpt"),
                                                             "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -6628,12 +6622,11 @@ pub mod checks {
                     }
                     "profile_type" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("profile_type"),
                                         "/$defs/context_brief_output/properties/profile_type/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -6645,7 +6638,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("profile_type"),
                                         "/$defs/context_brief_output/properties/profile_type/enum",
                                         Why::Enum(v, "\"core\", \"team\", \"none\""),
                                     )
@@ -6656,11 +6649,10 @@ pub mod checks {
                         }
                     }
                     "truncated" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("truncated"),
                                     "/$defs/context_brief_output/properties/truncated/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -6746,11 +6738,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "dry_run" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("dry_run"),
                                     "/$defs/erase_request_input/properties/dry_run/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -6825,11 +6816,10 @@ pub mod checks {
                         }
                     }
                     "include_derived" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_derived"),
                                     "/$defs/erase_request_input/properties/include_derived/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -6883,11 +6873,10 @@ pub mod checks {
                         }
                     }
                     "subject" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("subject"),
                                     "/$defs/erase_request_input/properties/subject/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -6899,7 +6888,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) < 1u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("subject"),
                                         "/$defs/erase_request_input/properties/subject/minLength",
                                         Why::MinLength(v, 1u64),
                                     )
@@ -6910,7 +6899,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 500u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("subject"),
                                         "/$defs/erase_request_input/properties/subject/maxLength",
                                         Why::MaxLength(v, 500u64),
                                     )
@@ -6941,11 +6930,10 @@ pub mod checks {
                 match k.as_str() {
                     "dry_run" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("dry_run"),
                                     "/$defs/erase_request_output/properties/dry_run/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -6983,11 +6971,7 @@ pub mod checks {
                                         }
                                     }
                                     if let Value::Number(n) = v {
-                                        if ::pilotage_types::validate::runtime::compare(
-                                            n,
-                                            ::pilotage_types::validate::runtime::Num::U(0u64),
-                                        ) == Some(::std::cmp::Ordering::Less)
-                                        {
+                                        if ::pilotage_types::validate::runtime::is_negative(n) {
                                             if cx
                                                 .fail(
                                                     at,
@@ -7056,12 +7040,11 @@ pub mod checks {
                                 match k.as_str() {
                                     "code" => {
                                         seen += 1;
-                                        let at = &at.key(k);
                                         if cx.compatible() {
                                             if !v.is_string() {
                                                 if cx
                                                     .fail(
-                                                        at,
+                                                        &at.key("code"),
                                                         "/$defs/error/properties/error/properties/code/type",
                                                         Why::Type(v, &["string"]),
                                                     )
@@ -7077,7 +7060,7 @@ pub mod checks {
                                             )) {
                                                 if cx
                                                     .fail(
-                                                        at,
+                                                        &at.key("code"),
                                                         "/$defs/error/properties/error/properties/code/enum",
                                                         Why::Enum(
                                                             v,
@@ -7092,11 +7075,10 @@ pub mod checks {
                                     }
                                     "message" => {
                                         seen += 1;
-                                        let at = &at.key(k);
                                         if !(v.is_string()) {
                                             if cx
                                                 .fail(
-                                                    at,
+                                                    &at.key("message"),
                                                     "/$defs/error/properties/error/properties/message/type",
                                                     Why::Type(v, &["string"]),
                                                 )
@@ -7268,11 +7250,10 @@ pub mod checks {
                         }
                     }
                     "include_audit" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_audit"),
                                     "/$defs/export_create_input/properties/include_audit/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -7301,11 +7282,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "bytes" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("bytes"),
                                     "/$defs/export_create_output/properties/bytes/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -7314,14 +7294,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("bytes"),
                                         "/$defs/export_create_output/properties/bytes/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -7333,12 +7309,11 @@ pub mod checks {
                     }
                     "coverage" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("coverage"),
                                         "/$defs/export_create_output/properties/coverage/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -7350,7 +7325,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("full" | "partial"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("coverage"),
                                         "/$defs/export_create_output/properties/coverage/enum",
                                         Why::Enum(v, "\"full\", \"partial\""),
                                     )
@@ -7361,11 +7336,10 @@ pub mod checks {
                         }
                     }
                     "download_url" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("download_url"),
                                     "/$defs/export_create_output/properties/download_url/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7382,11 +7356,10 @@ pub mod checks {
                     }
                     "export_id" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("export_id"),
                                     "/$defs/export_create_output/properties/export_id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7398,7 +7371,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 128u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("export_id"),
                                         "/$defs/export_create_output/properties/export_id/maxLength",
                                         Why::MaxLength(v, 128u64),
                                     )
@@ -7409,11 +7382,10 @@ pub mod checks {
                         }
                     }
                     "page_count" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("page_count"),
                                     "/$defs/export_create_output/properties/page_count/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -7422,14 +7394,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("page_count"),
                                         "/$defs/export_create_output/properties/page_count/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -7440,11 +7408,10 @@ pub mod checks {
                         }
                     }
                     "sha256" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("sha256"),
                                     "/$defs/export_create_output/properties/sha256/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7456,7 +7423,7 @@ pub mod checks {
                             if !PATTERN_1.is_match(s) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("sha256"),
                                         "/$defs/export_create_output/properties/sha256/pattern",
                                         Why::Pattern(v, PATTERN_1.source()),
                                     )
@@ -7468,12 +7435,11 @@ pub mod checks {
                     }
                     "status" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("status"),
                                         "/$defs/export_create_output/properties/status/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -7487,7 +7453,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("status"),
                                         "/$defs/export_create_output/properties/status/enum",
                                         Why::Enum(v, "\"pending\", \"ready\", \"failed\""),
                                     )
@@ -7592,11 +7558,10 @@ pub mod checks {
                         }
                     }
                     "include_archived" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_archived"),
                                     "/$defs/memory_list_input/properties/include_archived/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -7650,11 +7615,10 @@ pub mod checks {
                         }
                     }
                     "include_stale" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_stale"),
                                     "/$defs/memory_list_input/properties/include_stale/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -7676,11 +7640,10 @@ pub mod checks {
                         }
                     }
                     "prefix" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("prefix"),
                                     "/$defs/memory_list_input/properties/prefix/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7692,7 +7655,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 255u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("prefix"),
                                         "/$defs/memory_list_input/properties/prefix/maxLength",
                                         Why::MaxLength(v, 255u64),
                                     )
@@ -7703,12 +7666,11 @@ pub mod checks {
                         }
                     }
                     "type" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/memory_list_input/properties/type/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -7722,7 +7684,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/memory_list_input/properties/type/enum",
                                         Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
                                     )
@@ -7815,11 +7777,10 @@ pub mod checks {
                 match k.as_str() {
                     "body" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("body"),
                                     "/$defs/memory_propose_input/properties/body/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7835,11 +7796,10 @@ pub mod checks {
                         }
                     }
                     "note" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("note"),
                                     "/$defs/memory_propose_input/properties/note/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7851,7 +7811,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("note"),
                                         "/$defs/memory_propose_input/properties/note/maxLength",
                                         Why::MaxLength(v, 2000u64),
                                     )
@@ -7922,11 +7882,10 @@ pub mod checks {
                     }
                     "review_state" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.as_str() == Some("proposed")) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("review_state"),
                                     "/$defs/memory_propose_output/properties/review_state/const",
                                     Why::Const("\"proposed\""),
                                 )
@@ -7937,11 +7896,10 @@ pub mod checks {
                     }
                     "revision" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("revision"),
                                     "/$defs/memory_propose_output/properties/revision/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -7952,11 +7910,10 @@ pub mod checks {
                     }
                     "target_exists" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("target_exists"),
                                     "/$defs/memory_propose_output/properties/target_exists/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -7998,11 +7955,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "id" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/memory_read_input/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8018,11 +7974,10 @@ pub mod checks {
                         }
                     }
                     "revision" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("revision"),
                                     "/$defs/memory_read_input/properties/revision/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8051,11 +8006,10 @@ pub mod checks {
                 match k.as_str() {
                     "body" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("body"),
                                     "/$defs/memory_read_output/properties/body/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8075,11 +8029,10 @@ pub mod checks {
                         }
                     }
                     "pending_revisions" => {
-                        let at = &at.key(k);
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("pending_revisions"),
                                     "/$defs/memory_read_output/properties/pending_revisions/type",
                                     Why::Type(v, &["integer"]),
                                 )
@@ -8088,14 +8041,10 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(0u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
+                            if ::pilotage_types::validate::runtime::is_negative(n) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("pending_revisions"),
                                         "/$defs/memory_read_output/properties/pending_revisions/minimum",
                                         Why::Minimum(v, "0"),
                                     )
@@ -8152,11 +8101,10 @@ pub mod checks {
                         }
                     }
                     "include_archived" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_archived"),
                                     "/$defs/memory_search_input/properties/include_archived/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -8210,11 +8158,10 @@ pub mod checks {
                         }
                     }
                     "include_stale" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("include_stale"),
                                     "/$defs/memory_search_input/properties/include_stale/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -8253,11 +8200,10 @@ pub mod checks {
                     }
                     "query" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("query"),
                                     "/$defs/memory_search_input/properties/query/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8269,7 +8215,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) < 1u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("query"),
                                         "/$defs/memory_search_input/properties/query/minLength",
                                         Why::MinLength(v, 1u64),
                                     )
@@ -8280,7 +8226,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("query"),
                                         "/$defs/memory_search_input/properties/query/maxLength",
                                         Why::MaxLength(v, 2000u64),
                                     )
@@ -8321,12 +8267,11 @@ pub mod checks {
                         }
                     }
                     "type" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/memory_search_input/properties/type/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8340,7 +8285,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/memory_search_input/properties/type/enum",
                                         Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
                                     )
@@ -8385,11 +8330,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "as_of_exact" => {
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("as_of_exact"),
                                     "/$defs/memory_search_output/properties/as_of_exact/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -8425,11 +8369,10 @@ pub mod checks {
                                     for (k, v) in o {
                                         match k.as_str() {
                                             "score" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_number()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("score"),
                                                             "/$defs/memory_search_output/properties/results/items/properties/score/type",
                                                             Why::Type(v, &["number"]),
                                                         )
@@ -8439,11 +8382,10 @@ pub mod checks {
                                                 }
                                             }
                                             "snippet" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("snippet"),
                                                             "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -8499,11 +8441,10 @@ pub mod checks {
                 match k.as_str() {
                     "body" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("body"),
                                     "/$defs/memory_write_input/properties/body/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8567,11 +8508,10 @@ pub mod checks {
                 match k.as_str() {
                     "applied" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("applied"),
                                     "/$defs/memory_write_output/properties/applied/type",
                                     Why::Type(v, &["boolean"]),
                                 )
@@ -8581,11 +8521,10 @@ pub mod checks {
                         }
                     }
                     "id" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/memory_write_output/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8602,12 +8541,11 @@ pub mod checks {
                         }
                     }
                     "review_state" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("review_state"),
                                         "/$defs/memory_write_output/properties/review_state/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8619,7 +8557,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("proposed" | "approved"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("review_state"),
                                         "/$defs/memory_write_output/properties/review_state/enum",
                                         Why::Enum(v, "\"proposed\", \"approved\""),
                                     )
@@ -8630,11 +8568,10 @@ pub mod checks {
                         }
                     }
                     "revision" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("revision"),
                                     "/$defs/memory_write_output/properties/revision/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8683,11 +8620,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "id" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("id"),
                                     "/$defs/page_summary/properties/id/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8697,12 +8633,11 @@ pub mod checks {
                         }
                     }
                     "lifecycle" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("lifecycle"),
                                         "/$defs/page_summary/properties/lifecycle/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8717,7 +8652,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("lifecycle"),
                                         "/$defs/page_summary/properties/lifecycle/enum",
                                         Why::Enum(
                                             v,
@@ -8744,12 +8679,11 @@ pub mod checks {
                         }
                     }
                     "review_state" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("review_state"),
                                         "/$defs/page_summary/properties/review_state/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8763,7 +8697,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("review_state"),
                                         "/$defs/page_summary/properties/review_state/enum",
                                         Why::Enum(v, "\"proposed\", \"approved\", \"rejected\""),
                                     )
@@ -8774,12 +8708,11 @@ pub mod checks {
                         }
                     }
                     "sensitivity" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("sensitivity"),
                                         "/$defs/page_summary/properties/sensitivity/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8791,7 +8724,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("normal" | "sensitive"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("sensitivity"),
                                         "/$defs/page_summary/properties/sensitivity/enum",
                                         Why::Enum(v, "\"normal\", \"sensitive\""),
                                     )
@@ -8803,11 +8736,10 @@ pub mod checks {
                     }
                     "title" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("title"),
                                     "/$defs/page_summary/properties/title/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8817,12 +8749,11 @@ pub mod checks {
                         }
                     }
                     "type" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/page_summary/properties/type/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -8836,7 +8767,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("type"),
                                         "/$defs/page_summary/properties/type/enum",
                                         Why::Enum(v, "\"episodic\", \"semantic\", \"procedural\""),
                                     )
@@ -8854,11 +8785,10 @@ pub mod checks {
                         }
                     }
                     "valid_from" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("valid_from"),
                                     "/$defs/page_summary/properties/valid_from/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -8868,11 +8798,10 @@ pub mod checks {
                         }
                     }
                     "valid_until" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("valid_until"),
                                     "/$defs/page_summary/properties/valid_until/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9018,11 +8947,10 @@ pub mod checks {
                                                 }
                                             }
                                             "label" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("label"),
                                                             "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -9039,11 +8967,10 @@ pub mod checks {
                                                 }
                                             }
                                             "review_required" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_boolean()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("review_required"),
                                                             "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
                                                             Why::Type(v, &["boolean"]),
                                                         )
@@ -9186,11 +9113,10 @@ pub mod checks {
                                 }
                             }
                             "label" => {
-                                let at = &at.key(k);
                                 if !(v.is_string()) {
                                     if cx
                                         .fail(
-                                            at,
+                                            &at.key("label"),
                                             "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
                                             Why::Type(v, &["string"]),
                                         )
@@ -9207,11 +9133,10 @@ pub mod checks {
                                 }
                             }
                             "review_required" => {
-                                let at = &at.key(k);
                                 if !(v.is_boolean()) {
                                     if cx
                                         .fail(
-                                            at,
+                                            &at.key("review_required"),
                                             "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
                                             Why::Type(v, &["boolean"]),
                                         )
@@ -9370,12 +9295,11 @@ pub mod checks {
                     }
                     "profile_type" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("profile_type"),
                                         "/$defs/profile_get_output/properties/profile_type/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -9387,7 +9311,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("core" | "team" | "none"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("profile_type"),
                                         "/$defs/profile_get_output/properties/profile_type/enum",
                                         Why::Enum(v, "\"core\", \"team\", \"none\""),
                                     )
@@ -9458,11 +9382,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "namespace" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("namespace"),
                                     "/$defs/profile_update_input/properties/namespace/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9473,11 +9396,10 @@ pub mod checks {
                     }
                     "patch" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_object()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("patch"),
                                     "/$defs/profile_update_input/properties/patch/type",
                                     Why::Type(v, &["object"]),
                                 )
@@ -9554,11 +9476,10 @@ pub mod checks {
                     }
                     "namespace" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("namespace"),
                                     "/$defs/profile_update_output/properties/namespace/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9625,12 +9546,11 @@ pub mod checks {
                         }
                     }
                     "state" => {
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("state"),
                                         "/$defs/review_list_input/properties/state/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -9642,7 +9562,7 @@ pub mod checks {
                             if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("state"),
                                         "/$defs/review_list_input/properties/state/enum",
                                         Why::Enum(v, "\"proposed\", \"rejected\""),
                                     )
@@ -9710,11 +9630,10 @@ pub mod checks {
                                                 }
                                             }
                                             "note" => {
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("note"),
                                                             "/$defs/review_list_output/properties/items/items/properties/note/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -9738,11 +9657,10 @@ pub mod checks {
                                             }
                                             "revision" => {
                                                 seen += 1;
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("revision"),
                                                             "/$defs/review_list_output/properties/items/items/properties/revision/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -9753,12 +9671,11 @@ pub mod checks {
                                             }
                                             "state" => {
                                                 seen += 1;
-                                                let at = &at.key(k);
                                                 if cx.compatible() {
                                                     if !v.is_string() {
                                                         if cx
                                                             .fail(
-                                                                at,
+                                                                &at.key("state"),
                                                                 "/$defs/review_list_output/properties/items/items/properties/state/type",
                                                                 Why::Type(v, &["string"]),
                                                             )
@@ -9770,7 +9687,7 @@ pub mod checks {
                                                     if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
                                                         if cx
                                                             .fail(
-                                                                at,
+                                                                &at.key("state"),
                                                                 "/$defs/review_list_output/properties/items/items/properties/state/enum",
                                                                 Why::Enum(v, "\"proposed\", \"rejected\""),
                                                             )
@@ -9782,11 +9699,10 @@ pub mod checks {
                                             }
                                             "target_exists" => {
                                                 seen += 1;
-                                                let at = &at.key(k);
                                                 if !(v.is_boolean()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("target_exists"),
                                                             "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
                                                             Why::Type(v, &["boolean"]),
                                                         )
@@ -9797,11 +9713,10 @@ pub mod checks {
                                             }
                                             "title" => {
                                                 seen += 1;
-                                                let at = &at.key(k);
                                                 if !(v.is_string()) {
                                                     if cx
                                                         .fail(
-                                                            at,
+                                                            &at.key("title"),
                                                             "/$defs/review_list_output/properties/items/items/properties/title/type",
                                                             Why::Type(v, &["string"]),
                                                         )
@@ -9880,11 +9795,10 @@ pub mod checks {
             for (k, v) in o {
                 match k.as_str() {
                     "note" => {
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("note"),
                                     "/$defs/review_resolve_input/properties/note/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9896,7 +9810,7 @@ pub mod checks {
                             if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("note"),
                                         "/$defs/review_resolve_input/properties/note/maxLength",
                                         Why::MaxLength(v, 2000u64),
                                     )
@@ -9915,11 +9829,10 @@ pub mod checks {
                     }
                     "revision" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("revision"),
                                     "/$defs/review_resolve_input/properties/revision/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9930,11 +9843,10 @@ pub mod checks {
                     }
                     "verb" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("verb"),
                                     "/$defs/review_resolve_input/properties/verb/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -9946,7 +9858,7 @@ pub mod checks {
                             if !PATTERN_0.is_match(s) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("verb"),
                                         "/$defs/review_resolve_input/properties/verb/pattern",
                                         Why::Pattern(v, PATTERN_0.source()),
                                     )
@@ -10000,11 +9912,10 @@ pub mod checks {
                     }
                     "revision" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if !(v.is_string()) {
                             if cx
                                 .fail(
-                                    at,
+                                    &at.key("revision"),
                                     "/$defs/review_resolve_output/properties/revision/type",
                                     Why::Type(v, &["string"]),
                                 )
@@ -10015,12 +9926,11 @@ pub mod checks {
                     }
                     "state" => {
                         seen += 1;
-                        let at = &at.key(k);
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("state"),
                                         "/$defs/review_resolve_output/properties/state/type",
                                         Why::Type(v, &["string"]),
                                     )
@@ -10034,7 +9944,7 @@ pub mod checks {
                             )) {
                                 if cx
                                     .fail(
-                                        at,
+                                        &at.key("state"),
                                         "/$defs/review_resolve_output/properties/state/enum",
                                         Why::Enum(v, "\"approved\", \"rejected\", \"proposed\""),
                                     )
