@@ -221,6 +221,41 @@ pub fn typify_settings() -> TypeSpaceSettings {
 }
 
 /// Lints the generated code may trip and that are not worth patching typify's output for.
+/// The variants of `name` when it is a plain `#[serde(untagged)]` enum of typify's output,
+/// each with its one unnamed field's type (the union's branch), for `SchemaDef::from_value`:
+/// `None` for anything else (a variant with attributes or other fields, generics), which keeps
+/// serde's reading.
+fn untagged_variants(syntax: &syn::File, name: &str) -> Option<Vec<(syn::Ident, syn::Type)>> {
+    let item = syntax.items.iter().find_map(|item| match item {
+        syn::Item::Enum(item) if item.ident == name => Some(item),
+        _ => None,
+    })?;
+    if !item.generics.params.is_empty() {
+        return None;
+    }
+    let serde: Vec<String> = item
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        .map(|attr| quote::ToTokens::to_token_stream(&attr.meta).to_string())
+        .collect();
+    if serde != ["serde (untagged)"] {
+        return None;
+    }
+    item.variants
+        .iter()
+        .map(|variant| {
+            let documented_only = variant.attrs.iter().all(|attr| attr.path().is_ident("doc"));
+            match &variant.fields {
+                syn::Fields::Unnamed(fields) if documented_only && fields.unnamed.len() == 1 => {
+                    Some((variant.ident.clone(), fields.unnamed[0].ty.clone()))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 fn allow_attribute() -> syn::Attribute {
     syn::parse_quote! {
         #![allow(
@@ -475,12 +510,27 @@ pub fn render(
                         ::std::option::Option::Some(::pilotage_types::validate::stream::Stream::new(#checks_path::STREAM_PROGRAM, #root));
                 }
             });
+            let from_value = untagged_variants(&syntax, type_name).map(|variants| {
+                let (names, types): (Vec<_>, Vec<_>) = variants.into_iter().unzip();
+                quote! {
+                    fn from_value(value: &::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
+                        #(
+                            if let ::std::result::Result::Ok(variant) = <#types as ::serde::Deserialize>::deserialize(value) {
+                                return ::std::result::Result::Ok(Self::#names(variant));
+                            }
+                        )*
+                        // None fits: serde's own reading, for its error.
+                        <Self as ::serde::Deserialize>::deserialize(value)
+                    }
+                }
+            });
             extra.push(quote! {
                 impl #trait_path for #ident {
                     const DEF: &'static str = #def;
                     #cfg
                     const CHECK: ::pilotage_types::validate::runtime::Check = #checks_path::#check;
                     #stream
+                    #from_value
                 }
             });
         }
@@ -594,4 +644,30 @@ pub fn canonical_json(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(&sorted(value)).expect("a Value always serialises");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::untagged_variants;
+
+    #[test]
+    fn only_plain_untagged_unions_read_their_variants_directly() {
+        let file: syn::File = syn::parse_quote! {
+            #[derive(Deserialize)]
+            #[serde(untagged)]
+            pub enum Plain { A(A), B(Vec<String>) }
+            #[serde(untagged)]
+            pub enum Renamed { A(A), #[serde(rename = "b")] B(B) }
+            #[serde(tag = "kind")]
+            pub enum Tagged { A(A) }
+            #[serde(untagged)]
+            pub enum Unit { A(A), None }
+        };
+        let plain = untagged_variants(&file, "Plain").expect("a plain untagged union");
+        let names: Vec<String> = plain.iter().map(|(name, _)| name.to_string()).collect();
+        assert_eq!(names, ["A", "B"], "in declaration order, as serde tries them");
+        for other in ["Renamed", "Tagged", "Unit", "Missing"] {
+            assert!(untagged_variants(&file, other).is_none(), "{other}");
+        }
+    }
 }

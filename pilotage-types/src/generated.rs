@@ -3068,6 +3068,21 @@ impl crate::SchemaDef for CapabilityValue {
             2u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <bool as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::Boolean(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <CapabilitySettings as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::CapabilitySettings(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for CatalogChangedResult {
     const DEF: &'static str = "CatalogChangedResult";
@@ -3128,6 +3143,31 @@ impl crate::SchemaDef for CatalogToolOutput {
             7u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <CatalogListResult as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::CatalogListResult(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <CatalogGetResult as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::CatalogGetResult(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <CatalogChangedResult as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::CatalogChangedResult(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for Decision {
     const DEF: &'static str = "Decision";
@@ -3188,6 +3228,21 @@ impl crate::SchemaDef for ExecuteToolOutput {
             12u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <ExecuteResponse as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::ExecuteResponse(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for GetGuideToolOutput {
     const DEF: &'static str = "GetGuideToolOutput";
@@ -3200,6 +3255,26 @@ impl crate::SchemaDef for GetGuideToolOutput {
             13u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <GuideIndexResult as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::GuideIndexResult(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <GuideFetchResult as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::GuideFetchResult(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for Guide {
     const DEF: &'static str = "Guide";
@@ -3308,6 +3383,21 @@ impl crate::SchemaDef for ManifestToolOutput {
             22u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <Manifest as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::Manifest(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for Outcome {
     const DEF: &'static str = "Outcome";
@@ -3476,6 +3566,21 @@ impl crate::SchemaDef for TraceToolOutput {
             36u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <TraceFetchResponse as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::TraceFetchResponse(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for ValidateResponse {
     const DEF: &'static str = "ValidateResponse";
@@ -3500,6 +3605,21 @@ impl crate::SchemaDef for ValidateToolOutput {
             38u32,
         ),
     );
+    fn from_value(
+        value: &::serde_json::Value,
+    ) -> ::std::result::Result<Self, ::serde_json::Error> {
+        if let ::std::result::Result::Ok(variant) = <ValidateResponse as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::ValidateResponse(variant));
+        }
+        if let ::std::result::Result::Ok(variant) = <RequestError as ::serde::Deserialize>::deserialize(
+            value,
+        ) {
+            return ::std::result::Result::Ok(Self::RequestError(variant));
+        }
+        <Self as ::serde::Deserialize>::deserialize(value)
+    }
 }
 impl crate::SchemaDef for VersionString {
     const DEF: &'static str = "VersionString";

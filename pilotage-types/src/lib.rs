@@ -154,4 +154,16 @@ pub trait SchemaDef: Sized {
     fn is_valid_compatible(value: &serde_json::Value) -> bool {
         validate::verdict(Self::CHECK, value, true)
     }
+
+    /// Deserializes `value` into this type: what [`parse`] does once `value` is valid. The
+    /// same result as serde's `Self::deserialize(value)`, which is the default. A generated
+    /// untagged union (an `anyOf` / `oneOf` of types) overrides it to read each variant
+    /// straight from `value`, in serde's order, where serde's untagged enum first copies the
+    /// whole value into a tree of its own and then reads the variants from that copy.
+    fn from_value(value: &serde_json::Value) -> Result<Self, serde_json::Error>
+    where
+        Self: serde::de::DeserializeOwned,
+    {
+        <Self as serde::Deserialize>::deserialize(value)
+    }
 }

@@ -4,7 +4,8 @@
 //! Part III examples, their mutations, every nested value) and on instances generated from
 //! each definition, in both readings, the same outcome: the same value when both accept, the
 //! same violations (pointers and messages) or the same kind of error when they refuse. And the
-//! fused run itself never calls valid what the checks refuse, whichever type reads it.
+//! fused run itself never calls valid what the checks refuse, whichever type reads it. And
+//! `SchemaDef::from_value`, which `parse` deserializes with, reads what serde reads.
 
 use pilotage_tests::corpus;
 use pilotage_tests::instances::{instance, Rng};
@@ -57,6 +58,19 @@ struct Tally {
 }
 
 fn compare<T: SchemaDef + DeserializeOwned + Serialize>(value: &Value, tally: &mut Tally) {
+    // `SchemaDef::from_value` (what `parse` deserializes with; an untagged union reads its
+    // variants straight from the value) is serde's reading, value for value.
+    let read = |result: Result<T, serde_json::Error>| {
+        result
+            .map(|parsed| serde_json::to_value(parsed).expect("a parsed value serializes"))
+            .ok()
+    };
+    assert_eq!(
+        read(T::from_value(value)),
+        read(<T as serde::Deserialize>::deserialize(value)),
+        "{}: from_value differs from serde's deserialize on {value}",
+        T::DEF
+    );
     let bytes = serde_json::to_vec(value).expect("a Value serializes");
     let program = T::STREAM.expect("every Pilotage type has a stream program");
     for compatible in [false, true] {

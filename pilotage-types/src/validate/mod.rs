@@ -180,7 +180,7 @@ pub fn widen_open_enums(schema: &mut Value) -> usize {
 /// program must be handed each value through serde.
 pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
     T::validate(value).map_err(ParseError::Invalid)?;
-    T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
+    T::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
 
 /// Parses JSON bytes, validates them against `T`'s definition and deserializes them.
@@ -212,7 +212,7 @@ pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, P
 /// what another party sent (a client reading a server).
 pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseError> {
     T::validate_compatible(value).map_err(ParseError::Invalid)?;
-    T::deserialize(value).map_err(|error| ParseError::Type { def: T::DEF, error })
+    T::from_value(value).map_err(|error| ParseError::Type { def: T::DEF, error })
 }
 
 /// [`parse_slice`] in the compatible reading ([`parse_compatible`]).
