@@ -504,6 +504,21 @@ struct FusedMember {
     required: bool,
 }
 
+/// The names `object`'s `required` lists, each once, in order (none without `required`):
+/// `None` when it is no array of strings (the general path reports that as an error).
+fn required_names(object: &serde_json::Map<String, Value>) -> Option<Vec<&str>> {
+    let mut required: Vec<&str> = Vec::new();
+    if let Some(names) = object.get("required") {
+        for name in names.as_array()? {
+            let name = name.as_str()?;
+            if !required.contains(&name) {
+                required.push(name);
+            }
+        }
+    }
+    Some(required)
+}
+
 fn is_string_const_branch(schema: &Value) -> bool {
     let Value::Object(object) = schema else { return false };
     object.get("const").is_some_and(Value::is_string)
@@ -1093,15 +1108,7 @@ impl<'a> Gen<'a> {
             Some(_) => return None,
             None => Vec::new(),
         };
-        let mut required: Vec<String> = Vec::new();
-        if let Some(names) = object.get("required") {
-            for name in names.as_array()? {
-                let name = name.as_str()?.to_owned();
-                if !required.contains(&name) {
-                    required.push(name);
-                }
-            }
-        }
+        let required = required_names(&object)?.into_iter().map(str::to_owned).collect();
         Some(MembersOnly { properties, required })
     }
 
@@ -1129,15 +1136,7 @@ impl<'a> Gen<'a> {
         if let Some(expected) = object.get("const") {
             tests.push(equals(expected));
         }
-        let mut required: Vec<&str> = Vec::new();
-        if let Some(names) = object.get("required") {
-            for name in names.as_array()? {
-                let name = name.as_str()?;
-                if !required.contains(&name) {
-                    required.push(name);
-                }
-            }
-        }
+        let required = required_names(&object)?;
         let mut members = Vec::new();
         if let Some(properties) = object.get("properties") {
             for (name, sub) in sorted(properties.as_object()?) {

@@ -20,7 +20,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
-use super::{child, count, format_check, number, sorted, Draft, Gen, Location};
+use super::{child, count, format_check, number, required_names, sorted, Draft, Gen, Location};
 
 /// Keywords the program does not hold: a location where one takes effect is opaque.
 const OPAQUE: &[&str] = &[
@@ -331,15 +331,7 @@ impl Gen<'_> {
         }
 
         // Objects.
-        let mut required: Vec<&str> = Vec::new();
-        if let Some(names) = object.get("required") {
-            for name in names.as_array()? {
-                let name = name.as_str()?;
-                if !required.contains(&name) {
-                    required.push(name);
-                }
-            }
-        }
+        let required = required_names(object)?;
         if required.len() > 64 {
             return None;
         }
