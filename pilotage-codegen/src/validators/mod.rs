@@ -1832,9 +1832,9 @@ impl<'a> Gen<'a> {
             let function = function?;
             let fail = fail(&at("propertyNames"), quote!(Why::PropertyName(k)));
             objects.extend(quote! {
+                let mut names = ::pilotage_types::validate::runtime::NameBuffer::new();
                 for k in o.keys() {
-                    let name = Value::String(k.clone());
-                    if !cx.quiet(#function, &name, at) { #fail }
+                    if !cx.quiet(#function, names.holding(k), at) { #fail }
                 }
             });
         }

@@ -1716,9 +1716,9 @@ pub mod checks {
                     }
                 }
             }
+            let mut names = ::pilotage_types::validate::runtime::NameBuffer::new();
             for k in o.keys() {
-                let name = Value::String(k.clone());
-                if !cx.quiet(s31, &name, at) {
+                if !cx.quiet(s31, names.holding(k), at) {
                     if cx
                         .fail(
                             at,

@@ -1,0 +1,157 @@
+//! [`Few`]: a list of a few `Copy` values held inline, spilling to a `Vec` beyond `N`. The
+//! evaluation context's dynamic scope and the `unevaluated*` annotations ([`crate::runtime::Ev`])
+//! hold a handful of entries per evaluation; as `Vec`s they cost an allocation and a free each
+//! (the first push of every instance that enters a dynamic scope or evaluates a member), which
+//! was most of the time of the official suite's `unevaluatedProperties`, `$dynamicRef` and
+//! `$recursiveRef` groups.
+//!
+//! Hand-written on purpose, not `smallvec` or `arrayvec`: this crate depends on `serde_json`
+//! alone (see the crate docs) and forbids `unsafe`; the five operations below, on `Copy`
+//! values with the inline slots always initialised, need neither. It is tested against `Vec`,
+//! the type it replaces.
+
+/// Up to `N` values inline, then the rest on the heap, in the order they were pushed.
+#[derive(Debug, Clone)]
+pub(crate) struct Few<T: Copy, const N: usize> {
+    /// How many of `inline` are in use (at most `N`).
+    len: usize,
+    /// The first `N` values; slots from `len` on hold the filler.
+    inline: [T; N],
+    /// The values after the first `N`.
+    more: Vec<T>,
+}
+
+impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
+    /// An empty list whose unused slots hold `fill` (never read as a value).
+    #[inline]
+    pub(crate) const fn new(fill: T) -> Self {
+        Self {
+            len: 0,
+            inline: [fill; N],
+            more: Vec::new(),
+        }
+    }
+
+    /// Whether the list is empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether anything is on the heap (the list once held more than `N` values).
+    #[inline]
+    pub(crate) fn spilled(&self) -> bool {
+        self.more.capacity() != 0
+    }
+
+    /// Appends `value`.
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) {
+        if self.len < N {
+            self.inline[self.len] = value;
+            self.len += 1;
+        } else {
+            self.more.push(value);
+        }
+    }
+
+    /// Removes and returns the last value.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        if let Some(value) = self.more.pop() {
+            return Some(value);
+        }
+        let last = self.len.checked_sub(1)?;
+        self.len = last;
+        Some(self.inline[last])
+    }
+
+    /// The last value.
+    #[inline]
+    pub(crate) fn last(&self) -> Option<&T> {
+        self.more.last().or_else(|| self.inline[..self.len].last())
+    }
+
+    /// Whether `value` is in the list.
+    #[inline]
+    pub(crate) fn contains(&self, value: &T) -> bool {
+        self.inline[..self.len].contains(value) || self.more.contains(value)
+    }
+
+    /// Empties the list (the heap part keeps its capacity).
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.more.clear();
+    }
+
+    /// The values, first pushed first.
+    #[inline]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.inline[..self.len].iter().chain(&self.more).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Few;
+
+    /// Every operation, in a long pseudo-random sequence, against `Vec` (the type `Few`
+    /// replaces): the same answers and the same contents after every step, across the
+    /// inline / heap boundary in both directions.
+    #[test]
+    fn behaves_as_a_vec() {
+        let mut few: Few<u32, 4> = Few::new(u32::MAX);
+        let mut vec: Vec<u32> = Vec::new();
+        let mut state = 0x2545_f491_u32;
+        let mut spilled_once = false;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let value = state % 11;
+            match state % 7 {
+                0 | 1 | 2 => {
+                    few.push(value);
+                    vec.push(value);
+                }
+                3 | 4 => assert_eq!(few.pop(), vec.pop()),
+                5 => {
+                    if state % 13 == 0 {
+                        few.clear();
+                        vec.clear();
+                    }
+                }
+                _ => {}
+            }
+            assert_eq!(
+                few.contains(&value),
+                vec.contains(&value),
+                "contains({value}) of {vec:?}"
+            );
+            assert_eq!(few.last(), vec.last());
+            assert_eq!(few.is_empty(), vec.is_empty());
+            assert_eq!(few.iter().collect::<Vec<_>>(), vec);
+            spilled_once |= few.spilled();
+        }
+        assert!(spilled_once, "the sequence never went past the inline slots");
+    }
+
+    /// Nothing is allocated while the values fit inline; the filler is never a value.
+    #[test]
+    fn stays_inline_up_to_n() {
+        let mut few: Few<&str, 3> = Few::new("");
+        assert!(!few.contains(&""), "the filler is not a value");
+        for name in ["a", "b", "c"] {
+            few.push(name);
+        }
+        assert!(!few.spilled());
+        assert!(!few.contains(&""));
+        few.push("d");
+        assert!(few.spilled());
+        assert_eq!(few.iter().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        assert_eq!(few.pop(), Some("d"));
+        assert_eq!(few.pop(), Some("c"));
+        assert_eq!(few.iter().collect::<Vec<_>>(), ["a", "b"]);
+    }
+}
