@@ -33,12 +33,20 @@ pub struct Cx {
 /// `unevaluatedProperties` / `unevaluatedItems`).
 pub type CheckEv = for<'v> fn(&mut Cx, &'v Value, &Loc<'_>, &mut Ev<'v>) -> bool;
 
-/// A member name as a JSON string, for `propertyNames`, whose subschema reads a `Value`: one
-/// buffer for every name of an object, where a `Value::String` built per name cost an
-/// allocation and a free each (`propertyNames` groups of the official suite took 1.1-1.3x
-/// jsonschema's time).
+/// A member name as a JSON string, for `propertyNames`, whose subschema reads a `Value`. The
+/// text is kept in a buffer that each thread keeps between evaluations: taken when an object's
+/// names are checked, put back when done (on drop, so an early return puts it back too).
+/// Before, a `Value::String` built per name cost an allocation and a free each, and a buffer
+/// per object one of each (the official suite's `propertyNames` groups took 1.0-1.3x
+/// jsonschema's time). A nested use (none arises: a name is a string, which has no names)
+/// would find the thread's buffer empty and allocate its own: never a panic.
 #[derive(Debug)]
 pub struct NameBuffer(Value);
+
+thread_local! {
+    /// The thread's buffer for [`NameBuffer`], empty while one holds it.
+    static NAME_BUFFER: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
 
 impl Default for NameBuffer {
     fn default() -> Self {
@@ -47,10 +55,12 @@ impl Default for NameBuffer {
 }
 
 impl NameBuffer {
-    /// An empty buffer (nothing allocated until the first name).
+    /// The thread's buffer (an empty one during the thread's teardown, or if it is in use).
     #[inline]
     pub fn new() -> Self {
-        Self(Value::String(String::new()))
+        Self(Value::String(
+            NAME_BUFFER.try_with(std::cell::Cell::take).unwrap_or_default(),
+        ))
     }
 
     /// `name` as a JSON string, in this buffer (the previous name is overwritten).
@@ -64,14 +74,26 @@ impl NameBuffer {
     }
 }
 
+impl Drop for NameBuffer {
+    #[inline]
+    fn drop(&mut self) {
+        if let Value::String(text) = &mut self.0 {
+            let text = std::mem::take(text);
+            // During the thread's teardown the buffer is simply freed.
+            let _ = NAME_BUFFER.try_with(|buffer| buffer.set(text));
+        }
+    }
+}
+
 /// The annotations `unevaluatedProperties` and `unevaluatedItems` read: which members and
 /// items of one instance the keywords evaluated so far (successfully) applied to.
 ///
-/// The members and items are held inline up to a few (eight names, four indices), and only
+/// The members and items are held inline up to a few (four names, four indices), and only
 /// beyond that on the heap ([`Few`]).
 #[derive(Debug)]
 pub struct Ev<'v> {
-    props: Few<&'v str, 8>,
+    /// `None` fills the unused slots: all zero bits, so a new annotation is a few vector stores.
+    props: Few<Option<&'v str>, 4>,
     all_props: bool,
     /// Items below this index were evaluated (`prefixItems`).
     items: usize,
@@ -91,7 +113,7 @@ impl<'v> Ev<'v> {
     #[inline]
     pub fn new() -> Self {
         Self {
-            props: Few::new(""),
+            props: Few::new(None),
             all_props: false,
             items: 0,
             item_set: Few::new(0),
@@ -102,8 +124,8 @@ impl<'v> Ev<'v> {
     /// The member `name` was evaluated.
     #[inline]
     pub fn prop(&mut self, name: &'v str) {
-        if !self.all_props && !self.props.contains(&name) {
-            self.props.push(name);
+        if !self.all_props && !self.props.contains(&Some(name)) {
+            self.props.push(Some(name));
         }
     }
 
@@ -117,7 +139,7 @@ impl<'v> Ev<'v> {
     /// Whether the member `name` was evaluated.
     #[inline]
     pub fn has_prop(&self, name: &str) -> bool {
-        self.all_props || self.props.contains(&name)
+        self.all_props || self.props.contains(&Some(name))
     }
 
     /// The items below `n` were evaluated.
@@ -148,19 +170,19 @@ impl<'v> Ev<'v> {
     }
 
     /// Adds what `other` (a subschema that held) evaluated. Where this side has recorded no
-    /// member (or no item) one by one, `other`'s list is taken whole: it holds no duplicate
-    /// (see [`Self::prop`], [`Self::item`]), so the union is that list, without a push (and
-    /// a growth of the vector) per name.
-    pub fn merge(&mut self, other: Ev<'v>) {
+    /// member (or no item) one by one, `other`'s list is copied without a search: it holds no
+    /// duplicate (see [`Self::prop`], [`Self::item`]). `other` is read in place: taken by value,
+    /// the whole annotation was copied at every call (a `memcpy` call per held branch).
+    pub fn merge(&mut self, other: &Ev<'v>) {
         if other.all_props {
             self.all_props();
         } else if !self.all_props {
             if self.props.is_empty() {
-                self.props = other.props;
+                other.props.each(|name| self.props.push(name));
             } else {
-                for name in other.props.iter() {
-                    self.prop(name);
-                }
+                other
+                    .props
+                    .each(|name| name.into_iter().for_each(|name| self.prop(name)));
             }
         }
         if other.all_items {
@@ -168,11 +190,9 @@ impl<'v> Ev<'v> {
         } else if !self.all_items {
             self.items_upto(other.items);
             if self.item_set.is_empty() {
-                self.item_set = other.item_set;
+                other.item_set.each(|index| self.item_set.push(index));
             } else {
-                for index in other.item_set.iter() {
-                    self.item(index);
-                }
+                other.item_set.each(|index| self.item(index));
             }
         }
     }
@@ -810,7 +830,22 @@ pub fn equal(a: &Value, b: &Value) -> bool {
         }
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b)),
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+            if x.len() != y.len() {
+                return false;
+            }
+            // serde_json's map iterates in key order, so two equal objects iterate alike and
+            // compare in one step each, without a search. With serde_json's `preserve_order`
+            // (insertion order, which a downstream build may turn on), a differing name sends
+            // the comparison to lookups.
+            for ((k, v), (l, w)) in x.iter().zip(y) {
+                if k != l {
+                    return x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)));
+                }
+                if !equal(v, w) {
+                    return false;
+                }
+            }
+            true
         }
         _ => a == b,
     }
@@ -883,13 +918,63 @@ mod tests {
     };
     use serde_json::{Number, Value};
 
-    /// The buffer holds exactly the last name given, longer or shorter than the one before.
+    /// JSON equality: numbers by value whatever their kind, objects whatever their order,
+    /// and nothing equal across kinds.
+    #[test]
+    fn equal_is_json_equality() {
+        let pairs = [
+            (
+                r#"{"a": 1, "b": [1, 2.0, {"c": null}]}"#,
+                r#"{"b": [1.0, 2, {"c": null}], "a": 1.0}"#,
+                true,
+            ),
+            (r#"{"a": 1, "b": 2}"#, r#"{"a": 1, "c": 2}"#, false),
+            (r#"{"a": 1, "b": 2}"#, r#"{"a": 1, "b": 3}"#, false),
+            (r#"{"a": 1, "b": 2}"#, r#"{"a": 1}"#, false),
+            (r#"{"a": {"x": [true]}}"#, r#"{"a": {"x": [1]}}"#, false),
+            (
+                r#"[1, -1, 18446744073709551615]"#,
+                r#"[1.0, -1.0, 18446744073709551615]"#,
+                true,
+            ),
+            (r#"[-1]"#, r#"[1]"#, false),
+            (r#"[0.5, -0.0]"#, r#"[0.5, 0]"#, true),
+            (r#"[9007199254740993]"#, r#"[9007199254740992.0]"#, false),
+            (r#""1""#, r#"1"#, false),
+            (r#"null"#, r#"false"#, false),
+            (r#"{}"#, r#"[]"#, false),
+        ];
+        for (left, right, expected) in pairs {
+            let (left, right): (Value, Value) = (
+                serde_json::from_str(left).unwrap(),
+                serde_json::from_str(right).unwrap(),
+            );
+            assert_eq!(super::equal(&left, &right), expected, "{left} = {right}");
+            assert_eq!(super::equal(&right, &left), expected, "{right} = {left}");
+        }
+    }
+
+    /// The buffer holds exactly the last name given, longer or shorter than the one before; it
+    /// is the thread's, kept between uses; two at once each hold their own name.
     #[test]
     fn a_name_buffer_holds_the_last_name() {
         let mut names = NameBuffer::new();
         for name in ["foo", "", "a much longer name", "é", "ab"] {
             assert_eq!(names.holding(name), &Value::String(name.to_owned()));
         }
+        drop(names);
+        let mut again = NameBuffer::new();
+        let Value::String(kept) = &again.0 else {
+            panic!("a name buffer holds a string")
+        };
+        assert!(
+            kept.capacity() >= "a much longer name".len(),
+            "the thread kept the buffer"
+        );
+        let mut nested = NameBuffer::new();
+        assert_eq!(nested.holding("inner"), &Value::String("inner".to_owned()));
+        assert_eq!(again.holding("outer"), &Value::String("outer".to_owned()));
+        assert_eq!(nested.holding("inner"), &Value::String("inner".to_owned()));
     }
 
     /// `merge` is the union of what both sides evaluated, whether it takes `other`'s lists
@@ -921,13 +1006,13 @@ mod tests {
             let expected_props: Vec<bool> = names.iter().map(|n| left.has_prop(n) || right.has_prop(n)).collect();
             let expected_items: Vec<bool> = (0..8).map(|i| left.has_item(i) || right.has_item(i)).collect();
             let mut merged = left;
-            merged.merge(right);
+            merged.merge(&right);
             assert_eq!(
                 names.iter().map(|n| merged.has_prop(n)).collect::<Vec<_>>(),
                 expected_props
             );
             assert_eq!((0..8).map(|i| merged.has_item(i)).collect::<Vec<_>>(), expected_items);
-            let recorded: Vec<&str> = merged.props.iter().collect();
+            let recorded: Vec<&str> = merged.props.iter().flatten().collect();
             let mut unique = recorded.clone();
             unique.sort_unstable();
             unique.dedup();
@@ -936,14 +1021,14 @@ mod tests {
         let mut all = ev(&[], 0, &[]);
         all.all_props();
         all.all_items();
-        all.merge(ev(&["a"], 1, &[4]));
+        all.merge(&ev(&["a"], 1, &[4]));
         assert!(all.has_prop("anything") && all.has_item(100));
         assert!(all.props.is_empty() && all.item_set.is_empty());
         let mut some = ev(&["a"], 0, &[2]);
         let mut every = Ev::new();
         every.all_props();
         every.all_items();
-        some.merge(every);
+        some.merge(&every);
         assert!(some.has_prop("anything") && some.has_item(100));
         assert!(some.props.is_empty() && some.item_set.is_empty());
     }

@@ -1988,7 +1988,7 @@ impl<'a> Gen<'a> {
                         let mut holds = false;
                         #( if #guards true {
                             let mut e = ::pilotage_types::validate::runtime::Ev::new();
-                            if cx.quiet_ev(#functions, v, at, &mut e) { holds = true; #ev.merge(e); }
+                            if cx.quiet_ev(#functions, v, at, &mut e) { holds = true; #ev.merge(&e); }
                         } )*
                         if !holds { #fail }
                     }
@@ -2011,7 +2011,7 @@ impl<'a> Gen<'a> {
                         let mut holds = 0usize;
                         #( if holds < 2 && #guards true {
                             let mut e = ::pilotage_types::validate::runtime::Ev::new();
-                            if cx.quiet_ev(#functions, v, at, &mut e) { holds += 1; #ev.merge(e); }
+                            if cx.quiet_ev(#functions, v, at, &mut e) { holds += 1; #ev.merge(&e); }
                         } )*
                         if holds == 0 { #none } else if holds > 1 { #many }
                     }
@@ -2075,7 +2075,7 @@ impl<'a> Gen<'a> {
                 None => quote!(if cx.quiet(#condition, v, at) { #then } else { #otherwise }),
                 Some(ev) => quote! {
                     let mut e = ::pilotage_types::validate::runtime::Ev::new();
-                    if cx.quiet_ev(#condition, v, at, &mut e) { #ev.merge(e); #then } else { #otherwise }
+                    if cx.quiet_ev(#condition, v, at, &mut e) { #ev.merge(&e); #then } else { #otherwise }
                 },
             });
         }
@@ -2125,7 +2125,7 @@ impl<'a> Gen<'a> {
                 };
                 tail.extend(quote!(#body #local.all_props();));
             }
-            let merge = ann.map(|outer| quote!(#outer.merge(::std::mem::take(#local));));
+            let merge = ann.map(|outer| quote!(#outer.merge(#local);));
             out = quote! {
                 let #local = &mut ::pilotage_types::validate::runtime::Ev::new();
                 #out
