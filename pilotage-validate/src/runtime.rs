@@ -89,7 +89,7 @@ impl Drop for NameBuffer {
 /// items of one instance the keywords evaluated so far (successfully) applied to.
 ///
 /// The members and items are held inline up to a few (four names, four indices), and only
-/// beyond that on the heap ([`Few`]).
+/// beyond that on the heap.
 #[derive(Debug)]
 pub struct Ev<'v> {
     /// `None` fills the unused slots: all zero bits, so a new annotation is a few vector stores.

@@ -134,12 +134,18 @@ fn pass_theirs(cases: &[&Case]) -> usize {
 /// `valgrind --tool=callgrind`, their inclusive instruction counts divided by `n` are the
 /// deterministic figures behind `suite/is_valid_required` (which the wall clock is not).
 fn passes(n: usize, cases: &[&Case]) {
-    for (name, pass) in [("ours", pass_ours as fn(&[&Case]) -> usize), ("jsonschema", pass_theirs)] {
+    for (name, pass) in [
+        ("ours", pass_ours as fn(&[&Case]) -> usize),
+        ("jsonschema", pass_theirs),
+    ] {
         let start = std::time::Instant::now();
         for _ in 0..n {
             black_box(pass(cases));
         }
-        eprintln!("{name}: {:.2} µs a pass", start.elapsed().as_secs_f64() * 1e6 / n as f64);
+        eprintln!(
+            "{name}: {:.2} µs a pass",
+            start.elapsed().as_secs_f64() * 1e6 / n as f64
+        );
     }
 }
 
