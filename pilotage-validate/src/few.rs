@@ -6,7 +6,7 @@
 //! `$recursiveRef` groups.
 //!
 //! Hand-written on purpose, not `smallvec` or `arrayvec`: this crate depends on `serde_json`
-//! alone (see the crate docs) and forbids `unsafe`; the five operations below, on `Copy`
+//! alone (see the crate docs) and forbids `unsafe`; the operations below, on `Copy`
 //! values with the inline slots always initialised, need neither. It is tested against `Vec`,
 //! the type it replaces.
 

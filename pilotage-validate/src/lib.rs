@@ -215,7 +215,9 @@ impl Validators {
     }
 }
 
-/// Whether `instance` passes `check` (stops at the first violation, allocates nothing).
+/// Whether `instance` passes `check` (stops at the first violation; allocates nothing unless the
+/// dynamic scope or an `unevaluated*` annotation outgrows its few inline slots, or the thread checks
+/// its first `propertyNames`).
 #[inline]
 pub fn verdict(check: Check, instance: &Value, compatible: bool) -> bool {
     let mut cx = Cx::new(false, compatible);

@@ -25,7 +25,8 @@ pub struct Cx {
     compatible: bool,
     /// The dynamic scope: the schema resources entered, outermost first (only for schema
     /// sets that use `$dynamicRef` / `$recursiveRef`), four inline before the heap (a resource
-    /// entered again while innermost is not pushed again, so recursion does not deepen it).
+    /// entered again while innermost is not pushed again, so a schema's recursion into itself
+    /// does not deepen it; recursion through several resources does).
     scope: Few<u32, 4>,
 }
 
@@ -35,7 +36,8 @@ pub type CheckEv = for<'v> fn(&mut Cx, &'v Value, &Loc<'_>, &mut Ev<'v>) -> bool
 
 /// A member name as a JSON string, for `propertyNames`, whose subschema reads a `Value`. The
 /// text is kept in a buffer that each thread keeps between evaluations: taken when an object's
-/// names are checked, put back when done (on drop, so an early return puts it back too).
+/// names are checked, put back when done (on drop, so an early return puts it back too), unless
+/// it grew past a kilobyte, when it is freed instead.
 /// Before, a `Value::String` built per name cost an allocation and a free each, and a buffer
 /// per object one of each (the official suite's `propertyNames` groups took 1.0-1.3x
 /// jsonschema's time). A nested use (none arises: a name is a string, which has no names)
@@ -74,13 +76,19 @@ impl NameBuffer {
     }
 }
 
+/// The largest buffer (in bytes) a thread keeps for [`NameBuffer`]: one hostile instance with a
+/// megabyte-long member name must not pin a megabyte per thread for the thread's life.
+const NAME_BUFFER_KEPT: usize = 1024;
+
 impl Drop for NameBuffer {
     #[inline]
     fn drop(&mut self) {
         if let Value::String(text) = &mut self.0 {
-            let text = std::mem::take(text);
-            // During the thread's teardown the buffer is simply freed.
-            let _ = NAME_BUFFER.try_with(|buffer| buffer.set(text));
+            if text.capacity() <= NAME_BUFFER_KEPT {
+                let text = std::mem::take(text);
+                // During the thread's teardown the buffer is simply freed.
+                let _ = NAME_BUFFER.try_with(|buffer| buffer.set(text));
+            }
         }
     }
 }
@@ -975,6 +983,20 @@ mod tests {
         assert_eq!(nested.holding("inner"), &Value::String("inner".to_owned()));
         assert_eq!(again.holding("outer"), &Value::String("outer".to_owned()));
         assert_eq!(nested.holding("inner"), &Value::String("inner".to_owned()));
+        drop((again, nested));
+        // A buffer grown past a kilobyte is freed, not kept.
+        let mut long = NameBuffer::new();
+        long.holding(&"x".repeat(100_000));
+        drop(long);
+        let kept = NameBuffer::new();
+        let Value::String(kept) = &kept.0 else {
+            panic!("a name buffer holds a string")
+        };
+        assert!(
+            kept.capacity() <= super::NAME_BUFFER_KEPT,
+            "kept {} bytes",
+            kept.capacity()
+        );
     }
 
     /// `merge` is the union of what both sides evaluated, whether it takes `other`'s lists
@@ -990,7 +1012,7 @@ mod tests {
             e
         };
         let names = ["a", "b", "c", "z", "m1", "m5", "m9", "n1", "n9"];
-        // Past the inline slots (eight names, four indices) on either side.
+        // Past the inline slots (four names, four indices) on either side.
         let many = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"];
         let others = ["n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "m9"];
         let cases = [

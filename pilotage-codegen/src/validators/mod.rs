@@ -108,6 +108,10 @@ struct Pin {
 /// validators are generated (`runtime::is_one_of_sorted`), rather than by one `matches!`.
 const SORTED_ENUM: usize = 16;
 
+/// The prefixes of the numbered locals ([`Gen::fresh`]): no check function may be named one
+/// of them followed by digits (`holds_4`), as a local of that name would hide it.
+const FRESH: &[&str] = &["ev", "holds", "kept", "seen"];
+
 /// Local names of the generated functions' bodies, which no check function may be named.
 const RESERVED: &[&str] = &[
     "a",
@@ -125,6 +129,7 @@ const RESERVED: &[&str] = &[
     "mark",
     "n",
     "name",
+    "names",
     "o",
     "ok",
     "s",
@@ -865,7 +870,9 @@ impl<'a> Gen<'a> {
         Some((name.to_owned(), values))
     }
 
+    /// A new local `prefix_N` (`prefix` one of [`FRESH`]).
     fn fresh(&mut self, prefix: &str) -> Ident {
+        debug_assert!(FRESH.contains(&prefix), "{prefix} is not in FRESH");
         self.fresh += 1;
         format_ident!("{}_{}", prefix, self.fresh)
     }
@@ -888,9 +895,11 @@ impl<'a> Gen<'a> {
         let mut n = 1;
         let reserved = |name: &str| {
             RESERVED.contains(&name)
-                || name
-                    .strip_prefix("ev_")
-                    .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+                || FRESH.iter().any(|prefix| {
+                    name.strip_prefix(prefix)
+                        .and_then(|rest| rest.strip_prefix('_'))
+                        .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+                })
         };
         while self.used_names.contains(&name) || reserved(&name) || syn::parse_str::<Ident>(&name).is_err() {
             n += 1;
@@ -2631,7 +2640,17 @@ mod tests {
         let schema = json!({"$defs": {
             "count": {"type": "integer"},
             "ev_1": {"type": "string"},
-            "a": {"contains": {"$ref": "#/$defs/count"}, "items": {"$ref": "#/$defs/ev_1"}, "unevaluatedItems": false}
+            "names": {"maxLength": 3},
+            "holds_1": {"type": "string"},
+            "seen_2": {"type": "string"},
+            "kept_3": {"type": "string"},
+            "a": {"contains": {"$ref": "#/$defs/count"}, "items": {"$ref": "#/$defs/ev_1"}, "unevaluatedItems": false},
+            "b": {"propertyNames": {"$ref": "#/$defs/names"}},
+            "c": {
+                "if": {"properties": {"k": {"$ref": "#/$defs/holds_1"}}, "required": ["k"]},
+                "then": {"properties": {"m": {"$ref": "#/$defs/seen_2"}}},
+                "else": {"properties": {"m": {"$ref": "#/$defs/kept_3"}}}
+            }
         }});
         let generated = generate(&schema, "t.json", false).unwrap();
         for (def, function) in &generated.checks {
@@ -2642,6 +2661,16 @@ mod tests {
         }
         assert_eq!(generated.checks["count"].to_string(), "count_2");
         assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
+        // `propertyNames` binds `names`; a fused conditional `holds_N`, `seen_N`, `kept_N`.
+        assert_eq!(generated.checks["names"].to_string(), "names_2");
+        assert_eq!(generated.checks["holds_1"].to_string(), "holds_1_2");
+        assert_eq!(generated.checks["seen_2"].to_string(), "seen_2_2");
+        assert_eq!(generated.checks["kept_3"].to_string(), "kept_3_2");
+        let code = generated.tokens.to_string();
+        assert!(
+            code.contains("cx . quiet (names_2 , names . holding (k) , at)"),
+            "{code}"
+        );
     }
 
     #[test]
