@@ -645,7 +645,13 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
 /// Whether the JSON number `n` is a multiple of `m` (`multipleOf`): exact for integers,
 /// by division for fractions.
 pub fn is_multiple_of(n: &Number, m: Num) -> bool {
-    match (m, n.as_i64().map(i128::from).or(n.as_u64().map(i128::from))) {
+    let integer = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+    if let (Num::F(m), Some(i)) = (m, integer) {
+        if let Some(answer) = integer_by_decimal(i, m) {
+            return answer;
+        }
+    }
+    match (m, integer) {
         (Num::U(m), Some(i)) if m > 0 => i % i128::from(m) == 0,
         (Num::I(m), Some(i)) if m != 0 => i % i128::from(m) == 0,
         _ => {
@@ -682,6 +688,24 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
             quotient.is_finite() && quotient.fract() == 0.0
         }
     }
+}
+
+/// Whether the integer `i` is a multiple of the decimal `multiple` (read as the shortest decimal
+/// that prints it), exactly in 128 bits; `None` when the scaled numbers do not fit or `multiple`
+/// is zero. An integer instance past 2^53 (`9007199254740993`, a multiple of `1.5`) is not
+/// rounded to a float first, as the float path would.
+fn integer_by_decimal(i: i128, multiple: f64) -> Option<bool> {
+    let (digits, exponent) = decimal_parts(multiple)?;
+    if digits == 0 {
+        return None;
+    }
+    let scale = 10_i128.checked_pow(exponent.unsigned_abs())?;
+    Some(if exponent <= 0 {
+        // i / (digits / 10^-e) is whole when i * 10^-e is a multiple of digits.
+        i.checked_mul(scale)? % digits == 0
+    } else {
+        i % digits.checked_mul(scale)? == 0
+    })
 }
 
 /// Whether the decimal quotient of `value` by `multiple` (each read as the shortest decimal
@@ -1356,5 +1380,37 @@ mod tests {
             "overflowing quotient: the exact remainder decides"
         );
         assert!(!multiple(4.5, 2.0));
+    }
+
+    /// An integer instance is divided exactly, never rounded to a float first (past 2^53 the
+    /// float is another number).
+    #[test]
+    fn an_integer_is_divided_by_a_fraction_exactly() {
+        let of = |text: &str, m: f64| is_multiple_of(&serde_json::from_str::<Number>(text).unwrap(), Num::F(m));
+        assert!(of("9007199254740993", 1.5), "6004799503160662 times 1.5");
+        assert!(!of("9007199254740995", 1.5));
+        assert!(of("9007199254740993", 0.1));
+        assert!(
+            of("18446744073709551615", 1.5),
+            "u64::MAX is 12297829382473034410 times 1.5"
+        );
+        assert!(!of("18446744073709551614", 1.5));
+        assert!(of("-9223372036854775807", 0.5));
+        assert!(of("0", 0.0001));
+        assert!(of("7", 0.0001));
+        assert!(!of("7", 0.3));
+        assert!(of("9", 0.3));
+        assert!(of("-9", 0.3));
+        assert!(of("100", 1e2));
+        assert!(!of("150", 1e2));
+        // Agrees with the float path wherever floats are exact.
+        for i in -300_i64..300 {
+            for m in [0.5, 1.5, 0.25, 2.5, 0.1, 0.3, 7.0, 1e-3] {
+                let exact = of(&i.to_string(), m);
+                #[allow(clippy::cast_precision_loss)]
+                let float = is_multiple_of(&Number::from_f64(i as f64 + 0.0).unwrap(), Num::F(m));
+                assert_eq!(exact, float, "{i} multipleOf {m}");
+            }
+        }
     }
 }
