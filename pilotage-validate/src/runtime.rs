@@ -691,21 +691,35 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
 }
 
 /// Whether the integer `i` is a multiple of the decimal `multiple` (read as the shortest decimal
-/// that prints it), exactly in 128 bits; `None` when the scaled numbers do not fit or `multiple`
-/// is zero. An integer instance past 2^53 (`9007199254740993`, a multiple of `1.5`) is not
-/// rounded to a float first, as the float path would.
+/// that prints it), exactly; `None` only when `multiple` is zero or not finite. An integer
+/// instance past 2^53 (`9007199254740993`, a multiple of `1.5`) is not rounded to a float first,
+/// as the float path would. Nothing can overflow: for `multiple = digits / 10^k`, `i / multiple`
+/// is whole when `digits`, rid of the factors 2 and 5 that `10^k` supplies (at most `k` of each),
+/// divides `i`; for `multiple = digits * 10^e` too large for 128 bits, only `0` is a multiple of
+/// it (every JSON integer here has magnitude below 2^64).
 fn integer_by_decimal(i: i128, multiple: f64) -> Option<bool> {
     let (digits, exponent) = decimal_parts(multiple)?;
     if digits == 0 {
         return None;
     }
-    let scale = 10_i128.checked_pow(exponent.unsigned_abs())?;
-    Some(if exponent <= 0 {
-        // i / (digits / 10^-e) is whole when i * 10^-e is a multiple of digits.
-        i.checked_mul(scale)? % digits == 0
-    } else {
-        i % digits.checked_mul(scale)? == 0
-    })
+    let k = exponent.unsigned_abs();
+    if exponent > 0 {
+        return Some(
+            match 10_i128.checked_pow(k).and_then(|scale| digits.checked_mul(scale)) {
+                Some(multiple) => i % multiple == 0,
+                None => i == 0,
+            },
+        );
+    }
+    let mut divisor = digits.unsigned_abs();
+    for factor in [2, 5] {
+        let mut supplied = 0;
+        while supplied < k && divisor % factor == 0 {
+            divisor /= factor;
+            supplied += 1;
+        }
+    }
+    Some(i.unsigned_abs().is_multiple_of(divisor))
 }
 
 /// Whether the decimal quotient of `value` by `multiple` (each read as the shortest decimal
@@ -1403,6 +1417,15 @@ mod tests {
         assert!(of("-9", 0.3));
         assert!(of("100", 1e2));
         assert!(!of("150", 1e2));
+        // Scales past 128 bits: answered exactly, not by the float path.
+        assert!(!of("2", 3e-38), "2 / 3e-38 is not whole");
+        assert!(!of("1", 3e-39));
+        assert!(of("3", 3e-38), "3 / 3e-38 = 1e38");
+        assert!(of("6", 3e-300));
+        assert!(!of("7", 3e-300));
+        assert!(of("0", 1e300));
+        assert!(!of("5", 1e300));
+        assert!(!of("18446744073709551615", 1e30));
         // Agrees with the float path wherever floats are exact.
         for i in -300_i64..300 {
             for m in [0.5, 1.5, 0.25, 2.5, 0.1, 0.3, 7.0, 1e-3] {

@@ -116,6 +116,7 @@ const FRESH: &[&str] = &["ev", "holds", "kept", "seen"];
 const RESERVED: &[&str] = &[
     "a",
     "at",
+    "compatible",
     "count",
     "cx",
     "e",
@@ -134,6 +135,7 @@ const RESERVED: &[&str] = &[
     "ok",
     "s",
     "seen",
+    "tag",
     "unexpected",
     "v",
 ];
@@ -891,6 +893,13 @@ impl<'a> Gen<'a> {
             base
         };
         let base = if annotating { format!("{base}_ev") } else { base };
+        // `holds_2`, `holds_3`, ... are all numbered locals: a base that is a `FRESH` prefix
+        // numbers another way, or no name would ever be free.
+        let base = if FRESH.contains(&base.as_str()) {
+            format!("{base}_fn")
+        } else {
+            base
+        };
         let mut name = base.clone();
         let mut n = 1;
         let reserved = |name: &str| {
@@ -2641,6 +2650,12 @@ mod tests {
             "count": {"type": "integer"},
             "ev_1": {"type": "string"},
             "names": {"maxLength": 3},
+            "holds": {"type": "string"},
+            "seen": {"type": "string"},
+            "ev": {"type": "string"},
+            "tag": {"properties": {"kind": {"const": "tag"}}, "required": ["kind"]},
+            "compatible": {"properties": {"kind": {"const": "compatible"}}, "required": ["kind"]},
+            "d": {"oneOf": [{"$ref": "#/$defs/tag"}, {"$ref": "#/$defs/compatible"}]},
             "holds_1": {"type": "string"},
             "seen_2": {"type": "string"},
             "kept_3": {"type": "string"},
@@ -2666,6 +2681,13 @@ mod tests {
         assert_eq!(generated.checks["holds_1"].to_string(), "holds_1_2");
         assert_eq!(generated.checks["seen_2"].to_string(), "seen_2_2");
         assert_eq!(generated.checks["kept_3"].to_string(), "kept_3_2");
+        // A base that is a numbered local's prefix (every `holds_N` is taken) numbers another way.
+        assert_eq!(generated.checks["holds"].to_string(), "holds_fn");
+        assert_eq!(generated.checks["seen"].to_string(), "seen_fn");
+        assert_eq!(generated.checks["ev"].to_string(), "ev_fn");
+        // A tagged union binds `tag` and `compatible` while it calls its branches.
+        assert_eq!(generated.checks["tag"].to_string(), "tag_2");
+        assert_eq!(generated.checks["compatible"].to_string(), "compatible_2");
         let code = generated.tokens.to_string();
         assert!(
             code.contains("cx . quiet (names_2 , names . holding (k) , at)"),
