@@ -112,6 +112,10 @@ const SORTED_ENUM: usize = 16;
 /// of them followed by digits (`holds_4`), as a local of that name would hide it.
 const FRESH: &[&str] = &["ev", "holds", "kept", "seen"];
 
+/// Keywords of later editions that `syn` (which parses as of 2021) still takes for identifiers:
+/// generated code must compile in a crate of any edition.
+const EDITION_KEYWORDS: &[&str] = &["gen"];
+
 /// Local names of the generated functions' bodies, which no check function may be named.
 const RESERVED: &[&str] = &[
     "a",
@@ -910,7 +914,11 @@ impl<'a> Gen<'a> {
                         .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
                 })
         };
-        while self.used_names.contains(&name) || reserved(&name) || syn::parse_str::<Ident>(&name).is_err() {
+        while self.used_names.contains(&name)
+            || reserved(&name)
+            || EDITION_KEYWORDS.contains(&name.as_str())
+            || syn::parse_str::<Ident>(&name).is_err()
+        {
             n += 1;
             name = format!("{base}_{n}");
         }
@@ -2650,6 +2658,7 @@ mod tests {
             "count": {"type": "integer"},
             "ev_1": {"type": "string"},
             "names": {"maxLength": 3},
+            "gen": {"type": "string"},
             "holds": {"type": "string"},
             "seen": {"type": "string"},
             "ev": {"type": "string"},
@@ -2678,6 +2687,8 @@ mod tests {
         assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
         // `propertyNames` binds `names`; a fused conditional `holds_N`, `seen_N`, `kept_N`.
         assert_eq!(generated.checks["names"].to_string(), "names_2");
+        // `gen` is a keyword of edition 2024.
+        assert_eq!(generated.checks["gen"].to_string(), "gen_2");
         assert_eq!(generated.checks["holds_1"].to_string(), "holds_1_2");
         assert_eq!(generated.checks["seen_2"].to_string(), "seen_2_2");
         assert_eq!(generated.checks["kept_3"].to_string(), "kept_3_2");
