@@ -2683,22 +2683,27 @@ mod tests {
                 "{def}: {function}"
             );
         }
-        assert_eq!(generated.checks["count"].to_string(), "count_2");
-        assert_eq!(generated.checks["ev_1"].to_string(), "ev_1_2");
-        // `propertyNames` binds `names`; a fused conditional `holds_N`, `seen_N`, `kept_N`.
-        assert_eq!(generated.checks["names"].to_string(), "names_2");
-        // `gen` is a keyword of edition 2024.
-        assert_eq!(generated.checks["gen"].to_string(), "gen_2");
-        assert_eq!(generated.checks["holds_1"].to_string(), "holds_1_2");
-        assert_eq!(generated.checks["seen_2"].to_string(), "seen_2_2");
-        assert_eq!(generated.checks["kept_3"].to_string(), "kept_3_2");
-        // A base that is a numbered local's prefix (every `holds_N` is taken) numbers another way.
-        assert_eq!(generated.checks["holds"].to_string(), "holds_fn");
-        assert_eq!(generated.checks["seen"].to_string(), "seen_fn");
-        assert_eq!(generated.checks["ev"].to_string(), "ev_fn");
-        // A tagged union binds `tag` and `compatible` while it calls its branches.
-        assert_eq!(generated.checks["tag"].to_string(), "tag_2");
-        assert_eq!(generated.checks["compatible"].to_string(), "compatible_2");
+        for (def, function) in [
+            // Fixed locals.
+            ("count", "count_2"),
+            ("names", "names_2"),
+            // A tagged union binds `tag` and `compatible` while it calls its branches.
+            ("tag", "tag_2"),
+            ("compatible", "compatible_2"),
+            // `gen` is a keyword of edition 2024.
+            ("gen", "gen_2"),
+            // Numbered locals (`ev_N`, and a fused conditional's `holds_N`, `seen_N`, `kept_N`).
+            ("ev_1", "ev_1_2"),
+            ("holds_1", "holds_1_2"),
+            ("seen_2", "seen_2_2"),
+            ("kept_3", "kept_3_2"),
+            // A base that is a numbered local's prefix (every `holds_N` is taken) numbers another way.
+            ("holds", "holds_fn"),
+            ("seen", "seen_fn"),
+            ("ev", "ev_fn"),
+        ] {
+            assert_eq!(generated.checks[def].to_string(), function, "{def}");
+        }
         let code = generated.tokens.to_string();
         assert!(
             code.contains("cx . quiet (names_2 , names . holding (k) , at)"),
