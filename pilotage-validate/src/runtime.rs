@@ -642,88 +642,87 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
     })
 }
 
-/// Whether the JSON number `n` is a multiple of `m` (`multipleOf`): exact for integers,
-/// by division for fractions.
+/// Whether the JSON number `n` is a multiple of `m` (`multipleOf`), exactly: an integer by an
+/// integer with `%`; anything else as the decimals that print them (`2.0` is a multiple of
+/// `0.00001`, though the binary quotient is 200000.00000000003), by [`decimal_divides`]. An
+/// integer instance is never rounded to a float first (`9007199254740993` is a multiple of `1.5`,
+/// which its float, 9007199254740992, is not).
 pub fn is_multiple_of(n: &Number, m: Num) -> bool {
     let integer = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
-    if let (Num::F(m), Some(i)) = (m, integer) {
-        if let Some(answer) = integer_by_decimal(i, m) {
-            return answer;
-        }
-    }
     match (m, integer) {
-        (Num::U(m), Some(i)) if m > 0 => i % i128::from(m) == 0,
-        (Num::I(m), Some(i)) if m != 0 => i % i128::from(m) == 0,
-        _ => {
-            let (Some(value), multiple) = (
-                n.as_f64(),
-                match m {
-                    #[allow(clippy::cast_precision_loss)]
-                    Num::U(m) => m as f64,
-                    #[allow(clippy::cast_precision_loss)]
-                    Num::I(m) => m as f64,
-                    Num::F(m) => m,
-                },
-            ) else {
-                return false;
-            };
-            if value == 0.0 {
-                return true;
-            }
-            if surely_not_whole(value, multiple) {
-                return false;
-            }
-            // JSON numbers are decimals: `2.0` is a multiple of `0.00001`, though the binary
-            // quotient is 200000.00000000003. Read both as the shortest decimals that print
-            // them (as the schema and the instance wrote them) and divide exactly.
-            if let Some(answer) = divides_exactly(value, multiple) {
-                return answer;
-            }
-            let quotient = value / multiple;
-            if quotient.is_infinite() && value.is_finite() {
-                // The quotient overflows (`1e308` by `0.5`): the remainder is exact in binary
-                // floating point.
-                return value % multiple == 0.0;
-            }
-            quotient.is_finite() && quotient.fract() == 0.0
+        (Num::U(m), Some(i)) if m > 0 => return i % i128::from(m) == 0,
+        (Num::I(m), Some(i)) if m != 0 => return i % i128::from(m) == 0,
+        _ => {}
+    }
+    let Some(value) = n.as_f64() else {
+        return false;
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let (multiple, exact) = match m {
+        Num::U(m) => (m as f64, Some((i128::from(m), 0))),
+        Num::I(m) => (m as f64, Some((i128::from(m), 0))),
+        Num::F(m) => (m, decimal_parts(m)),
+    };
+    if value == 0.0 {
+        return true;
+    }
+    if surely_not_whole(value, multiple) {
+        return false;
+    }
+    let instance = match integer {
+        Some(i) => Some((i, 0)),
+        None => decimal_parts(value),
+    };
+    if let (Some(instance), Some(exact)) = (instance, exact) {
+        if exact.0 != 0 {
+            return decimal_divides(instance, exact);
         }
     }
+    // A zero or non-finite multiple (generation refuses both): the binary quotient decides.
+    let quotient = value / multiple;
+    if quotient.is_infinite() && value.is_finite() {
+        return value % multiple == 0.0;
+    }
+    quotient.is_finite() && quotient.fract() == 0.0
 }
 
-/// Whether the integer `i` is a multiple of the decimal `multiple` (read as the shortest decimal
-/// that prints it), exactly; `None` only when `multiple` is zero or not finite. An integer
-/// instance past 2^53 (`9007199254740993`, a multiple of `1.5`) is not rounded to a float first,
-/// as the float path would. Nothing can overflow: for `multiple = digits / 10^k`, `i / multiple`
-/// is whole when `digits`, rid of the factors 2 and 5 that `10^k` supplies (at most `k` of each),
-/// divides `i`; for `multiple = digits * 10^e` too large for 128 bits, only `0` is a multiple of
-/// it (every JSON integer here has magnitude below 2^64).
-fn integer_by_decimal(i: i128, multiple: f64) -> Option<bool> {
-    let (digits, exponent) = decimal_parts(multiple)?;
-    if digits == 0 {
-        return None;
+/// Whether the decimal `a * 10^p` is a whole multiple of the decimal `b * 10^q` (`b` not zero),
+/// exactly, with nothing that can overflow. The quotient is `(a / b) * 10^(p - q)`:
+/// - when `p >= q`, it is whole when `b`, rid of the factors 2 and 5 that `10^(p - q)` supplies
+///   (at most `p - q` of each), divides `a`;
+/// - when `p < q`, it is whole when `b * 10^(q - p)` divides `a`; a multiple past 128 bits is
+///   larger than `a` (which fits in 128 bits), so only `a = 0` is then a multiple of it.
+///
+/// Both JSON texts are read as written: `1e300` is a multiple of `0.5` and not of `7`, and `2`
+/// is not a multiple of `3e-38`, whatever their binary quotients say.
+fn decimal_divides((a, p): (i128, i32), (b, q): (i128, i32)) -> bool {
+    if a == 0 {
+        return true;
     }
-    let k = exponent.unsigned_abs();
-    if exponent > 0 {
-        return Some(
-            match 10_i128.checked_pow(k).and_then(|scale| digits.checked_mul(scale)) {
-                Some(multiple) => i % multiple == 0,
-                None => i == 0,
-            },
-        );
-    }
-    let mut divisor = digits.unsigned_abs();
-    for factor in [2, 5] {
-        let mut supplied = 0;
-        while supplied < k && divisor % factor == 0 {
-            divisor /= factor;
-            supplied += 1;
+    let (a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    let shift = i64::from(p) - i64::from(q);
+    if shift >= 0 {
+        for factor in [2, 5] {
+            let mut supplied = 0;
+            while supplied < shift && b.is_multiple_of(factor) {
+                b /= factor;
+                supplied += 1;
+            }
         }
+        return a.is_multiple_of(b);
     }
-    Some(i.unsigned_abs().is_multiple_of(divisor))
+    match u32::try_from(-shift)
+        .ok()
+        .and_then(|k| 10_u128.checked_pow(k))
+        .and_then(|scale| b.checked_mul(scale))
+    {
+        Some(multiple) => a.is_multiple_of(multiple),
+        None => false,
+    }
 }
 
 /// Whether the decimal quotient of `value` by `multiple` (each read as the shortest decimal
-/// that prints it, as [`divides_exactly`] reads them) is surely not a whole number, from the
+/// that prints it, as [`decimal_divides`] reads them) is surely not a whole number, from the
 /// binary quotient alone: the answer "no" of most `multipleOf` tests on fractions, without
 /// printing either number.
 ///
@@ -780,20 +779,6 @@ fn decimal_parts(f: f64) -> Option<(i128, i32)> {
         }
     }
     Some((if negative { -digits } else { digits }, exponent))
-}
-
-/// Whether the decimal `value` is an integer multiple of the decimal `multiple`, exactly;
-/// `None` when the scaled numbers do not fit in 128 bits.
-fn divides_exactly(value: f64, multiple: f64) -> Option<bool> {
-    let (value, value_exponent) = decimal_parts(value)?;
-    let (multiple, multiple_exponent) = decimal_parts(multiple)?;
-    if multiple == 0 {
-        return None;
-    }
-    let shared = value_exponent.min(multiple_exponent);
-    let scale =
-        |digits: i128, exponent: i32| digits.checked_mul(10_i128.checked_pow(u32::try_from(exponent - shared).ok()?)?);
-    Some(scale(value, value_exponent)? % scale(multiple, multiple_exponent)? == 0)
 }
 
 /// Whether `value` is one of the strings `sorted` (a long `enum`), sorted by length, then
@@ -959,7 +944,7 @@ pub fn length(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{
-        decimal_parts, divides_exactly, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Ev,
+        decimal_divides, decimal_parts, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Ev,
         NameBuffer, Num,
     };
     use serde_json::{Number, Value};
@@ -1358,7 +1343,7 @@ mod tests {
                     .parse()
                     .unwrap()
             };
-            let Some(exact) = divides_exactly(value, multiple) else {
+            let Some(exact) = scaled_remainder(value, multiple) else {
                 continue;
             };
             if !exact {
@@ -1378,6 +1363,85 @@ mod tests {
 
     fn multiple(value: f64, of: f64) -> bool {
         is_multiple_of(&Number::from_f64(value).unwrap(), Num::F(of))
+    }
+
+    /// The plain exact division, the reference for [`decimal_divides`]: both decimals scaled to
+    /// their shared exponent, then `%`; `None` when a scaled number does not fit in 128 bits.
+    fn scaled_remainder(value: f64, multiple: f64) -> Option<bool> {
+        let (value, value_exponent) = decimal_parts(value)?;
+        let (multiple, multiple_exponent) = decimal_parts(multiple)?;
+        let shared = value_exponent.min(multiple_exponent);
+        let scale = |digits: i128, exponent: i32| {
+            digits.checked_mul(10_i128.checked_pow(u32::try_from(exponent - shared).ok()?)?)
+        };
+        Some(scale(value, value_exponent)? % scale(multiple, multiple_exponent)? == 0)
+    }
+
+    /// `decimal_divides` (which cannot overflow) agrees with the plain scaled division wherever
+    /// that fits in 128 bits, over 300,000 random pairs of decimals (multiples and not), and
+    /// answers exactly where it does not.
+    #[test]
+    fn the_decimal_division_agrees_with_the_scaled_one() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut compared, mut multiples) = (0, 0);
+        for round in 0..300_000_u64 {
+            let width = 1 + u32::try_from(round % 9).unwrap();
+            let multiple_digits = i128::from(next() % 10_u64.pow(width) + 1);
+            let multiple_exponent = i32::try_from(next() % 41).unwrap() - 20;
+            let (value_digits, value_exponent) = if round % 2 == 0 {
+                // A whole multiple, written with an exponent of its own.
+                let product = multiple_digits * i128::from(next() % 100_000);
+                let drop = i32::try_from(next() % 6).unwrap();
+                let divisor = 10_i128.pow(drop.unsigned_abs());
+                if product % divisor == 0 {
+                    (product / divisor, multiple_exponent + drop)
+                } else {
+                    (product, multiple_exponent)
+                }
+            } else {
+                (
+                    i128::from(next() % 10_u64.pow(1 + u32::try_from(round % 15).unwrap())),
+                    i32::try_from(next() % 41).unwrap() - 20,
+                )
+            };
+            let sign = if next() % 2 == 0 { 1 } else { -1 };
+            let value: f64 = format!("{}e{value_exponent}", sign * value_digits).parse().unwrap();
+            let multiple: f64 = format!("{multiple_digits}e{multiple_exponent}").parse().unwrap();
+            let (Some(parts), Some(multiple_parts)) = (decimal_parts(value), decimal_parts(multiple)) else {
+                continue;
+            };
+            let answer = decimal_divides(parts, multiple_parts);
+            if let Some(expected) = scaled_remainder(value, multiple) {
+                assert_eq!(answer, expected, "{value} multipleOf {multiple}");
+                compared += 1;
+                multiples += usize::from(expected);
+            }
+        }
+        assert!(compared > 250_000, "compared {compared}");
+        assert!(multiples > 100_000 && multiples < compared - 100_000, "{multiples} multiples of {compared}");
+        // Past 128 bits, where the scaled division gives up.
+        for (value, of, expected) in [
+            (1e300, 0.5, true),
+            (1e300, 7.0, false),
+            (1e300, 8.0, true),
+            (1e300, 3e-38, false),
+            (3e300, 3e-38, true),
+            (1e-200, 1e-300, true),
+            (1e-300, 1e-200, false),
+            (2.5e-100, 5e-301, true),
+            (2.5e-100, 3e-301, false),
+            (1.5e-300, 1e-200, false),
+            (1e308, 1e-308, true),
+        ] {
+            assert_eq!(scaled_remainder(value, of), None, "{value} by {of} fits in 128 bits");
+            assert_eq!(multiple(value, of), expected, "{value} multipleOf {of}");
+        }
     }
 
     #[test]

@@ -83,7 +83,7 @@ fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
     // largest excess first.
     let mut required: Vec<_> = rows
         .iter()
-        .filter(|(_, _, name)| !name.contains("/optional/") && !name.contains("cases/"))
+        .filter(|(_, _, name)| is_required(name))
         .collect();
     let (ours, base) = required.iter().fold((0.0, 0.0), |(o, b), r| (o + r.0, b + r.1));
     eprintln!(
@@ -199,11 +199,17 @@ fn bench(c: &mut Criterion) {
         &pick(&|name| name.contains("/optional/format/")),
     );
     // The required tests alone: the keywords, without the optional formats and regex dialect.
-    let required = pick(&|name| !name.contains("/optional/") && !name.contains("cases/"));
+    let required = pick(&is_required);
     if let Some(n) = std::env::var("PILOTAGE_SUITE_PASSES").ok().and_then(|n| n.parse().ok()) {
         passes(n, &required);
     }
     measure(c, "suite/is_valid_required", &required);
+}
+
+/// Whether the group `name` is one of the official suite's required tests: neither under
+/// `optional/` (formats, the regex dialect, bignums) nor one of the crate's own `cases/`.
+fn is_required(name: &str) -> bool {
+    !name.contains("/optional/") && !name.contains("cases/")
 }
 
 fn measure(c: &mut Criterion, name: &str, cases: &[&Case]) {
