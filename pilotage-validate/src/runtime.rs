@@ -1424,7 +1424,10 @@ mod tests {
             }
         }
         assert!(compared > 250_000, "compared {compared}");
-        assert!(multiples > 100_000 && multiples < compared - 100_000, "{multiples} multiples of {compared}");
+        assert!(
+            multiples > 100_000 && multiples < compared - 100_000,
+            "{multiples} multiples of {compared}"
+        );
         // Past 128 bits, where the scaled division gives up.
         for (value, of, expected) in [
             (1e300, 0.5, true),

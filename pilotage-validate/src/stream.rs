@@ -439,8 +439,6 @@ const ELSE_FAILS: u16 = 256;
 struct Entry {
     /// The required members seen, by their index in the node's `required`.
     required: u64,
-    /// Members or items read.
-    count: u64,
     node: u32,
     /// The entry whose verdict this one's feeds (`u32::MAX`: none).
     owner: u32,
@@ -455,7 +453,6 @@ impl Entry {
     fn new(node: u32, owner: u32, role: Role) -> Self {
         Self {
             required: 0,
-            count: 0,
             node,
             owner,
             flags: OK,
@@ -759,13 +756,11 @@ impl Run {
         let (start, end) = self.object;
         let length = 1u64 << (key.len() % 64);
         for i in start..end {
-            let entry = &mut self.entries[i];
+            let entry = self.entries[i];
             if !entry.ok() {
                 continue;
             }
-            entry.count += 1;
-            let node = entry.node;
-            let node = self.at(node);
+            let node = self.at(entry.node);
             if !node.members {
                 continue;
             }
@@ -858,9 +853,9 @@ impl Run {
         }
     }
 
-    /// Ends an object or an array: the counts of every location of the frame, then its
-    /// verdicts.
-    fn close_container(&mut self, start: usize, roots: usize, end: usize, object: bool) {
+    /// Ends an object or an array of `count` members or items: the counts of every location of
+    /// the frame, then its verdicts.
+    fn close_container(&mut self, start: usize, roots: usize, end: usize, object: bool, count: u64) {
         for i in start..end {
             let entry = self.entries[i];
             if !entry.ok() {
@@ -873,9 +868,9 @@ impl Run {
                 } else {
                     (1u64 << node.required) - 1
                 };
-                entry.required == all && entry.count >= node.min_properties && entry.count <= node.max_properties
+                entry.required == all && count >= node.min_properties && count <= node.max_properties
             } else {
-                entry.count >= node.min_items && entry.count <= node.max_items
+                count >= node.min_items && count <= node.max_items
             };
             if !ok {
                 self.entries[i].fail();
@@ -1348,10 +1343,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             }
         }
         let count = items.index as u64;
-        for entry in &mut items.run.entries[items.start..items.end] {
-            entry.count = count;
-        }
-        items.run.close_container(items.start, roots, end, false);
+        items.run.close_container(items.start, roots, end, false, count);
         Ok(value)
     }
 
@@ -1363,6 +1355,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             start: self.start,
             end,
             child: None,
+            count: 0,
             done: false,
         };
         let value = self.visitor.visit_map(&mut members)?;
@@ -1372,7 +1365,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             }
             members.next_value::<IgnoredAny>()?;
         }
-        members.run.close_container(members.start, roots, end, true);
+        let count = members.count;
+        members.run.close_container(members.start, roots, end, true, count);
         Ok(value)
     }
 
@@ -1439,6 +1433,8 @@ struct Members<'r, A> {
     end: usize,
     /// Where the locations of the member whose name was just read start.
     child: Option<usize>,
+    /// Members read (a name read twice counts twice).
+    count: u64,
     done: bool,
 }
 
@@ -1466,6 +1462,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
             self.done = true;
             return Ok(None);
         }
+        self.count += 1;
         self.child = Some(self.run.named.unwrap_or_else(|| {
             // A name given in another form than a string: not checked, so no verdict.
             self.run.unknown = true;
@@ -1741,6 +1738,8 @@ mod tests {
         Node::new().items(&[], None, 0, 2),
         // 9: opaque
         Node::opaque(),
+        // 10: {"minProperties": 1, "maxProperties": 2}
+        Node::new().members(0, 1, 2),
     ];
 
     fn check(root: u32, text: &str) -> Option<bool> {
@@ -1775,6 +1774,17 @@ mod tests {
             (r#"{}"#, Some(true)),
         ] {
             assert_eq!(check(6, text), expected, "{text}");
+        }
+        for (text, expected) in [
+            (r#"{}"#, Some(false)),
+            (r#"{"a": 1}"#, Some(true)),
+            (r#"{"a": 1, "b": {"x": 1, "y": 2, "z": 3}}"#, Some(true)),
+            (r#"{"a": 1, "b": 2, "c": 3}"#, Some(false)),
+            // A name read three times is counted three times (a `Value` keeps one).
+            (r#"{"a": 1, "a": 2, "a": 3}"#, Some(false)),
+            (r#"[1, 2, 3]"#, Some(true)),
+        ] {
+            assert_eq!(check(10, text), expected, "{text}");
         }
         assert_eq!(check(9, "1"), None);
         assert_eq!(check(5, "1"), Some(false));

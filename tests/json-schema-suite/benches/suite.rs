@@ -81,10 +81,7 @@ fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
     }
     // The required tests: where ours takes more than 0.3x jsonschema's (#33's goal for them), the
     // largest excess first.
-    let mut required: Vec<_> = rows
-        .iter()
-        .filter(|(_, _, name)| is_required(name))
-        .collect();
+    let mut required: Vec<_> = rows.iter().filter(|(_, _, name)| is_required(name)).collect();
     let (ours, base) = required.iter().fold((0.0, 0.0), |(o, b), r| (o + r.0, b + r.1));
     eprintln!(
         "required: {:.2} µs ours, {:.2} µs jsonschema, {:.3}x",
