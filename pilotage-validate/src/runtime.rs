@@ -644,9 +644,15 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
 
 /// Whether the JSON number `n` is a multiple of `m` (`multipleOf`), exactly: an integer by an
 /// integer with `%`; anything else as the decimals that print them (`2.0` is a multiple of
-/// `0.00001`, though the binary quotient is 200000.00000000003), by [`decimal_divides`]. An
-/// integer instance is never rounded to a float first (`9007199254740993` is a multiple of `1.5`,
-/// which its float, 9007199254740992, is not).
+/// `0.00001`, though the binary quotient is 199999.99999999997), by `decimal_divides`. An
+/// integer instance's answer never depends on its rounding to a float (`9007199254740993` is a
+/// multiple of `1.5`, which its float, 9007199254740992, is not).
+///
+/// A number serde_json holds as a float is read as the shortest decimal that prints it: the text
+/// it came from is gone. Where that text was another number of the same float, the answer is
+/// that of the shortest decimal: `18446744073709551616` (2^64, past `u64`, so a float) is read as
+/// `18446744073709552000`, not a multiple of `1024`; `1e300` is read as 10^300, a multiple of `5`
+/// and not of `7`.
 pub fn is_multiple_of(n: &Number, m: Num) -> bool {
     let integer = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
     match (m, integer) {
@@ -674,16 +680,11 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
         None => decimal_parts(value),
     };
     if let (Some(instance), Some(exact)) = (instance, exact) {
-        if exact.0 != 0 {
-            return decimal_divides(instance, exact);
-        }
+        return decimal_divides(instance, exact);
     }
-    // A zero or non-finite multiple (generation refuses both): the binary quotient decides.
-    let quotient = value / multiple;
-    if quotient.is_infinite() && value.is_finite() {
-        return value % multiple == 0.0;
-    }
-    quotient.is_finite() && quotient.fract() == 0.0
+    // A zero or non-finite multiple: generation refuses both (`multipleOf` must be greater than
+    // 0, and JSON has no infinity). Only 0, answered above, would be a multiple of 0.
+    false
 }
 
 /// Whether the decimal `a * 10^p` is a whole multiple of the decimal `b * 10^q` (`b` not zero),
@@ -698,6 +699,10 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
 fn decimal_divides((a, p): (i128, i32), (b, q): (i128, i32)) -> bool {
     if a == 0 {
         return true;
+    }
+    if b == 0 {
+        // Only 0 is a multiple of 0 (and the loop below would not end early).
+        return false;
     }
     let (a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     let shift = i64::from(p) - i64::from(q);
@@ -721,12 +726,13 @@ fn decimal_divides((a, p): (i128, i32), (b, q): (i128, i32)) -> bool {
     }
 }
 
-/// Whether the decimal quotient of `value` by `multiple` (each read as the shortest decimal
-/// that prints it, as [`decimal_divides`] reads them) is surely not a whole number, from the
-/// binary quotient alone: the answer "no" of most `multipleOf` tests on fractions, without
-/// printing either number.
+/// Whether the exact quotient of the instance by the multiple is surely not a whole number, from
+/// the binary quotient of their floats `value` and `multiple` alone: the answer "no" of most
+/// `multipleOf` tests on fractions, without printing either number. The exact numbers are the
+/// ones [`is_multiple_of`] divides: an integer (the instance, or a `multipleOf` written as one),
+/// or the shortest decimal that prints a float.
 ///
-/// For normal numbers, each binary value is its shortest decimal within a relative 2^-53, and
+/// For normal numbers, each float is within a relative 2^-53 of its exact number, and
 /// the division adds one more rounding of 2^-53: the binary quotient `q` is within a relative
 /// 4e-16 of the decimal quotient `N`. When `q` is further than a relative 1e-9 from every whole
 /// number, `N` cannot be one. Anything else (subnormals, an overflowing or vanishing quotient,
@@ -882,12 +888,74 @@ pub fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Whether the items of `items` are pairwise unequal ([`equal`]).
+/// Arrays up to this many items are checked for `uniqueItems` pair by pair (no allocation);
+/// longer ones by their hashes.
+const PAIRWISE_ITEMS: usize = 16;
+
+/// Whether the items of `items` are pairwise unequal ([`equal`]). Up to `PAIRWISE_ITEMS` (16)
+/// items, every pair is compared. Beyond, each item is hashed consistently with `equal`
+/// (`hash_json`, with keys random to the call, so no input can be built to collide), the
+/// hashes sorted, and only items of one hash compared: O(n log n) where the pairwise scan was
+/// O(n²) (5·10^9 comparisons for a hostile array of 100,000 items).
 pub fn all_unique(items: &[Value]) -> bool {
-    items
+    if items.len() <= PAIRWISE_ITEMS {
+        return items
+            .iter()
+            .enumerate()
+            .all(|(i, a)| items[i + 1..].iter().all(|b| !equal(a, b)));
+    }
+    let keys = std::collections::hash_map::RandomState::new();
+    let mut hashed: Vec<(u64, usize)> = items
         .iter()
         .enumerate()
-        .all(|(i, a)| items[i + 1..].iter().all(|b| !equal(a, b)))
+        .map(|(i, item)| (hash_json(&keys, item), i))
+        .collect();
+    hashed.sort_unstable();
+    hashed.chunk_by(|a, b| a.0 == b.0).all(|same| {
+        same.iter()
+            .enumerate()
+            .all(|(k, &(_, i))| same[k + 1..].iter().all(|&(_, j)| !equal(&items[i], &items[j])))
+    })
+}
+
+/// A hash of `value` consistent with [`equal`]: equal values hash alike. A number that is a
+/// whole number in the range of JSON integers here (`-2^63 .. 2^64`) hashes as that integer
+/// (`1` and `1.0`, `0` and `-0.0` alike; two distinct integers that round to one `f64` do not
+/// share a hash), any other by its bits; an object hashes its members regardless of order.
+fn hash_json(keys: &std::collections::hash_map::RandomState, value: &Value) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut hasher = keys.build_hasher();
+    match value {
+        Value::Null => 0_u8.hash(&mut hasher),
+        Value::Bool(b) => (1_u8, *b).hash(&mut hasher),
+        Value::Number(n) => {
+            2_u8.hash(&mut hasher);
+            let whole = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from)).or_else(|| {
+                let f = n.as_f64()?;
+                #[allow(clippy::cast_possible_truncation)]
+                (f.fract() == 0.0 && (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&f))
+                    .then_some(f as i128)
+            });
+            match whole {
+                Some(i) => (0_u8, i).hash(&mut hasher),
+                None => (1_u8, n.as_f64().map(f64::to_bits)).hash(&mut hasher),
+            }
+        }
+        Value::String(s) => (3_u8, s.as_str()).hash(&mut hasher),
+        Value::Array(items) => {
+            (4_u8, items.len()).hash(&mut hasher);
+            for item in items {
+                hash_json(keys, item).hash(&mut hasher);
+            }
+        }
+        Value::Object(members) => {
+            let sum = members.iter().fold(0_u64, |sum, (name, member)| {
+                sum.wrapping_add(keys.hash_one((name.as_str(), hash_json(keys, member))))
+            });
+            (5_u8, members.len(), sum).hash(&mut hasher);
+        }
+    }
+    hasher.finish()
 }
 
 /// Draft-07's `contentEncoding` / `contentMediaType` (asserted, as the suite's optional tests
@@ -948,6 +1016,96 @@ mod tests {
         NameBuffer, Num,
     };
     use serde_json::{Number, Value};
+
+    /// Every pair compared: what `all_unique` answered for any length before it hashed.
+    fn pairwise_unique(items: &[Value]) -> bool {
+        items
+            .iter()
+            .enumerate()
+            .all(|(i, a)| items[i + 1..].iter().all(|b| !super::equal(a, b)))
+    }
+
+    /// `all_unique` past [`super::PAIRWISE_ITEMS`] (by hashes) gives the pairwise answer, over
+    /// random arrays of distinct values (integers, integers below 2^64 that round to one `f64`,
+    /// fractions, strings, arrays, objects), half of them with a twin of one item added: the same
+    /// JSON value written another way (`7` and `7.0`, `0` and `-0.0`, members in another order).
+    #[test]
+    fn hashed_uniqueness_agrees_with_the_pairwise_scan() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let float = |f: f64| Value::Number(Number::from_f64(f).unwrap());
+        // Distinct `k` give distinct values; `twin` gives the same value written another way.
+        #[allow(clippy::cast_precision_loss)]
+        let item = |k: u64, twin: bool| -> Value {
+            match (k % 6, twin) {
+                (0, false) => Value::from(k),
+                (0, true) if k == 0 => float(-0.0),
+                (0, true) => float(k as f64),
+                (1, _) => Value::from(u64::MAX - k),
+                (2, _) => Value::from(format!("s{k}")),
+                (3, false) => serde_json::json!([k, k / 2]),
+                (3, true) => serde_json::json!([k as f64, k / 2]),
+                (4, false) => serde_json::json!({"a": k, "b": [k]}),
+                (4, true) => serde_json::json!({"b": [k as f64], "a": k}),
+                _ => float(k as f64 + 0.5),
+            }
+        };
+        let (mut unique, mut repeated) = (0, 0);
+        for round in 0..3_000_u64 {
+            let length = usize::try_from(round % 90).unwrap() + 1;
+            let mut keys = std::collections::BTreeSet::new();
+            while keys.len() < length {
+                keys.insert(next() % 100_000);
+            }
+            let mut items: Vec<Value> = keys.iter().map(|&k| item(k, false)).collect();
+            let twin = round % 2 == 1;
+            if twin {
+                let of = keys
+                    .iter()
+                    .nth(usize::try_from(next() % length as u64).unwrap())
+                    .unwrap();
+                let at = usize::try_from(next() % (length as u64 + 1)).unwrap();
+                items.insert(at, item(*of, true));
+            }
+            let answer = super::all_unique(&items);
+            assert_eq!(answer, pairwise_unique(&items), "{items:?}");
+            assert_eq!(answer, !twin, "{items:?}");
+            if items.len() > super::PAIRWISE_ITEMS {
+                if answer {
+                    unique += 1;
+                } else {
+                    repeated += 1;
+                }
+            }
+        }
+        assert!(
+            unique > 1_000 && repeated > 1_000,
+            "{unique} unique, {repeated} repeated"
+        );
+    }
+
+    /// A long array: 20,000 distinct items, 2,048 of them consecutive integers below 2^64 that
+    /// all round to one `f64`; then the same with a float equal to one of them.
+    #[test]
+    fn a_long_array_is_checked_by_hashes() {
+        let mut items: Vec<Value> = (0..2_048_u64).map(|k| Value::from(u64::MAX - k)).collect();
+        items.extend((0..8_000_i64).map(Value::from));
+        items.extend((0..8_000).map(|k| Value::from(format!("item {k}"))));
+        items.extend((0..1_952).map(|k| serde_json::json!({"k": k, "list": [k, 0.5]})));
+        assert_eq!(items.len(), 20_000);
+        assert!(super::all_unique(&items));
+        let mut repeated = items.clone();
+        repeated.push(Value::Number(Number::from_f64(7_999.0).unwrap()));
+        assert!(!super::all_unique(&repeated), "7999.0 equals the item 7999");
+        let mut repeated = items;
+        repeated.insert(0, serde_json::json!({"list": [1_951, 0.5], "k": 1_951.0}));
+        assert!(!super::all_unique(&repeated), "an object equal to the last one");
+    }
 
     /// JSON equality: numbers by value whatever their kind, objects whatever their order,
     /// and nothing equal across kinds.
@@ -1445,11 +1603,37 @@ mod tests {
             assert_eq!(scaled_remainder(value, of), None, "{value} by {of} fits in 128 bits");
             assert_eq!(multiple(value, of), expected, "{value} multipleOf {of}");
         }
+        // Each branch on its own (`is_multiple_of` answers some of these earlier, from the binary
+        // quotient): (digits, exponent) pairs.
+        for (value, of, expected) in [
+            // p < q, the multiple past 128 bits: only 0 is a multiple.
+            ((1, -300), (1, -200), false),
+            ((5, 0), (1, 300), false),
+            ((i128::MAX, 0), (1, 39), false),
+            ((0, 0), (1, 300), true),
+            // p < q, within 128 bits.
+            ((3, 0), (3, 38), false),
+            ((30, 0), (3, 1), true),
+            ((-30, 0), (-3, 1), true),
+            // p >= q: 2s and 5s supplied by 10^(p - q), at most p - q of each.
+            ((1, 3), (8, 0), true),
+            ((1, 3), (16, 0), false),
+            ((1, 3), (125, 0), true),
+            ((1, 3), (625, 0), false),
+            ((3, 700), (3_000, 0), true),
+            ((1, 700), (3, 0), false),
+            ((i128::MIN, 0), (2, 0), true),
+            // A zero multiple: only 0.
+            ((5, 0), (0, 0), false),
+            ((0, 0), (0, 0), true),
+        ] {
+            assert_eq!(decimal_divides(value, of), expected, "{value:?} by {of:?}");
+        }
     }
 
     #[test]
     fn multiple_of_reads_decimals_exactly() {
-        assert!(multiple(2.0, 0.00001), "the binary quotient is 200000.00000000003");
+        assert!(multiple(2.0, 0.00001), "the binary quotient is 199999.99999999997");
         assert!(multiple(1_070_468.14, 0.01));
         assert!(multiple(19.99, 0.01));
         assert!(multiple(0.0075, 0.0001));
@@ -1458,7 +1642,7 @@ mod tests {
         assert!(!multiple(0.00751, 0.0001));
         assert!(
             multiple(1e308, 0.5),
-            "overflowing quotient: the exact remainder decides"
+            "the binary quotient overflows; the decimal one is 2e308"
         );
         assert!(!multiple(4.5, 2.0));
     }

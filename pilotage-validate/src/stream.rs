@@ -853,8 +853,8 @@ impl Run {
         }
     }
 
-    /// Ends an object or an array of `count` members or items: the counts of every location of
-    /// the frame, then its verdicts.
+    /// Ends an object or an array of `count` members or items: the count against every location
+    /// of the frame (and, for an object, its `required`), then its verdicts.
     fn close_container(&mut self, start: usize, roots: usize, end: usize, object: bool, count: u64) {
         for i in start..end {
             let entry = self.entries[i];
@@ -1738,8 +1738,9 @@ mod tests {
         Node::new().items(&[], None, 0, 2),
         // 9: opaque
         Node::opaque(),
-        // 10: {"minProperties": 1, "maxProperties": 2}
-        Node::new().members(0, 1, 2),
+        // 10: {"minProperties": 1, "maxProperties": 2, "additionalProperties": 7}, so members
+        // are read through the wrapper (a nested object's members counted in its own frame)
+        Node::new().properties(&[], &[], Some(7)).members(0, 1, 2),
     ];
 
     fn check(root: u32, text: &str) -> Option<bool> {
