@@ -894,9 +894,9 @@ const PAIRWISE_ITEMS: usize = 16;
 
 /// Whether the items of `items` are pairwise unequal ([`equal`]). Up to `PAIRWISE_ITEMS` (16)
 /// items, every pair is compared. Beyond, each item is hashed consistently with `equal`
-/// (`hash_json`, with keys random to the call, so no input can be built to collide), the
-/// hashes sorted, and only items of one hash compared: O(n log n) where the pairwise scan was
-/// O(n²) (5·10^9 comparisons for a hostile array of 100,000 items).
+/// (`hash_json`, SipHash with secret keys, so collisions cannot be chosen), the hashes sorted,
+/// and only items of one hash compared: each item read once, then O(n log n), where the
+/// pairwise scan was O(n²) (5·10^9 comparisons for a hostile array of 100,000 items).
 pub fn all_unique(items: &[Value]) -> bool {
     if items.len() <= PAIRWISE_ITEMS {
         return items
@@ -1026,9 +1026,10 @@ mod tests {
     }
 
     /// `all_unique` past [`super::PAIRWISE_ITEMS`] (by hashes) gives the pairwise answer, over
-    /// random arrays of distinct values (integers, integers below 2^64 that round to one `f64`,
-    /// fractions, strings, arrays, objects), half of them with a twin of one item added: the same
-    /// JSON value written another way (`7` and `7.0`, `0` and `-0.0`, members in another order).
+    /// random arrays of distinct values (integers, integers below 2^64 that share their `f64`
+    /// with their neighbours, fractions, strings, arrays, objects), half of them with a twin of
+    /// one item added: the same JSON value, written another way where the kind has one (`7` and
+    /// `7.0`, `0` and `-0.0`, `[7, 3]` and `[7.0, 3]`, a float inside an object), else again.
     #[test]
     fn hashed_uniqueness_agrees_with_the_pairwise_scan() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
@@ -1039,7 +1040,8 @@ mod tests {
             state
         };
         let float = |f: f64| Value::Number(Number::from_f64(f).unwrap());
-        // Distinct `k` give distinct values; `twin` gives the same value written another way.
+        // Distinct `k` give distinct values; `twin` gives the same value (written another way for
+        // kinds 0, 3 and 4).
         #[allow(clippy::cast_precision_loss)]
         let item = |k: u64, twin: bool| -> Value {
             match (k % 6, twin) {
@@ -1089,8 +1091,59 @@ mod tests {
         );
     }
 
-    /// A long array: 20,000 distinct items, 2,048 of them consecutive integers below 2^64 that
-    /// all round to one `f64`; then the same with a float equal to one of them.
+    /// `hash_json` hashes alike exactly the pairs `equal` holds for (keys are secret, so two
+    /// unequal values share a hash with probability 2^-64): numbers at the ends of the integer
+    /// range and past it, integers that share one `f64`, and values alike but for order.
+    #[test]
+    fn the_hash_agrees_with_equality() {
+        let float = |f: f64| Value::Number(Number::from_f64(f).unwrap());
+        let keys = std::collections::hash_map::RandomState::new();
+        for (a, b, alike) in [
+            (Value::from(i64::MIN), float(-9_223_372_036_854_775_808.0), true),
+            (Value::from(i64::MIN), float(-9_223_372_036_854_777_856.0), false),
+            (Value::from(1_u64 << 63), float(9_223_372_036_854_775_808.0), true),
+            (
+                Value::from(18_446_744_073_709_549_568_u64),
+                float(18_446_744_073_709_549_568.0),
+                true,
+            ),
+            (Value::from(u64::MAX), float(18_446_744_073_709_551_616.0), false),
+            (Value::from(u64::MAX), Value::from(u64::MAX - 1), false),
+            (Value::from(-5), float(-5.0), true),
+            (Value::from(0), float(-0.0), true),
+            (float(0.5), float(0.5), true),
+            (float(0.5), float(-0.5), false),
+            (Value::from(1), Value::from("1"), false),
+            (Value::Null, Value::from(false), false),
+            (serde_json::json!([1, 2]), serde_json::json!([2, 1]), false),
+            (serde_json::json!([1, 2]), serde_json::json!([1.0, 2]), true),
+            (
+                serde_json::json!({"a": 1, "b": 2}),
+                serde_json::json!({"a": 2, "b": 1}),
+                false,
+            ),
+            (
+                serde_json::json!({"a": 1, "b": [2]}),
+                serde_json::json!({"b": [2.0], "a": 1.0}),
+                true,
+            ),
+            (
+                serde_json::json!({"a": 1}),
+                serde_json::json!({"a": 1, "b": null}),
+                false,
+            ),
+        ] {
+            assert_eq!(super::equal(&a, &b), alike, "{a} and {b}");
+            assert_eq!(
+                super::hash_json(&keys, &a) == super::hash_json(&keys, &b),
+                alike,
+                "the hashes of {a} and {b}"
+            );
+        }
+    }
+
+    /// A long array: 20,000 distinct items, 2,048 of them the integers just below 2^64, which
+    /// round to two `f64`s (1,024 each); then the same with a float equal to one of them.
     #[test]
     fn a_long_array_is_checked_by_hashes() {
         let mut items: Vec<Value> = (0..2_048_u64).map(|k| Value::from(u64::MAX - k)).collect();
