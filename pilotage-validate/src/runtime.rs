@@ -694,8 +694,8 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
 /// - when `p < q`, it is whole when `b * 10^(q - p)` divides `a`; a multiple past 128 bits is
 ///   larger than `a` (which fits in 128 bits), so only `a = 0` is then a multiple of it.
 ///
-/// Both JSON texts are read as written: `1e300` is a multiple of `0.5` and not of `7`, and `2`
-/// is not a multiple of `3e-38`, whatever their binary quotients say.
+/// Both numbers are decimals (as [`is_multiple_of`] reads them): `1e300` is a multiple of `0.5`
+/// and not of `7`, and `2` is not a multiple of `3e-38`, whatever their binary quotients say.
 fn decimal_divides((a, p): (i128, i32), (b, q): (i128, i32)) -> bool {
     if a == 0 {
         return true;
