@@ -654,7 +654,7 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
 /// `18446744073709552000`, not a multiple of `1024`; `1e300` is read as 10^300, a multiple of `5`
 /// and not of `7`.
 pub fn is_multiple_of(n: &Number, m: Num) -> bool {
-    let integer = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+    let integer = integer_value(n);
     match (m, integer) {
         (Num::U(m), Some(i)) if m > 0 => return i % i128::from(m) == 0,
         (Num::I(m), Some(i)) if m != 0 => return i % i128::from(m) == 0,
@@ -685,6 +685,12 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
     // A zero or non-finite multiple: generation refuses both (`multipleOf` must be greater than
     // 0, and JSON has no infinity). Only 0, answered above, would be a multiple of 0.
     false
+}
+
+/// The value of `n` when serde_json holds it as an integer (`i64` or `u64`). serde_json's own
+/// `Number::as_i128` does this in its releases since late 2024; this crate accepts any 1.x.
+fn integer_value(n: &Number) -> Option<i128> {
+    n.as_i64().map(i128::from).or(n.as_u64().map(i128::from))
 }
 
 /// Whether the decimal `a * 10^p` is a whole multiple of the decimal `b * 10^q` (`b` not zero),
@@ -930,7 +936,7 @@ fn hash_json(keys: &std::collections::hash_map::RandomState, value: &Value) -> u
         Value::Bool(b) => (1_u8, *b).hash(&mut hasher),
         Value::Number(n) => {
             2_u8.hash(&mut hasher);
-            let whole = n.as_i64().map(i128::from).or(n.as_u64().map(i128::from)).or_else(|| {
+            let whole = integer_value(n).or_else(|| {
                 let f = n.as_f64()?;
                 #[allow(clippy::cast_possible_truncation)]
                 (f.fract() == 0.0 && (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&f))
@@ -1017,6 +1023,16 @@ mod tests {
     };
     use serde_json::{Number, Value};
 
+    /// A xorshift64 generator from `seed`: the tests' reproducible random numbers.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// Every pair compared: what `all_unique` answered for any length before it hashed.
     fn pairwise_unique(items: &[Value]) -> bool {
         items
@@ -1032,13 +1048,7 @@ mod tests {
     /// `7.0`, `0` and `-0.0`, `[7, 3]` and `[7.0, 3]`, a float inside an object), else again.
     #[test]
     fn hashed_uniqueness_agrees_with_the_pairwise_scan() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let float = |f: f64| Value::Number(Number::from_f64(f).unwrap());
         // Distinct `k` give distinct values; `twin` gives the same value (written another way for
         // kinds 0, 3 and 4).
@@ -1527,13 +1537,7 @@ mod tests {
     /// does answer for most pairs that are not multiples.
     #[test]
     fn a_quick_no_agrees_with_the_exact_division() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut quick, mut not_multiples) = (0, 0);
         for round in 0..200_000 {
             let digits = |n: u64, width: u32| n % 10_u64.pow(width);
@@ -1593,13 +1597,7 @@ mod tests {
     /// answers exactly where it does not.
     #[test]
     fn the_decimal_division_agrees_with_the_scaled_one() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let (mut compared, mut multiples) = (0, 0);
         for round in 0..300_000_u64 {
             let width = 1 + u32::try_from(round % 9).unwrap();
@@ -1621,7 +1619,7 @@ mod tests {
                     i32::try_from(next() % 41).unwrap() - 20,
                 )
             };
-            let sign = if next() % 2 == 0 { 1 } else { -1 };
+            let sign = if next().is_multiple_of(2) { 1 } else { -1 };
             let value: f64 = format!("{}e{value_exponent}", sign * value_digits).parse().unwrap();
             let multiple: f64 = format!("{multiple_digits}e{multiple_exponent}").parse().unwrap();
             let (Some(parts), Some(multiple_parts)) = (decimal_parts(value), decimal_parts(multiple)) else {
