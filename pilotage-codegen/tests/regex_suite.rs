@@ -75,6 +75,11 @@ fn insts(insts: Vec<regex::Inst>) -> &'static [Inst] {
                     negated,
                     dfa: leak_dfa(*tables),
                 },
+                regex::Inst::LookScan { negated, behind, dfa } => Inst::LookScan {
+                    negated,
+                    behind,
+                    dfa: leak_dfa(*dfa),
+                },
                 regex::Inst::LookBehind(negated, next) => Inst::LookBehind { negated, next },
                 regex::Inst::LookEnd => Inst::LookEnd,
                 regex::Inst::Match => Inst::Match,
@@ -122,6 +127,32 @@ fn runtime(source: &str) -> Result<Dual, String> {
             anchored,
         }),
     })
+}
+
+/// Asks each case's pattern (through [`runtime`]: a pattern written with DFAs also asks its
+/// plain program) for each text's verdict; fails naming every mismatch.
+fn assert_verdicts(cases: &[(&str, &[(&str, bool)])]) {
+    let mut mismatches = Vec::new();
+    for (source, texts) in cases {
+        let pattern = match runtime(source) {
+            Ok(pattern) => pattern,
+            Err(e) => {
+                mismatches.push(format!("{source:?}: {e}"));
+                continue;
+            }
+        };
+        for (text, expected) in *texts {
+            if pattern.is_match(text) != *expected {
+                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
+            }
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
 }
 
 /// The `Pattern` the generated tokens build from `compiled`.
@@ -616,26 +647,16 @@ const ANNEX_B_CASES: &[(&str, &[(&str, bool)])] = &[
 
 #[test]
 fn annex_b_patterns_get_its_verdicts_and_a_note() {
-    let mut mismatches = Vec::new();
-    for (source, texts) in ANNEX_B_CASES {
-        match regex::write(source) {
-            Ok(written) if written.annex_b.is_empty() => mismatches.push(format!("{source:?}: read without a note")),
-            Ok(_) => {}
-            Err(e) => mismatches.push(format!("{source:?}: {}", e.0)),
-        }
-        let Ok(pattern) = runtime(source) else { continue };
-        for (text, expected) in *texts {
-            if pattern.is_match(text) != *expected {
-                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
-            }
-        }
-    }
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    let unnoted: Vec<String> = ANNEX_B_CASES
+        .iter()
+        .filter_map(|(source, _)| match regex::write(source) {
+            Ok(written) if written.annex_b.is_empty() => Some(format!("{source:?}: read without a note")),
+            Ok(_) => None,
+            Err(e) => Some(format!("{source:?}: {}", e.0)),
+        })
+        .collect();
+    assert!(unnoted.is_empty(), "{}", unnoted.join("\n"));
+    assert_verdicts(ANNEX_B_CASES);
     // A pattern under the `u` flag keeps its reading, with no note.
     for (source, _) in ECMA_CASES {
         if let Ok(written) = regex::write(source) {
@@ -726,27 +747,7 @@ const LOOK_BEHIND_CASES: &[(&str, &[(&str, bool)])] = &[
 
 #[test]
 fn look_behind_matches_as_ecma_262_does() {
-    let mut mismatches = Vec::new();
-    for (source, texts) in LOOK_BEHIND_CASES {
-        let pattern = match runtime(source) {
-            Ok(pattern) => pattern,
-            Err(e) => {
-                mismatches.push(format!("{source:?}: {e}"));
-                continue;
-            }
-        };
-        for (text, expected) in *texts {
-            if pattern.is_match(text) != *expected {
-                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
-            }
-        }
-    }
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert_verdicts(LOOK_BEHIND_CASES);
     // A quantified look-behind is no pattern, as in ECMA-262.
     for source in ["(?<=a)*b", "(?<!a){2}b"] {
         let message = regex::compile(source).map(|_| ()).unwrap_err().0;
@@ -858,30 +859,146 @@ const LOOK_AHEAD_DFAS: &[(&str, usize)] = &[
     ("(?<=x)(?=y)", 1),
 ];
 
+/// Look-arounds of unbounded (or long) body, with the verdicts of Node 20's `RegExp` with the `u`
+/// flag: the bodies a DFA decides are one pass over the whole text ([`regex::Inst::LookScan`]:
+/// reversed for a look-ahead), `^`, `$` and `\b` inside them included; one with a look-around of
+/// its own stays a sub-program, and the generation report says it may be quadratic.
+const LOOK_SCAN_CASES: &[(&str, &[(&str, bool)])] = &[
+    (
+        "(?=.*\\d)",
+        &[
+            ("abc", false),
+            ("a1", true),
+            ("", false),
+            ("1", true),
+            ("\u{e9}1", true),
+        ],
+    ),
+    (
+        "^(?:(?!.*x).)*$",
+        &[
+            ("abx", false),
+            ("ab", true),
+            ("", true),
+            ("xa", false),
+            ("a\u{e9}", true),
+        ],
+    ),
+    (
+        "(?<=a.*)b",
+        &[
+            ("ab", true),
+            ("b", false),
+            ("a-b", true),
+            ("ba", false),
+            ("\u{1f600}ab", true),
+        ],
+    ),
+    ("(?<!a.*)b", &[("b", true), ("ab", false), ("bab", true), ("cb", true)]),
+    (
+        "(?=.*\\bfoo)",
+        &[("afoo", false), ("a foo", true), ("foo", true), ("", false)],
+    ),
+    ("(?=^.*a)x", &[("xa", true), ("bxa", false), ("x", false)]),
+    ("a(?=.*$)", &[("a", true), ("ba", true), ("", false)]),
+    ("(?<=^a.*)b", &[("acb", true), ("cab", false), ("ab", true)]),
+    ("(?<=\\bfoo.*)x", &[("foo x", true), ("afoo x", false), ("foox", true)]),
+    ("(?=.*\u{e9})", &[("\u{1f600}\u{e9}", true), ("e", false), ("", false)]),
+    (
+        "(?<=\u{1f600}.*)x",
+        &[("\u{1f600}ax", true), ("ax", false), ("x\u{1f600}", false)],
+    ),
+    ("(?!.*(?=a)b)", &[("ab", true), ("b", true), ("", true)]),
+    (
+        "x(?=[a-z]{40})",
+        &[
+            ("xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true),
+            ("xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false),
+            ("yaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false),
+        ],
+    ),
+    ("(?<=a*)b", &[("b", true), ("ab", true), ("", false)]),
+    ("(?=.*\\d$)", &[("a1", true), ("1a", false), ("", false)]),
+    (
+        "(?<![a-z]{33})1",
+        &[
+            ("1", true),
+            ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", false),
+            ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", true),
+            ("2aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", false),
+        ],
+    ),
+    ("^(?:a(?<!b.*))+$", &[("aaa", true), ("", false), ("ba", false)]),
+    // Matches of the body after the first one the pass finds: a DFA that stops at the first
+    // (leftmost-first) misses the one at the start.
+    (
+        "^x?(?=ab*c)",
+        &[
+            ("acxac", true),
+            ("xac", true),
+            ("abbcab", true),
+            ("ab", false),
+            ("xacbac", true),
+        ],
+    ),
+    ("(?<=ab*c)x$", &[("acxacx", true), ("acx", true), ("abx", false)]),
+];
+
+/// How many [`regex::Inst::LookScan`]s each pattern of [`LOOK_SCAN_CASES`] is written with, and
+/// whether the generation report calls it quadratic.
+const LOOK_SCANS: &[(&str, usize, bool)] = &[
+    ("(?=.*\\d)", 1, false),
+    ("^(?:(?!.*x).)*$", 1, false),
+    ("(?<=a.*)b", 1, false),
+    ("(?<!a.*)b", 1, false),
+    ("(?=.*\\bfoo)", 1, false),
+    ("(?=^.*a)x", 1, false),
+    ("a(?=.*$)", 1, false),
+    ("(?<=^a.*)b", 1, false),
+    ("(?<=\\bfoo.*)x", 1, false),
+    ("(?=.*\u{e9})", 1, false),
+    ("(?<=\u{1f600}.*)x", 1, false),
+    // The outer body has a look-ahead of its own: a sub-program (the inner one, short, is a
+    // DFA walked from its position).
+    ("(?!.*(?=a)b)", 0, true),
+    // Bounded, but longer than a walk from each position should read.
+    ("x(?=[a-z]{40})", 1, false),
+    ("(?<=a*)b", 1, false),
+    ("(?=.*\\d$)", 1, false),
+    ("(?<![a-z]{33})1", 1, false),
+    // `+` is its body, then a starred copy: two instructions, each scanned once.
+    ("^(?:a(?<!b.*))+$", 2, false),
+    ("^x?(?=ab*c)", 1, false),
+    ("(?<=ab*c)x$", 1, false),
+];
+
+#[test]
+fn unbounded_look_arounds_are_one_pass_and_match_as_ecma_262_does() {
+    assert_verdicts(LOOK_SCAN_CASES);
+    assert_eq!(LOOK_SCANS.len(), LOOK_SCAN_CASES.len());
+    for ((source, scans, quadratic), (case, _)) in LOOK_SCANS.iter().zip(LOOK_SCAN_CASES) {
+        assert_eq!(source, case, "the two tables list the same patterns");
+        let written = regex::write(source).unwrap();
+        let Compiled::Program { insts, .. } = regex::compile_owned(source).unwrap() else {
+            panic!("{source:?}: not a program");
+        };
+        let count = insts
+            .iter()
+            .filter(|inst| matches!(inst, regex::Inst::LookScan { .. }))
+            .count();
+        assert_eq!(count, *scans, "{source:?}");
+        assert_eq!(
+            written.vm_reason.is_some_and(|why| why.contains("quadratic")),
+            *quadratic,
+            "{source:?}: {:?}",
+            written.vm_reason
+        );
+    }
+}
+
 #[test]
 fn look_ahead_matches_as_ecma_262_does_with_or_without_a_dfa() {
-    let mut mismatches = Vec::new();
-    for (source, texts) in LOOK_AHEAD_CASES {
-        let pattern = match runtime(source) {
-            Ok(pattern) => pattern,
-            Err(e) => {
-                mismatches.push(format!("{source:?}: {e}"));
-                continue;
-            }
-        };
-        // `Dual` asks the plain program too, where a look-ahead was written as a DFA.
-        for (text, expected) in *texts {
-            if pattern.is_match(text) != *expected {
-                mismatches.push(format!("{source:?} on {text:?}: expected {expected}"));
-            }
-        }
-    }
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert_verdicts(LOOK_AHEAD_CASES);
     for (source, expected) in LOOK_AHEAD_DFAS {
         // Look-aheads at the start of an anchored pattern guard it ([`Compiled::Guarded`]);
         // others are instructions of a program.
@@ -1023,6 +1140,31 @@ proptest! {
         let _ = pattern.is_match(&text);
         prop_assert!(pattern.is_dfa() || !LOOK_AHEAD_DFAS.iter().any(|(s, n)| *s == LOOK_AHEAD_CASES[index].0 && *n > 0));
     }
+
+    /// Random texts on every look-around read in one pass: the program with
+    /// [`regex::Inst::LookScan`]s and the plain one (every look-around a sub-program, run from
+    /// each position) agree (`Dual` asserts it), at every position of texts with the letters,
+    /// digits, word boundaries, Latin-1 and astral characters the bodies look for.
+    #[test]
+    fn look_scans_agree_with_the_pike_vm(
+        index in 0..LOOK_SCAN_CASES.len(),
+        text in "[abcx019 fo.\u{e9}\u{1f600}\n_-]{0,14}",
+    ) {
+        let pattern = &look_scans()[index];
+        let _ = pattern.is_match(&text);
+        let scans = LOOK_SCANS[index].1;
+        prop_assert!(pattern.is_dfa() || scans == 0, "{:?} is compared with its plain program", LOOK_SCAN_CASES[index].0);
+    }
+}
+
+fn look_scans() -> &'static [Dual] {
+    static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        LOOK_SCAN_CASES
+            .iter()
+            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    })
 }
 
 fn look_aheads() -> &'static [Dual] {

@@ -16,12 +16,18 @@
 //! - [`Pattern::Program`]: anything else the generator supports (alternation, groups, any
 //!   quantifier, `^`/`$` anywhere, word boundaries `\b`/`\B`, look-ahead, look-behind): a
 //!   small instruction program run by a Pike VM, linear in the text for each instruction, with
-//!   no backtracking blow-up. A look-ahead whose body has no look-around, `^`, `\b` or `\B` is
-//!   a DFA the generator built ([`Inst::LookDfa`]), walked from its position; any other runs a
-//!   nested anchored match at its position, over the whole text (so `^`, `$` and word
-//!   boundaries inside it see the characters around it); a
-//!   look-behind runs its sub-program (which the generator writes reversed) backwards from its
-//!   position, as ECMA-262 matches a look-behind.
+//!   no backtracking blow-up. Look-arounds, by their body:
+//!   - a short look-ahead (at most 32 characters) without look-around, `^`, `\b` or `\B` is a
+//!     DFA the generator built ([`Inst::LookDfa`]), walked from its position (a few bytes);
+//!   - a look-around of unbounded (or long) body without look-around or `\B` is decided for
+//!     every position at once ([`Inst::LookScan`]): a DFA reads the whole text once, the first
+//!     time it is reached, so the pattern stays linear in the text;
+//!   - any other runs a nested anchored match at its position, over the whole text (so `^`,
+//!     `$` and word boundaries inside it see the characters around it); a look-behind runs its
+//!     sub-program (which the generator writes reversed) backwards from its position, as
+//!     ECMA-262 matches a look-behind. Only here can one text cost more than linear time: a
+//!     body of unbounded length with a look-around or `\B` of its own, reached at many
+//!     positions, reads the rest of the text from each.
 //!
 //! Semantics are ECMA-262's with the `u` flag and no other: the text is a sequence of code
 //! points (an astral character is one character); `.` is any character but `\n`, `\r`, U+2028
@@ -109,14 +115,32 @@ pub enum Inst {
         /// Where to continue after the look-ahead.
         next: u32,
     },
-    /// A look-ahead whose body the generator could write as a DFA (no look-around, `^`, `\b`
-    /// or `\B` in it): the DFA, anchored at this position, must reach a match (or, `negated`,
+    /// A short look-ahead (a body of at most 32 characters) whose body the generator could
+    /// write as a DFA (no look-around, `^`, `\b` or `\B` in it), so that each walk reads a
+    /// few bytes at most: the DFA, anchored at this position, must reach a match (or, `negated`,
     /// must not) before the text ends; then continues at the next instruction. The earliest
     /// match is enough: a look-ahead holds when its body matches any text from here.
     LookDfa {
         /// Whether this is `(?!...)`.
         negated: bool,
         /// The body's DFA, anchored.
+        dfa: &'static Dfa,
+    },
+    /// A look-around whose body is long (more than 32 characters) or unbounded (`(?=.*\d)`,
+    /// `(?<=a.*)`) and that a DFA decides (no look-around and no `\B` in it), decided for every
+    /// position of the text at once: the first time the VM reaches it in a match, the DFA reads
+    /// the whole text once and records where the body's matches start (a look-ahead: the DFA
+    /// reads the body reversed, from the text's end) or end (a look-behind: from the text's
+    /// start). At each position it is then one lookup, so the pattern stays linear in the
+    /// text; a walk from each position could read to the text's end from each (quadratic on a
+    /// long text without a match). Its `^`, `$` and word boundaries see the whole text.
+    /// Continues at the next instruction.
+    LookScan {
+        /// Whether this is `(?!...)` or `(?<!...)`.
+        negated: bool,
+        /// Whether this is a look-behind.
+        behind: bool,
+        /// The body's DFA: unanchored, reporting every match, built reversed for a look-ahead.
         dfa: &'static Dfa,
     },
     /// A look-behind: the sub-program starting at the next instruction, up to its
@@ -229,7 +253,10 @@ impl Pattern {
                     .all(|guard| guard.dfa.matches(text.as_bytes()) != guard.negated)
                     && then.is_match(text)
             }
-            Pattern::Program { insts, anchored, .. } => Vm::new(insts, text).search(0, 0, *anchored),
+            Pattern::Program { insts, anchored, .. } => {
+                let scans = Scans::default();
+                Vm::new(insts, text, &scans).search(0, 0, *anchored)
+            }
         }
     }
 }
@@ -318,23 +345,68 @@ impl Dfa {
         if state == 0 {
             return false;
         }
-        let (classes, stride, table) = (self.classes, self.stride, self.table);
         // The states that end the search are 0 (dead) and those from `first_match` on (a match,
         // or past the last state): one comparison a byte tells them from the others, as
         // `first_match` is at most the number of states (0 is read as 1: no state but the dead
         // one is plain).
         let last_plain = self.first_match.max(1) - 1;
         for &byte in bytes {
-            let at = (state * stride + usize::from(classes[usize::from(byte)])) * 2;
-            state = match table.get(at..at + 2) {
-                Some(entry) => usize::from(u16::from_le_bytes([entry[0], entry[1]])),
-                None => 0,
-            };
+            state = self.step(state, byte);
             if state.wrapping_sub(1) >= last_plain {
-                return state != 0 && state >= self.first_match && state < self.eoi.len();
+                return state != 0 && self.is_match_state(state);
             }
         }
+        self.eoi_matches(state)
+    }
+
+    /// The next state from `state` on `byte` (a transition past the table is the dead state).
+    #[inline]
+    fn step(&self, state: usize, byte: u8) -> usize {
+        let at = (state * self.stride + usize::from(self.classes[usize::from(byte)])) * 2;
+        match self.table.get(at..at + 2) {
+            Some(entry) => usize::from(u16::from_le_bytes([entry[0], entry[1]])),
+            None => 0,
+        }
+    }
+
+    /// Whether `state` is a match state (one past the last is not).
+    #[inline]
+    fn is_match_state(&self, state: usize) -> bool {
+        state >= self.first_match && state < self.eoi.len()
+    }
+
+    /// Whether the end-of-text transition from `state` reaches a match.
+    #[inline]
+    fn eoi_matches(&self, state: usize) -> bool {
         self.eoi.get(state).is_some_and(|&accept| accept != 0)
+    }
+
+    /// For [`Inst::LookScan`]: one pass over the whole of `bytes`, in which this DFA (built
+    /// unanchored and reporting every match) records, for each byte position `0..=len`,
+    /// whether a match of its body ends there (reading forwards) or, `backward` (the DFA of
+    /// the body reversed), starts there. A DFA's match is seen one byte late: the state after
+    /// byte `p` tells of a match ending at `p` (forwards) or starting at `p + 1` (backwards),
+    /// and the end-of-text transition of one at the last end. `regex-automata`'s searches
+    /// read their states the same way (`try_search_fwd` / `try_search_rev`).
+    fn scan(&self, bytes: &[u8], backward: bool) -> Vec<bool> {
+        let mut holds = vec![false; bytes.len() + 1];
+        let mut state = self.start;
+        if backward {
+            for (p, &byte) in bytes.iter().enumerate().rev() {
+                state = self.step(state, byte);
+                holds[p + 1] = self.is_match_state(state);
+            }
+            holds[0] = self.eoi_matches(state);
+        } else {
+            for (p, &byte) in bytes.iter().enumerate() {
+                state = self.step(state, byte);
+                holds[p] = self.is_match_state(state);
+            }
+            holds[bytes.len()] = self.eoi_matches(state);
+        }
+        #[cfg(test)]
+        tests::SCANNED.with(|scanned| scanned.set(scanned.get() + bytes.len()));
+        holds
     }
 }
 
@@ -377,8 +449,13 @@ fn is_word(c: Option<char>) -> bool {
     c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// The positions at which each [`Inst::LookScan`] holds, by instruction, computed the first
+/// time one is reached in a match and shared by its nested searches (a `Cell`: taken and put
+/// back, never borrowed twice).
+type Scans = std::cell::Cell<Vec<(u32, Vec<bool>)>>;
+
 /// A Pike VM over one text.
-struct Vm<'p, 't> {
+struct Vm<'p, 't, 's> {
     insts: &'p [Inst],
     /// The whole text (a look-ahead runs over it too, from its position).
     text: &'t str,
@@ -386,6 +463,8 @@ struct Vm<'p, 't> {
     look: bool,
     /// Whether characters are taken backwards (a look-behind's sub-program).
     backward: bool,
+    /// The look-arounds decided for every position, for the whole match.
+    scans: &'s Scans,
 }
 
 /// The two thread lists and the stack of one search.
@@ -423,14 +502,32 @@ impl Threads {
     }
 }
 
-impl<'p, 't> Vm<'p, 't> {
-    fn new(insts: &'p [Inst], text: &'t str) -> Self {
+impl<'p, 't, 's> Vm<'p, 't, 's> {
+    fn new(insts: &'p [Inst], text: &'t str, scans: &'s Scans) -> Self {
         Self {
             insts,
             text,
             look: false,
             backward: false,
+            scans,
         }
+    }
+
+    /// Whether the [`Inst::LookScan`] at `pc` (its DFA `dfa`, a look-behind when `behind`)
+    /// finds its body's match starting (or ending) at byte `pos`: the text is scanned the first
+    /// time this instruction asks.
+    fn scanned(&self, pc: u32, dfa: &Dfa, behind: bool, pos: usize) -> bool {
+        let mut scans = self.scans.take();
+        let index = match scans.iter().position(|(at, _)| *at == pc) {
+            Some(index) => index,
+            None => {
+                scans.push((pc, dfa.scan(self.text.as_bytes(), !behind)));
+                scans.len() - 1
+            }
+        };
+        let holds = scans[index].1.get(pos).copied().unwrap_or(false);
+        self.scans.set(scans);
+        holds
     }
 
     /// Whether the program from instruction `start` matches from byte `from` of the text:
@@ -560,12 +657,18 @@ impl<'p, 't> Vm<'p, 't> {
                         stack.push(pc + 1);
                     }
                 }
+                Inst::LookScan { negated, behind, dfa } => {
+                    if self.scanned(pc, dfa, behind, pos) != negated {
+                        stack.push(pc + 1);
+                    }
+                }
                 Inst::Look { negated, next } | Inst::LookBehind { negated, next } => {
                     let sub = Vm {
                         insts: self.insts,
                         text: self.text,
                         look: true,
                         backward: matches!(self.insts[index], Inst::LookBehind { .. }),
+                        scans: self.scans,
                     };
                     // A nested anchored search from here, with thread lists of its own.
                     if sub.search(pc + 1, pos, true) != negated {
@@ -581,6 +684,11 @@ impl<'p, 't> Vm<'p, 't> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// The bytes [`Dfa::scan`] read on this thread.
+        pub(super) static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
 
     const WORD: Class = Class {
         ranges: &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
@@ -771,5 +879,115 @@ mod tests {
         ]);
         assert!(p.is_match("x"));
         assert!(!p.is_match("xy"));
+    }
+
+    /// A hand-made DFA for the body `x`, as the generator writes [`Inst::LookScan`]'s (every
+    /// match reported, unanchored; `x` reversed is `x`, so the one table serves both
+    /// directions). A match is seen one byte late, so each state remembers whether the byte it
+    /// read is `x` and whether the one before was: 1 neither (the start), 2 this one, 3 the one
+    /// before (a match), 4 both (a match).
+    fn x_scan() -> &'static Dfa {
+        let mut classes = [0u8; 256];
+        classes[usize::from(b'x')] = 1;
+        let classes: &'static [u8; 256] = Box::leak(Box::new(classes));
+        // Rows of two classes (the rest, `x`), `u16` little endian.
+        static TABLE: [u8; 20] = [0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 1, 0, 2, 0, 3, 0, 4, 0];
+        Box::leak(Box::new(Dfa::new(classes, 2, &TABLE, 3, &[0, 0, 1, 0, 1], 1)))
+    }
+
+    /// The scan records where the body's matches start (backwards) or end (forwards), at every
+    /// position, the text's ends included.
+    #[test]
+    fn a_scan_records_every_position() {
+        let dfa = x_scan();
+        assert_eq!(dfa.scan(b"axx", true), [false, true, true, false]);
+        assert_eq!(dfa.scan(b"axx", false), [false, false, true, true]);
+        assert_eq!(dfa.scan(b"", true), [false]);
+        assert_eq!(dfa.scan(b"x", true), [true, false]);
+        assert_eq!(dfa.scan(b"x", false), [false, true]);
+    }
+
+    /// `a(?=x)`, `(?<=x)a` and `(?=a(?=x))` with the look-around scanned: the verdicts of
+    /// ECMA-262, and each text is scanned once however many positions reach the look-around
+    /// (a nested search shares the scan), so a long text costs one pass, not one a position.
+    #[test]
+    fn look_scans_read_the_text_once() {
+        let dfa = x_scan();
+        let ahead: &'static [Inst] = Box::leak(
+            vec![
+                Inst::Class(A),
+                Inst::LookScan {
+                    negated: false,
+                    behind: false,
+                    dfa,
+                },
+                Inst::Match,
+            ]
+            .into_boxed_slice(),
+        );
+        let behind: &'static [Inst] = Box::leak(
+            vec![
+                Inst::LookScan {
+                    negated: false,
+                    behind: true,
+                    dfa,
+                },
+                Inst::Class(A),
+                Inst::Match,
+            ]
+            .into_boxed_slice(),
+        );
+        let not_behind: &'static [Inst] = Box::leak(
+            vec![
+                Inst::LookScan {
+                    negated: true,
+                    behind: true,
+                    dfa,
+                },
+                Inst::Class(A),
+                Inst::Match,
+            ]
+            .into_boxed_slice(),
+        );
+        let nested: &'static [Inst] = Box::leak(
+            vec![
+                Inst::Look {
+                    negated: false,
+                    next: 4,
+                },
+                Inst::Class(A),
+                Inst::LookScan {
+                    negated: false,
+                    behind: false,
+                    dfa,
+                },
+                Inst::LookEnd,
+                Inst::Match,
+            ]
+            .into_boxed_slice(),
+        );
+        type Case = (&'static [Inst], &'static [(&'static str, bool)]);
+        let cases: [Case; 4] = [
+            (
+                ahead,
+                &[("ax", true), ("a", false), ("xa", false), ("aax", true), ("", false)],
+            ),
+            (behind, &[("xa", true), ("ax", false), ("a", false), ("bxa", true)]),
+            (not_behind, &[("xa", false), ("a", true), ("xaa", true), ("x", false)]),
+            (nested, &[("ax", true), ("a", false), ("bax", true), ("xa", false)]),
+        ];
+        for (insts, texts) in cases {
+            for (text, expected) in texts {
+                assert_eq!(program(insts).is_match(text), *expected, "{insts:?} on {text:?}");
+            }
+        }
+        // A long text that reaches the look-around at every position and never matches:
+        // scanned once.
+        let long = "a".repeat(100_000);
+        for insts in [ahead, behind, nested] {
+            SCANNED.with(|scanned| scanned.set(0));
+            assert!(!program(insts).is_match(&long), "{insts:?}");
+            assert_eq!(SCANNED.with(std::cell::Cell::get), long.len(), "{insts:?}");
+        }
     }
 }

@@ -3,7 +3,12 @@
 //! character classes when the pattern is one; else, without look-around, a DFA built here with
 //! `regex-automata` from the parse (as a `regex-syntax` `Hir`, so it means what ECMA-262 says)
 //! and written as tables ([`DfaTables`]: at most 192 KiB of transitions); else a Pike VM
-//! program, named with its reason in the generated file's header (`Written::vm_reason`).
+//! program, named with its reason in the generated file's header (`Written::vm_reason`). In a
+//! program, a look-around's body is a DFA where one decides it: a short look-ahead's walked
+//! from its position ([`Inst::LookDfa`]), a long or unbounded one's read once over the whole
+//! text, reversed for a look-ahead ([`Inst::LookScan`]), so that the program stays linear in
+//! the text; the header calls a pattern quadratic when a look-around of unbounded body has to
+//! stay a sub-program.
 //!
 //! The syntax and meaning are ECMA-262's with the `u` flag (as JSON Schema matches patterns) and
 //! no other flag:
@@ -894,6 +899,16 @@ pub enum Inst {
     /// A look-ahead whose body a DFA decides (anchored at the position, the earliest match
     /// enough): whether it is negated, and the body's tables; continues at the next instruction.
     LookDfa(bool, Box<DfaTables>),
+    /// A look-around decided for every position by one pass of a DFA over the whole text
+    /// (`pilotage_types::validate::pattern::Inst::LookScan`); continues at the next instruction.
+    LookScan {
+        /// Whether it is negated.
+        negated: bool,
+        /// Whether it is a look-behind.
+        behind: bool,
+        /// The body's tables: unanchored, every match, reversed for a look-ahead.
+        dfa: Box<DfaTables>,
+    },
     LookBehind(bool, u32),
     LookEnd,
     Match,
@@ -905,6 +920,41 @@ struct Compiler {
     /// written) rather than as a sub-program (the same program for the Pike VM alone, kept for
     /// the tests that compare the two).
     look_dfas: bool,
+    /// Whether a look-around of unbounded body was written as a sub-program (no DFA decides
+    /// it): the program may then read the rest of the text from each position.
+    superlinear: bool,
+}
+
+/// The longest look-ahead body (in characters) written as [`Inst::LookDfa`], walked from each
+/// position it is reached at (at most four bytes a character, and one more); a longer or
+/// unbounded one is [`Inst::LookScan`], one pass over the whole text.
+const LOOK_WALK_CHARS: u32 = 32;
+
+/// The most characters `node` matches (`None`: unbounded, or past `u32`). Zero-width
+/// assertions, look-arounds included, take none.
+fn max_chars(node: &Node) -> Option<u32> {
+    match node {
+        Node::Empty | Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => {
+            Some(0)
+        }
+        Node::Class(..) => Some(1),
+        Node::Concat(items) => items
+            .iter()
+            .try_fold(0u32, |sum, item| sum.checked_add(max_chars(item)?)),
+        Node::Alt(branches) => branches
+            .iter()
+            .try_fold(0u32, |most, branch| Some(most.max(max_chars(branch)?))),
+        Node::Repeat(body, _, max) => match max_chars(body)? {
+            0 => Some(0),
+            chars => chars.checked_mul((*max)?),
+        },
+    }
+}
+
+/// Whether a look-around's `body` is short enough to be read from each position it is reached
+/// at ([`LOOK_WALK_CHARS`]).
+fn short_body(body: &Node) -> bool {
+    max_chars(body).is_some_and(|chars| chars <= LOOK_WALK_CHARS)
 }
 
 /// Whether a DFA started at a look-ahead's position decides its body exactly: a body without
@@ -996,14 +1046,18 @@ impl Compiler {
                 }
             }
             Node::Look(body, negated) => {
-                // A body a DFA decides is one table walk from the position, not a nested Pike
-                // VM search (SchemaStore's hugo.json checks every member name against
-                // `^(?!aliases|audio|...)$`, 36 names).
-                if self.look_dfas && look_body_for_dfa(body) {
+                // A short body a DFA decides is one table walk from the position, not a nested
+                // Pike VM search (SchemaStore's hugo.json checks every member name against
+                // `^(?!aliases|audio|...)$`, 36 names). A long one is one pass over the whole
+                // text, whose walks from each position would be quadratic.
+                if self.look_dfas && short_body(body) && look_body_for_dfa(body) {
                     if let Ok(tables) = dfa(body, true) {
                         self.emit(Inst::LookDfa(*negated, Box::new(tables)))?;
                         return Ok(());
                     }
+                }
+                if self.scanned(body, *negated, false)? {
+                    return Ok(());
                 }
                 let look = self.emit(Inst::Look(*negated, 0))?;
                 self.node(body)?;
@@ -1012,6 +1066,11 @@ impl Compiler {
                 self.insts[look as usize] = Inst::Look(*negated, next);
             }
             Node::LookBehind(body, negated) => {
+                // A short body is read backwards from each position it is reached at; a long
+                // one is one pass over the whole text.
+                if self.scanned(body, *negated, true)? {
+                    return Ok(());
+                }
                 let look = self.emit(Inst::LookBehind(*negated, 0))?;
                 self.node(&body.reversed())?;
                 self.emit(Inst::LookEnd)?;
@@ -1020,6 +1079,28 @@ impl Compiler {
             }
         }
         Ok(())
+    }
+
+    /// Writes a look-around of long or unbounded `body` as [`Inst::LookScan`] when a DFA
+    /// decides it (and DFAs are written); returns whether it did. When it does not, the
+    /// look-around becomes a sub-program read from each position: the program is marked
+    /// superlinear.
+    fn scanned(&mut self, body: &Node, negated: bool, behind: bool) -> Result<bool> {
+        if short_body(body) {
+            return Ok(false);
+        }
+        if self.look_dfas {
+            if let Ok(tables) = scan_dfa(body, !behind) {
+                self.emit(Inst::LookScan {
+                    negated,
+                    behind,
+                    dfa: Box::new(tables),
+                })?;
+                return Ok(true);
+            }
+        }
+        self.superlinear = true;
+        Ok(false)
     }
 }
 
@@ -1221,6 +1302,10 @@ const NO_DFA_LOOK_AROUND: &str = "a look-around, which no DFA runs";
 const NO_DFA_NOT_WORD_BOUNDARY: &str =
     "a `\\B`, which a DFA reading bytes sees hold inside a character (between two bytes of `\u{e9}`)";
 const NO_DFA_TOO_LARGE: &str = "its DFA would exceed the size limits (192 KiB of transitions)";
+const NO_DFA_SUPERLINEAR: &str =
+    "a look-around, which no DFA runs; one of them, of unbounded length, has a look-around \
+     or `\\B` of its own (or a DFA over the size limits), so it is read from each position it is reached at: \
+     quadratic in a long text";
 
 /// The pattern as a DFA's tables, or why there is none (a look-around, or a DFA over the size
 /// limits). An `anchored` pattern (a leading `^`) starts anchored, so its search stops at the
@@ -1247,14 +1332,53 @@ fn holds_not_word_boundary(node: &Node) -> bool {
     }
 }
 
+/// A look-around's body as the tables of [`Inst::LookScan`]: unanchored, every match reported
+/// (a match state wherever a match of the body ends, not only the first), the body reversed
+/// for a look-ahead (`reverse`), whose pass reads the text from its end. Like [`dfa`], refused
+/// for a nested look-around, a `\B` or a DFA over the size limits.
+fn scan_dfa(node: &Node, reverse: bool) -> std::result::Result<DfaTables, &'static str> {
+    if holds_not_word_boundary(node) {
+        return Err(NO_DFA_NOT_WORD_BOUNDARY);
+    }
+    let hir = hir(node).ok_or(NO_DFA_LOOK_AROUND)?;
+    let dense = build(&hir, Build::Scan { reverse }).ok_or(NO_DFA_TOO_LARGE)?;
+    tables(&dense, false).ok_or(NO_DFA_TOO_LARGE)
+}
+
+/// What a DFA is built for.
+#[derive(Debug, Clone, Copy)]
+enum Build {
+    /// A search from the text's start, anchored or not, that stops at the first match.
+    Search {
+        /// Whether it starts anchored.
+        anchored: bool,
+    },
+    /// [`Inst::LookScan`]'s pass: unanchored, every match reported.
+    Scan {
+        /// Whether the body is read reversed (a look-ahead's pass, from the text's end).
+        reverse: bool,
+    },
+}
+
 /// `regex-automata`'s dense DFA of `hir`, for anchored or unanchored searches.
 fn build_dfa(hir: &regex_syntax::hir::Hir, anchored: bool) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
+    build(hir, Build::Search { anchored })
+}
+
+/// `regex-automata`'s dense DFA of `hir`, for `what`.
+fn build(hir: &regex_syntax::hir::Hir, what: Build) -> Option<regex_automata::dfa::dense::DFA<Vec<u32>>> {
     use regex_automata::dfa::{dense, StartKind};
     use regex_automata::nfa::thompson;
+    use regex_automata::MatchKind;
+    let (anchored, reverse, kind) = match what {
+        Build::Search { anchored } => (anchored, false, MatchKind::LeftmostFirst),
+        Build::Scan { reverse } => (false, reverse, MatchKind::All),
+    };
     let nfa = thompson::Compiler::new()
         .configure(
             thompson::Config::new()
                 .which_captures(thompson::WhichCaptures::None)
+                .reverse(reverse)
                 .nfa_size_limit(Some(4 * MAX_DFA_BYTES)),
         )
         .build_from_hir(hir)
@@ -1267,6 +1391,7 @@ fn build_dfa(hir: &regex_syntax::hir::Hir, anchored: bool) -> Option<regex_autom
                 } else {
                     StartKind::Unanchored
                 })
+                .match_kind(kind)
                 .minimize(false)
                 // regex-automata's tables take `u32`s where ours take `u16`s; past this, the
                 // determinization stops early (its time, in a build script, is bounded too).
@@ -1498,19 +1623,20 @@ fn compile_node(node: Node) -> Result<Compiled> {
         Node::Concat(items) => items.first() == Some(&Node::Start),
         _ => false,
     };
-    let program = |look_dfas: bool| -> Result<Vec<Inst>> {
+    let program = |look_dfas: bool| -> Result<(Vec<Inst>, bool)> {
         let mut compiler = Compiler {
             insts: Vec::new(),
             look_dfas,
+            superlinear: false,
         };
         compiler.node(&node)?;
         compiler.emit(Inst::Match)?;
-        Ok(compiler.insts)
+        Ok((compiler.insts, compiler.superlinear))
     };
-    if let Some(guarded) = guarded(&node, || program(false))? {
+    if let Some(guarded) = guarded(&node, || program(false).map(|(insts, _)| insts))? {
         return Ok(guarded);
     }
-    let insts = program(true)?;
+    let (insts, superlinear) = program(true)?;
     match dfa(&node, anchored) {
         Ok(dfa) => Ok(Compiled::Automaton {
             dfa: Box::new(dfa),
@@ -1519,10 +1645,10 @@ fn compile_node(node: Node) -> Result<Compiled> {
             anchored,
         }),
         Err(why) => Ok(Compiled::Program {
-            plain: program(false)?,
+            plain: program(false)?.0,
             insts,
             anchored,
-            why,
+            why: if superlinear { NO_DFA_SUPERLINEAR } else { why },
         }),
     }
 }
@@ -1742,6 +1868,10 @@ fn program_tokens(insts: &[Inst], classes: &mut Classes) -> Vec<TokenStream> {
             Inst::LookDfa(negated, tables) => {
                 let dfa = dfa_tokens(tables);
                 quote!(::pilotage_types::validate::pattern::Inst::LookDfa { negated: #negated, dfa: #dfa })
+            }
+            Inst::LookScan { negated, behind, dfa } => {
+                let dfa = dfa_tokens(dfa);
+                quote!(::pilotage_types::validate::pattern::Inst::LookScan { negated: #negated, behind: #behind, dfa: #dfa })
             }
             Inst::LookBehind(negated, next) => {
                 quote!(::pilotage_types::validate::pattern::Inst::LookBehind { negated: #negated, next: #next })
