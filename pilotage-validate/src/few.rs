@@ -5,10 +5,17 @@
 //! was most of the time of the official suite's `unevaluatedProperties`, `$dynamicRef` and
 //! `$recursiveRef` groups.
 //!
+//! [`FewSet`] is a [`Few`] without duplicates that, past [`INDEXED_FROM`] values, also keeps
+//! a hash index: the annotations record a value per member or item of the instance, so a
+//! search of the list per member made an object of `n` members cost `n²/2` comparisons.
+//!
 //! Hand-written on purpose, not `smallvec` or `arrayvec`: this crate depends on `serde_json`
 //! alone (see the crate docs) and forbids `unsafe`; the operations below, on `Copy`
 //! values with the inline slots always initialised, need neither. It is tested against `Vec`,
 //! the type it replaces.
+
+use std::collections::HashSet;
+use std::hash::Hash;
 
 /// Up to `N` values inline, then the rest on the heap, in the order they were pushed.
 #[derive(Debug, Clone)]
@@ -36,6 +43,12 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// How many values the list holds.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len + self.more.len()
     }
 
     /// Whether anything is on the heap (the list once held more than `N` values).
@@ -104,9 +117,99 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     }
 }
 
+/// From how many values a [`FewSet`] keeps a hash index beside its list.
+pub(crate) const INDEXED_FROM: usize = 16;
+
+/// A set of `Copy` values in the order they were first inserted: a [`Few`] list, and past
+/// [`INDEXED_FROM`] values a hash index of the same values (std's `HashSet`, keyed at random,
+/// so that no input can be built to collide), so that membership costs O(1) however many
+/// values it holds. Below that, a search of at most 16 values is cheaper than a hash.
+#[derive(Debug, Clone)]
+pub(crate) struct FewSet<T: Copy + Eq + Hash, const N: usize> {
+    list: Few<T, N>,
+    /// The same values as `list`, once it held more than [`INDEXED_FROM`]. Boxed: an
+    /// annotation is made for every branch an `unevaluated*` keyword reads, and almost none
+    /// ever holds 16 values, so the set stays one pointer wide (a `HashSet` is six).
+    #[allow(clippy::box_collection)]
+    index: Option<Box<HashSet<T>>>,
+}
+
+impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
+    /// An empty set whose unused inline slots hold `fill` (never read as a value).
+    #[inline]
+    pub(crate) const fn new(fill: T) -> Self {
+        Self {
+            list: Few::new(fill),
+            index: None,
+        }
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether `value` is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, value: &T) -> bool {
+        match &self.index {
+            Some(index) => index.contains(value),
+            None => self.list.contains(value),
+        }
+    }
+
+    /// Adds `value` unless it is in the set already.
+    #[inline]
+    pub(crate) fn insert(&mut self, value: T) {
+        if !self.contains(&value) {
+            self.push_new(value);
+        }
+    }
+
+    /// Adds `value`, which the caller knows is not in the set (a value of another set, copied
+    /// into an empty one): no search.
+    #[inline]
+    pub(crate) fn push_new(&mut self, value: T) {
+        self.list.push(value);
+        if let Some(index) = &mut self.index {
+            index.insert(value);
+        } else if self.list.len() > INDEXED_FROM {
+            self.index = Some(Box::new(self.list.iter().collect()));
+        }
+    }
+
+    /// Empties the set.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+        self.index = None;
+    }
+
+    /// Calls `f` with each value, first inserted first.
+    #[inline]
+    pub(crate) fn each(&self, f: impl FnMut(T)) {
+        self.list.each(f);
+    }
+
+    /// Whether the hash index is kept (for the tests).
+    #[cfg(test)]
+    pub(crate) fn indexed(&self) -> bool {
+        self.index.is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Few;
+    use super::{Few, FewSet, INDEXED_FROM};
+
+    /// The next value of a 32-bit xorshift sequence.
+    fn xorshift(state: &mut u32) -> u32 {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        *state
+    }
 
     /// Every operation, in a long pseudo-random sequence, against `Vec` (the type `Few`
     /// replaces): the same answers and the same contents after every step, across the
@@ -115,12 +218,10 @@ mod tests {
     fn behaves_as_a_vec() {
         let mut few: Few<u32, 4> = Few::new(u32::MAX);
         let mut vec: Vec<u32> = Vec::new();
-        let mut state = 0x2545_f491_u32;
+        let mut seed = 0x2545_f491_u32;
         let mut spilled_once = false;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
+            let state = xorshift(&mut seed);
             let value = state % 11;
             match state % 7 {
                 0..=2 => {
@@ -166,5 +267,52 @@ mod tests {
         assert_eq!(few.pop(), Some("d"));
         assert_eq!(few.pop(), Some("c"));
         assert_eq!(few.iter().collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    /// Insertions, searches and clears, in a long pseudo-random sequence, against a `Vec` kept
+    /// without duplicates (what the set's list must be): the same answers and contents
+    /// after every step, across the index's threshold in both directions; the index is kept
+    /// exactly when the set holds more than `INDEXED_FROM` values.
+    #[test]
+    fn behaves_as_a_set() {
+        let mut set: FewSet<u32, 4> = FewSet::new(u32::MAX);
+        let mut vec: Vec<u32> = Vec::new();
+        let mut seed = 0x9e37_79b9_u32;
+        let mut indexed_once = false;
+        for step in 0..50_000 {
+            let state = xorshift(&mut seed);
+            let value = state % 64;
+            match state % 11 {
+                0..=5 => {
+                    set.insert(value);
+                    if !vec.contains(&value) {
+                        vec.push(value);
+                    }
+                }
+                6 if vec.len() < 40 => {
+                    // A value no list holds (the values are below 64), pushed without a search.
+                    let fresh = 64 + step;
+                    set.push_new(fresh);
+                    vec.push(fresh);
+                }
+                7 if state.is_multiple_of(17) => {
+                    set.clear();
+                    vec.clear();
+                }
+                _ => {}
+            }
+            assert_eq!(
+                set.contains(&value),
+                vec.contains(&value),
+                "contains({value}) of {vec:?}"
+            );
+            assert_eq!(set.is_empty(), vec.is_empty());
+            let mut each = Vec::new();
+            set.each(|value| each.push(value));
+            assert_eq!(each, vec);
+            assert_eq!(set.indexed(), vec.len() > INDEXED_FROM, "{} values", vec.len());
+            indexed_once |= set.indexed();
+        }
+        assert!(indexed_once, "the sequence never passed the index's threshold");
     }
 }
