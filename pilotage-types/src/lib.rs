@@ -121,7 +121,8 @@ pub trait SchemaDef: Sized {
     const STREAM: Option<validate::stream::Stream> = None;
 
     /// Validates `value` against this type's definition in the original schema, listing
-    /// every violation (instance pointer, schema pointer, message).
+    /// every violation (instance pointer, schema pointer, message; up to
+    /// [`validate::MAX_VIOLATIONS_BYTES`] of them, then [`validate::ValidationErrors::truncated`]).
     ///
     /// ```
     /// use pilotage_types::{Guide, SchemaDef};

@@ -55,13 +55,18 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Every violation of one value against one definition.
+/// Every violation of one value against one definition (up to [`MAX_VIOLATIONS_BYTES`] of
+/// them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationErrors {
     /// The definition validated against (`"."` for a document's root schema).
     pub def: String,
-    /// All violations, in the validator's order; never empty.
+    /// The violations, in the validator's order; never empty. All of them, unless
+    /// [`Self::truncated`].
     pub violations: Vec<Violation>,
+    /// Whether the list stops short: the violations listed reached [`MAX_VIOLATIONS_BYTES`],
+    /// and the rest were not looked for.
+    pub truncated: bool,
 }
 
 impl fmt::Display for ValidationErrors {
@@ -69,10 +74,14 @@ impl fmt::Display for ValidationErrors {
         let count = self.violations.len();
         write!(
             f,
-            "not a valid {}: {count} violation{}",
+            "not a valid {}: {}{count} violation{}",
             self.def,
+            if self.truncated { "at least " } else { "" },
             if count == 1 { "" } else { "s" }
         )?;
+        if self.truncated {
+            write!(f, " (the list stops at {MAX_VIOLATIONS_BYTES} bytes)")?;
+        }
         for violation in &self.violations {
             write!(f, "\n  {violation}")?;
         }
@@ -204,7 +213,8 @@ impl Validators {
             .map_err(|_| SchemaError::UnknownDef(def.to_owned()))
     }
 
-    /// Validates `instance` against `def`, listing every violation.
+    /// Validates `instance` against `def`, listing every violation (up to
+    /// [`MAX_VIOLATIONS_BYTES`] of them).
     pub fn validate(&self, def: &str, instance: &Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
         Ok(run(def, self.check(def)?, instance, self.compatible))
     }
@@ -228,8 +238,9 @@ pub fn verdict(check: Check, instance: &Value, compatible: bool) -> bool {
     verdict
 }
 
-/// Runs `check` on `instance`, listing every violation when it fails. Valid values cost one
-/// pass that stops at the first violation and records nothing.
+/// Runs `check` on `instance`, listing every violation when it fails (up to
+/// [`MAX_VIOLATIONS_BYTES`] of them). Valid values cost one pass that stops at the first
+/// violation and records nothing.
 #[inline]
 pub fn run(def: &str, check: Check, instance: &Value, compatible: bool) -> Result<(), ValidationErrors> {
     if verdict(check, instance, compatible) {
@@ -243,15 +254,86 @@ pub fn run(def: &str, check: Check, instance: &Value, compatible: bool) -> Resul
 fn collect(def: &str, check: Check, instance: &Value, compatible: bool) -> Result<(), ValidationErrors> {
     let mut cx = Cx::new(true, compatible);
     check(&mut cx, instance, &Loc::Root);
-    let violations = cx.into_violations();
-    if violations.is_empty() {
-        // Unreachable for a correct generator: both passes run the same code.
-        return Ok(());
+    // `Ok` is unreachable for a correct generator: both passes run the same code.
+    cx.into_list().into_result(def)
+}
+
+/// The most memory a list of violations takes (their records, pointers and messages), in
+/// bytes. Past it, the list stops ([`ValidationErrors::truncated`]): an instance pointer
+/// repeats every name above it, so without a bound a hostile instance (a name of 500 KB over
+/// an array of 250,000 wrong items, 1 MB in all) would list 125 GB of pointers; and each
+/// violation of a tiny item takes a hundred bytes or more. At about 150 bytes a violation,
+/// 16 MiB lists more than 100,000 of them.
+pub const MAX_VIOLATIONS_BYTES: usize = 16 * 1024 * 1024;
+
+/// Violations collected within [`MAX_VIOLATIONS_BYTES`] (the generated validators' and the
+/// interpreter's lists).
+#[derive(Debug, Default)]
+pub struct ViolationList {
+    violations: Vec<Violation>,
+    bytes: usize,
+    truncated: bool,
+}
+
+impl ViolationList {
+    /// An empty list.
+    pub fn new() -> Self {
+        Self::default()
     }
-    Err(ValidationErrors {
-        def: def.to_owned(),
-        violations,
-    })
+
+    /// Whether the list is full: a violation found now is not listed, and the search may stop.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.truncated
+    }
+
+    /// Adds `violation` unless it would take the list past [`MAX_VIOLATIONS_BYTES`] (the
+    /// first one is always listed); returns whether the list is full.
+    pub fn push(&mut self, violation: Violation) -> bool {
+        if self.truncated {
+            return true;
+        }
+        let bytes = std::mem::size_of::<Violation>()
+            + violation.instance_pointer.len()
+            + violation.schema_pointer.len()
+            + violation.message.len();
+        if !self.violations.is_empty() && self.bytes.saturating_add(bytes) > MAX_VIOLATIONS_BYTES {
+            self.truncated = true;
+            return true;
+        }
+        self.bytes += bytes;
+        self.violations.push(violation);
+        false
+    }
+
+    /// How many violations are listed.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.violations.len()
+    }
+
+    /// Whether none is listed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The violations listed.
+    pub fn into_violations(self) -> Vec<Violation> {
+        self.violations
+    }
+
+    /// `Ok` when no violation is listed, else the [`ValidationErrors`] of `def`.
+    pub fn into_result(self, def: &str) -> Result<(), ValidationErrors> {
+        if self.violations.is_empty() {
+            return Ok(());
+        }
+        Err(ValidationErrors {
+            def: def.to_owned(),
+            violations: self.violations,
+            truncated: self.truncated,
+        })
+    }
 }
 
 /// Longest violation message kept, in bytes. Messages quote the offending value, which for

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::{Number, Value};
 
 use crate::few::{Few, FewSet};
-use crate::{bounded_message, Violation};
+use crate::{bounded_message, Violation, ViolationList};
 
 /// A generated check: `true` when `value` (at `at`) is valid against one schema location.
 pub type Check = fn(&mut Cx, &Value, &Loc<'_>) -> bool;
@@ -20,8 +20,9 @@ pub type Check = fn(&mut Cx, &Value, &Loc<'_>) -> bool;
 /// The state of one evaluation.
 #[derive(Debug)]
 pub struct Cx {
-    /// `Some` when every violation is collected; `None` to stop at the first.
-    errors: Option<Vec<Violation>>,
+    /// `Some` when every violation is collected (up to [`crate::MAX_VIOLATIONS_BYTES`]);
+    /// `None` to stop at the first.
+    errors: Option<ViolationList>,
     compatible: bool,
     /// The dynamic scope: the schema resources entered, outermost first (only for schema
     /// sets that use `$dynamicRef` / `$recursiveRef`), four inline before the heap (a resource
@@ -213,7 +214,7 @@ impl Cx {
     #[inline]
     pub fn new(collect: bool, compatible: bool) -> Self {
         Self {
-            errors: collect.then(Vec::new),
+            errors: collect.then(ViolationList::new),
             compatible,
             scope: Few::new(0),
         }
@@ -286,15 +287,13 @@ impl Cx {
         self.errors.is_none()
     }
 
-    /// Records a violation at `at` of the keyword at `schema`; returns whether to stop.
+    /// Records a violation at `at` of the keyword at `schema`; returns whether to stop (at
+    /// the first violation, or once the list is full).
     #[inline]
     pub fn fail(&mut self, at: &Loc<'_>, schema: &'static str, why: Why<'_>) -> bool {
         match &mut self.errors {
             None => true,
-            Some(errors) => {
-                record(errors, at, schema, why);
-                false
-            }
+            Some(errors) => record(errors, at, schema, why),
         }
     }
 
@@ -322,30 +321,44 @@ impl Cx {
     /// Where the record of violations stands, for [`Self::passed`].
     #[inline(always)]
     pub fn mark(&self) -> usize {
-        self.errors.as_ref().map_or(0, Vec::len)
+        self.errors.as_ref().map_or(0, ViolationList::len)
     }
 
     /// Whether a check that started at `mark` passed: stopping at the first violation, a check
-    /// that reaches its end passed; collecting, it passed when it recorded nothing.
+    /// that reaches its end passed; collecting, it passed when it recorded nothing (once the
+    /// list is full, nothing is recorded and nothing passes).
     #[inline(always)]
     pub fn passed(&self, mark: usize) -> bool {
-        self.errors.as_ref().is_none_or(|errors| errors.len() == mark)
+        self.errors
+            .as_ref()
+            .is_none_or(|errors| errors.len() == mark && !errors.is_full())
     }
 
     /// The violations collected (empty when stopping at the first).
     pub fn into_violations(self) -> Vec<Violation> {
+        self.into_list().into_violations()
+    }
+
+    /// The list of violations collected, which tells whether it is full (empty when stopping
+    /// at the first).
+    pub fn into_list(self) -> ViolationList {
         self.errors.unwrap_or_default()
     }
 }
 
+/// Lists a violation unless the list is full; returns whether it is full. Its pointer and
+/// message are not even built then: once full, a hostile instance costs no more.
 #[cold]
 #[inline(never)]
-fn record(errors: &mut Vec<Violation>, at: &Loc<'_>, schema: &'static str, why: Why<'_>) {
+fn record(errors: &mut ViolationList, at: &Loc<'_>, schema: &'static str, why: Why<'_>) -> bool {
+    if errors.is_full() {
+        return true;
+    }
     errors.push(Violation {
         instance_pointer: at.pointer(),
         schema_pointer: schema.to_owned(),
         message: bounded_message(why.to_string()),
-    });
+    })
 }
 
 /// Where in the instance a check is, built on the stack as the evaluation descends and turned
@@ -1019,8 +1032,8 @@ pub fn length(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{
-        decimal_divides, decimal_parts, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Ev,
-        NameBuffer, Num,
+        decimal_divides, decimal_parts, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Cx, Ev, Loc,
+        NameBuffer, Num, Violation, Why,
     };
     use serde_json::{Number, Value};
 
@@ -1242,6 +1255,61 @@ mod tests {
             "kept {} bytes",
             kept.capacity()
         );
+    }
+
+    /// A list of violations stops at its budget: each violation here repeats a name of 100 KB
+    /// in its pointer (an array of wrong items under a long member name), 2,000 of them would
+    /// list 200 MB of pointers. The first is always listed, however large; once full, `fail`
+    /// says to stop, nothing is recorded and no check passes; the errors say the list is
+    /// truncated.
+    #[test]
+    fn a_full_list_of_violations_stops_the_search() {
+        let long = "k".repeat(100_000);
+        let root = Loc::Root;
+        let member = root.key(&long);
+        let value = Value::from(0);
+        let mut cx = Cx::new(true, false);
+        let mut listed = 0;
+        for index in 0..2_000 {
+            let mark = cx.mark();
+            let stop = cx.fail(&member.index(index), "/items/type", Why::Type(&value, &["string"]));
+            if stop {
+                assert!(!cx.passed(mark), "a full list passes nothing");
+                break;
+            }
+            listed += 1;
+        }
+        assert!(cx.fail(&root, "/type", Why::Type(&value, &["object"])), "full: stop");
+        let list = cx.into_list();
+        assert!(list.is_full());
+        let bytes: usize = list.len() * (std::mem::size_of::<Violation>() + 100_000 + 30);
+        assert!(
+            listed == list.len() && bytes <= crate::MAX_VIOLATIONS_BYTES + 200_000,
+            "{listed} listed"
+        );
+        assert!(listed > 100 && listed < 2_000, "{listed} listed");
+        let errors = list.into_result("T").unwrap_err();
+        assert!(errors.truncated);
+        assert!(errors.to_string().contains("at least"), "{errors}");
+
+        // One violation larger than the budget is listed all the same; the next is not.
+        let huge = "h".repeat(crate::MAX_VIOLATIONS_BYTES + 1);
+        let mut list = crate::ViolationList::new();
+        let violation = |pointer: &str| Violation {
+            instance_pointer: pointer.to_owned(),
+            schema_pointer: String::new(),
+            message: String::new(),
+        };
+        assert!(!list.push(violation(&huge)), "the first is listed");
+        assert!(list.push(violation("/a")), "the second would pass the budget");
+        assert_eq!(list.len(), 1);
+        let errors = list.into_result("T").unwrap_err();
+        assert!(errors.truncated);
+        // Within the budget, nothing is truncated, and an empty list is no error.
+        let mut small = crate::ViolationList::new();
+        assert!(!small.push(violation("/a")));
+        assert!(!small.into_result("T").unwrap_err().truncated);
+        assert!(crate::ViolationList::new().into_result("T").is_ok());
     }
 
     /// An object of 100,000 members and an array of 100,000 items recorded one by one (as

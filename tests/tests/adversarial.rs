@@ -187,7 +187,44 @@ fn a_million_element_array_gets_a_verdict() {
         Trace::validate(&json!({"run_id": "r", "level": "full", "steps": bad}))
     })
     .unwrap_err();
-    assert_eq!(errors.violations.len(), 1_000_000, "every violation is listed");
+    // About 150 bytes a violation: the list stops at its budget, and says so.
+    let listed = errors.violations.len();
+    assert!(
+        errors.truncated && listed > 100_000 && listed < 1_000_000,
+        "{listed} listed"
+    );
+    assert_eq!(errors.violations[0].instance_pointer, "/steps/0");
+    assert_eq!(
+        errors.violations[listed - 1].instance_pointer,
+        format!("/steps/{}", listed - 1),
+        "the first ones, in order"
+    );
+}
+
+/// Violations whose pointers repeat a member name of 100 KB (2,000 wrong items under it: 200 MB
+/// of pointers, from a 104 KB body) stop at the list's budget, in the generated validators'
+/// runtime and in the interpreter alike; the list says it is truncated.
+#[test]
+fn violations_under_a_long_name_stay_within_the_budget() {
+    let long = "k".repeat(100_000);
+    let document = json!({"$defs": {"T": {"additionalProperties": {"items": {"type": "string"}}}}});
+    let validators = pilotage_types::validate::SchemaValidators::new(document);
+    let instance = json!({ long.clone(): vec![0; 2_000] });
+    let errors = within(Duration::from_secs(30), "2,000 violations under a 100 KB name", || {
+        validators.validate("T", &instance).unwrap()
+    })
+    .unwrap_err();
+    let bytes: usize = errors
+        .violations
+        .iter()
+        .map(|v| v.instance_pointer.len() + v.schema_pointer.len() + v.message.len())
+        .sum();
+    assert!(errors.truncated, "{} listed", errors.violations.len());
+    assert!(
+        bytes <= pilotage_types::validate::MAX_VIOLATIONS_BYTES,
+        "{bytes} bytes listed"
+    );
+    assert!(errors.violations[0].instance_pointer.starts_with(&format!("/{long}/")));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 pub use jsonschema::Validator;
 use serde_json::Value;
 
-use super::{bounded_message, widen_open_enums, SchemaError, ValidationErrors, Violation};
+use super::{bounded_message, widen_open_enums, SchemaError, ValidationErrors, Violation, ViolationList};
 use crate::escape_pointer_token;
 
 /// Keywords of a document's root that are kept when validating against one of its `$defs`:
@@ -228,7 +228,8 @@ impl SchemaValidators {
         cell.get_or_init(|| self.compile(def)).as_ref().map_err(Clone::clone)
     }
 
-    /// Validates `instance` against `def`, listing every violation.
+    /// Validates `instance` against `def`, listing every violation (up to
+    /// [`super::MAX_VIOLATIONS_BYTES`] of them).
     pub fn validate(&self, def: &str, instance: &Value) -> Result<Result<(), ValidationErrors>, SchemaError> {
         Ok(validate_with(def, self.validator(def)?, instance))
     }
@@ -239,7 +240,8 @@ impl SchemaValidators {
     }
 }
 
-/// Validates `instance` with the compiled `validator` of `def`, listing every violation.
+/// Validates `instance` with the compiled `validator` of `def`, listing every violation (up to
+/// [`super::MAX_VIOLATIONS_BYTES`] of them).
 #[inline]
 pub fn validate_with(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
     // The common case first: a valid value costs one boolean pass, nothing collected.
@@ -253,20 +255,18 @@ pub fn validate_with(def: &str, validator: &Validator, instance: &Value) -> Resu
 #[cold]
 #[inline(never)]
 fn collect_violations(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
-    let violations: Vec<Violation> = validator
-        .iter_errors(instance)
-        .map(|error| Violation {
+    // Within the bound the generated validators keep (`MAX_VIOLATIONS_BYTES`): once the
+    // list is full, no further error is asked of jsonschema.
+    let mut list = ViolationList::new();
+    for error in validator.iter_errors(instance) {
+        let full = list.push(Violation {
             instance_pointer: error.instance_path().as_str().to_owned(),
             schema_pointer: error.schema_path().as_str().to_owned(),
             message: bounded_message(error.to_string()),
-        })
-        .collect();
-    if violations.is_empty() {
-        Ok(())
-    } else {
-        Err(ValidationErrors {
-            def: def.to_owned(),
-            violations,
-        })
+        });
+        if full {
+            break;
+        }
     }
+    list.into_result(def)
 }

@@ -44,7 +44,7 @@ pub use interpreter::{validate_with, SchemaValidators, Validator};
 /// generated code names these paths (`::pilotage_types::validate::runtime::...`).
 pub use pilotage_validate::{
     bounded_message, format, pattern, run, runtime, stream, verdict, SchemaError, ValidationErrors, Validators,
-    Violation, MAX_MESSAGE_BYTES,
+    Violation, ViolationList, MAX_MESSAGE_BYTES, MAX_VIOLATIONS_BYTES,
 };
 
 /// The Pilotage schema, embedded byte for byte (regen keeps `schema/pilotage.schema.json`
