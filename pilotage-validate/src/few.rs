@@ -1,12 +1,12 @@
 //! [`Few`]: a list of a few `Copy` values held inline, spilling to a `Vec` beyond `N`. The
-//! evaluation context's dynamic scope and the `unevaluated*` annotations ([`crate::runtime::Ev`])
-//! hold a handful of entries per evaluation; as `Vec`s they cost an allocation and a free each
+//! evaluation context's dynamic scope ([`Few`]) and the `unevaluated*` annotations
+//! ([`FewSet`], in [`crate::runtime::Ev`]) hold a handful of entries per evaluation; as `Vec`s they cost an allocation and a free each
 //! (the first push of every instance that enters a dynamic scope or evaluates a member), which
 //! was most of the time of the official suite's `unevaluatedProperties`, `$dynamicRef` and
 //! `$recursiveRef` groups.
 //!
-//! [`FewSet`] is a [`Few`] without duplicates that, past [`INDEXED_FROM`] values, also keeps
-//! a hash index: the annotations record a value per member or item of the instance, so a
+//! [`FewSet`] is a list like [`Few`] without duplicates that, past [`INDEXED_FROM`] values,
+//! also keeps a hash index: the annotations record a value per member or item of the instance, so a
 //! search of the list per member made an object of `n` members cost `n²/2` comparisons.
 //!
 //! Hand-written on purpose, not `smallvec` or `arrayvec`: this crate depends on `serde_json`
@@ -37,18 +37,6 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
             inline: [fill; N],
             more: Vec::new(),
         }
-    }
-
-    /// Whether the list is empty.
-    #[inline]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// How many values the list holds.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.len + self.more.len()
     }
 
     /// Whether anything is on the heap (the list once held more than `N` values).
@@ -85,53 +73,39 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
         self.more.last().or_else(|| self.inline[..self.len].last())
     }
 
-    /// Whether `value` is in the list.
-    #[inline]
-    pub(crate) fn contains(&self, value: &T) -> bool {
-        self.inline[..self.len].contains(value) || self.more.contains(value)
-    }
-
-    /// Empties the list (the heap part keeps its capacity).
-    #[inline]
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-        self.more.clear();
-    }
-
     /// The values, first pushed first.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
         self.inline[..self.len].iter().chain(&self.more).copied()
-    }
-
-    /// Calls `f` with each value, first pushed first: two plain loops, where a `Chain`'s
-    /// `fold` was a call of its own.
-    #[inline]
-    pub(crate) fn each(&self, mut f: impl FnMut(T)) {
-        for &value in &self.inline[..self.len] {
-            f(value);
-        }
-        for &value in &self.more {
-            f(value);
-        }
     }
 }
 
 /// From how many values a [`FewSet`] keeps a hash index beside its list.
 pub(crate) const INDEXED_FROM: usize = 16;
 
-/// A set of `Copy` values in the order they were first inserted: a [`Few`] list, and past
-/// [`INDEXED_FROM`] values a hash index of the same values (std's `HashSet`, keyed at random,
-/// so that no input can be built to collide), so that membership costs O(1) however many
-/// values it holds. Below that, a search of at most 16 values is cheaper than a hash.
+/// A set of `Copy` values in the order they were first inserted: up to `N` inline, the rest on
+/// the heap, and past [`INDEXED_FROM`] values a hash index of them all (std's `HashSet`, keyed
+/// at random, so that no input can be built to collide), so that membership costs O(1)
+/// however many values it holds. Below that, a search of at most 16 values is cheaper than a
+/// hash. Everything on the heap is behind one pointer, so an empty set is as cheap to make,
+/// move and drop as a [`Few`].
 #[derive(Debug, Clone)]
 pub(crate) struct FewSet<T: Copy + Eq + Hash, const N: usize> {
-    list: Few<T, N>,
-    /// The same values as `list`, once it held more than [`INDEXED_FROM`]. Boxed: an
-    /// annotation is made for every branch an `unevaluated*` keyword reads, and almost none
-    /// ever holds 16 values, so the set stays one pointer wide (a `HashSet` is six).
-    #[allow(clippy::box_collection)]
-    index: Option<Box<HashSet<T>>>,
+    /// How many of `inline` are in use (at most `N`; `N` whenever `spill` holds values).
+    len: usize,
+    /// The first `N` values; slots from `len` on hold the filler.
+    inline: [T; N],
+    /// The values after the first `N`, and the index.
+    spill: Option<Box<Spill<T>>>,
+}
+
+/// What a [`FewSet`] holds on the heap.
+#[derive(Debug, Clone)]
+struct Spill<T> {
+    /// The values after the first `N`.
+    more: Vec<T>,
+    /// Every value of the set, once it held more than [`INDEXED_FROM`].
+    index: Option<HashSet<T>>,
 }
 
 impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
@@ -139,23 +113,34 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     #[inline]
     pub(crate) const fn new(fill: T) -> Self {
         Self {
-            list: Few::new(fill),
-            index: None,
+            len: 0,
+            inline: [fill; N],
+            spill: None,
         }
     }
 
     /// Whether the set is empty.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.len == 0
     }
 
-    /// Whether `value` is in the set.
-    #[inline]
+    /// Whether `value` is in the set. The inline search is inlined where it is called; the
+    /// heap's is a call.
+    #[inline(always)]
     pub(crate) fn contains(&self, value: &T) -> bool {
-        match &self.index {
+        match &self.spill {
+            None => self.inline[..self.len].contains(value),
+            Some(spill) => self.contains_spilled(spill, value),
+        }
+    }
+
+    /// [`Self::contains`] once values are on the heap.
+    #[inline(never)]
+    fn contains_spilled(&self, spill: &Spill<T>, value: &T) -> bool {
+        match &spill.index {
             Some(index) => index.contains(value),
-            None => self.list.contains(value),
+            None => self.inline[..self.len].contains(value) || spill.more.contains(value),
         }
     }
 
@@ -168,34 +153,59 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     }
 
     /// Adds `value`, which the caller knows is not in the set (a value of another set, copied
-    /// into an empty one): no search.
-    #[inline]
+    /// into an empty one): no search. An inline slot is filled where it is called; the heap is
+    /// a call.
+    #[inline(always)]
     pub(crate) fn push_new(&mut self, value: T) {
-        self.list.push(value);
-        if let Some(index) = &mut self.index {
+        if self.len < N {
+            self.inline[self.len] = value;
+            self.len += 1;
+        } else {
+            self.push_spilled(value);
+        }
+    }
+
+    /// [`Self::push_new`] once the inline slots are full.
+    #[inline(never)]
+    fn push_spilled(&mut self, value: T) {
+        let spill = self.spill.get_or_insert_with(|| {
+            Box::new(Spill {
+                more: Vec::new(),
+                index: None,
+            })
+        });
+        spill.more.push(value);
+        if let Some(index) = &mut spill.index {
             index.insert(value);
-        } else if self.list.len() > INDEXED_FROM {
-            self.index = Some(Box::new(self.list.iter().collect()));
+        } else if N + spill.more.len() > INDEXED_FROM {
+            spill.index = Some(self.inline.iter().chain(&spill.more).copied().collect());
         }
     }
 
     /// Empties the set.
     #[inline]
     pub(crate) fn clear(&mut self) {
-        self.list.clear();
-        self.index = None;
+        self.len = 0;
+        self.spill = None;
     }
 
     /// Calls `f` with each value, first inserted first.
     #[inline]
-    pub(crate) fn each(&self, f: impl FnMut(T)) {
-        self.list.each(f);
+    pub(crate) fn each(&self, mut f: impl FnMut(T)) {
+        for &value in &self.inline[..self.len] {
+            f(value);
+        }
+        if let Some(spill) = &self.spill {
+            for &value in &spill.more {
+                f(value);
+            }
+        }
     }
 
     /// Whether the hash index is kept (for the tests).
     #[cfg(test)]
     pub(crate) fn indexed(&self) -> bool {
-        self.index.is_some()
+        self.spill.as_ref().is_some_and(|spill| spill.index.is_some())
     }
 }
 
@@ -230,22 +240,14 @@ mod tests {
                 }
                 3 | 4 => assert_eq!(few.pop(), vec.pop()),
                 5 if state.is_multiple_of(13) => {
-                    few.clear();
+                    // Emptied as the dynamic scope is, value by value.
+                    while few.pop().is_some() {}
                     vec.clear();
                 }
                 _ => {}
             }
-            assert_eq!(
-                few.contains(&value),
-                vec.contains(&value),
-                "contains({value}) of {vec:?}"
-            );
             assert_eq!(few.last(), vec.last());
-            assert_eq!(few.is_empty(), vec.is_empty());
             assert_eq!(few.iter().collect::<Vec<_>>(), vec);
-            let mut each = Vec::new();
-            few.each(|value| each.push(value));
-            assert_eq!(each, vec);
             spilled_once |= few.spilled();
         }
         assert!(spilled_once, "the sequence never went past the inline slots");
@@ -255,12 +257,12 @@ mod tests {
     #[test]
     fn stays_inline_up_to_n() {
         let mut few: Few<&str, 3> = Few::new("");
-        assert!(!few.contains(&""), "the filler is not a value");
+        assert_eq!(few.iter().count(), 0, "the filler is not a value");
         for name in ["a", "b", "c"] {
             few.push(name);
         }
         assert!(!few.spilled());
-        assert!(!few.contains(&""));
+        assert_eq!(few.iter().collect::<Vec<_>>(), ["a", "b", "c"]);
         few.push("d");
         assert!(few.spilled());
         assert_eq!(few.iter().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
