@@ -494,6 +494,13 @@ const INVALID: &str = "invalid against the schema (read again to name every viol
 /// refuses `$ref` cycles on one instance, so expansion always ends).
 const MAX_FRAME: usize = 4096;
 
+/// The most schema locations a run holds at once, over every frame from the root to the value
+/// being read (a guard: a location that applies twice to a member, through `properties` and
+/// `patternProperties` both, doubles the frame at each level of a recursive schema, so a
+/// document 35 levels deep would need 2^35 entries; past this, about 1.5 MB, the answer is
+/// [`Verdict::Unknown`]).
+const MAX_ENTRIES: usize = 1 << 16;
+
 /// A scalar of the instance.
 #[derive(Clone, Copy)]
 enum Item<'a> {
@@ -534,10 +541,15 @@ impl Run {
     }
 
     /// Pushes `node` as a location applying to the member or item about to be read, unless it
-    /// accepts everything.
+    /// accepts everything. Past [`MAX_ENTRIES`] locations in all, the answer is unknown
+    /// instead.
     #[inline]
     fn push_child(&mut self, node: u32, owner: usize) {
         if !self.at(node).trivial {
+            if self.entries.len() >= MAX_ENTRIES {
+                self.unknown = true;
+                return;
+            }
             self.entries.push(Entry::new(node, owner as u32, Role::Child));
         }
     }
@@ -1742,6 +1754,38 @@ mod tests {
         // are read through the wrapper (a nested object's members counted in its own frame)
         Node::new().properties(&[], &[], Some(7)).members(0, 1, 2),
     ];
+
+    /// `{"properties": {"a": <itself>}, "patternProperties": {"^a$": <itself>}}`: both apply to
+    /// the member `a`, so each level of `{"a": {"a": ...}}` doubles the locations that apply.
+    static DOUBLING: &[Node] = &[Node::new().properties(
+        &[("a", 0, u8::MAX)],
+        &[(
+            &crate::pattern::Pattern::Literal {
+                source: "^a$",
+                text: "a",
+                start: true,
+                end: true,
+            },
+            0,
+        )],
+        None,
+    )];
+
+    /// Ten levels (1,024 locations at the deepest) are decided; twenty (a million) pass the
+    /// run's bound on locations and are unknown (the caller then checks the two-pass way),
+    /// where the frame grew to 2^depth entries.
+    #[test]
+    fn locations_that_double_at_each_level_are_bounded() {
+        let nested = |depth: usize| format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        assert_eq!(
+            check_slice(Stream::new(DOUBLING, 0), false, nested(10).as_bytes()),
+            Some(true)
+        );
+        assert_eq!(
+            check_slice(Stream::new(DOUBLING, 0), false, nested(20).as_bytes()),
+            None
+        );
+    }
 
     fn check(root: u32, text: &str) -> Option<bool> {
         check_slice(Stream::new(PROGRAM, root), false, text.as_bytes())
