@@ -139,3 +139,25 @@ fn the_compatible_reading_accepts_a_later_enum_value_and_nothing_else() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file with more violations than the list holds: the listed ones, then a line saying the
+/// list stops there; the exit status is still 1.
+#[test]
+fn a_list_that_stops_short_says_so() {
+    let dir = scratch("truncated");
+    let file = dir.join("steps.json");
+    // 200,000 wrong steps (about 150 bytes a violation: past the list's 16 MiB).
+    let steps = vec!["1"; 200_000].join(",");
+    fs::write(
+        &file,
+        format!(r#"{{"run_id": "r", "level": "full", "steps": [{steps}]}}"#),
+    )
+    .unwrap();
+    let out = validate(&["Trace", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.starts_with("  ... and more violations, not listed"), "{last}");
+    let listed = stdout.lines().filter(|line| line.starts_with("  /steps/")).count();
+    assert!(listed > 50_000 && listed < 200_000, "{listed} listed");
+}

@@ -942,6 +942,32 @@ const LOOK_SCAN_CASES: &[(&str, &[(&str, bool)])] = &[
         ],
     ),
     ("(?<=ab*c)x$", &[("acxacx", true), ("acx", true), ("abx", false)]),
+    // A negated look-behind that holds at some positions and not at others.
+    (
+        "^(?:[ab](?<!b.*))+$",
+        &[("aa", true), ("ab", false), ("ba", false), ("", false)],
+    ),
+    // Reversed and unanchored, the body needs about 2^21 states: no scan; walked forward, a
+    // DFA of 22 states.
+    (
+        "x(?=[ab]{20}a[ab]*)",
+        &[
+            ("xaaaaaaaaaaaaaaaaaaaaa", true),
+            ("xbbbbbbbbbbbbbbbbbbbba", true),
+            ("xaaaaaaaaaaaaaaaaaaaa", false),
+            ("xb", false),
+        ],
+    ),
+    // Long but bounded, with a look-ahead of its own: a sub-program, read at most 40
+    // characters from each position.
+    (
+        "x(?=(?=a)[a-z]{40})",
+        &[
+            ("xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true),
+            ("xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", false),
+            ("xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false),
+        ],
+    ),
 ];
 
 /// How many [`regex::Inst::LookScan`]s each pattern of [`LOOK_SCAN_CASES`] is written with, and
@@ -970,6 +996,10 @@ const LOOK_SCANS: &[(&str, usize, bool)] = &[
     ("^(?:a(?<!b.*))+$", 2, false),
     ("^x?(?=ab*c)", 1, false),
     ("(?<=ab*c)x$", 1, false),
+    ("^(?:[ab](?<!b.*))+$", 2, false),
+    // Walked from each position, possibly to the text's end: quadratic.
+    ("x(?=[ab]{20}a[ab]*)", 0, true),
+    ("x(?=(?=a)[a-z]{40})", 0, false),
 ];
 
 #[test]
@@ -994,6 +1024,16 @@ fn unbounded_look_arounds_are_one_pass_and_match_as_ecma_262_does() {
             written.vm_reason
         );
     }
+    // The walked body keeps a DFA.
+    let Compiled::Program { insts, .. } = regex::compile_owned("x(?=[ab]{20}a[ab]*)").unwrap() else {
+        panic!("not a program");
+    };
+    assert!(insts.iter().any(|inst| matches!(inst, regex::Inst::LookDfa(..))));
+    // The copies of a counted repetition's body name one table, which the runtime scans once
+    // for all of them (`pattern.rs`, `look_scans_read_the_text_once`).
+    let tokens = regex::compile("^(?:(?!.*x)[a-z.]){1,255}$").unwrap().to_string();
+    assert_eq!(tokens.matches("LookScan").count(), 255, "one instruction a copy");
+    assert_eq!(tokens.matches("Dfa :: new").count(), 1, "one table: {}", &tokens[..300]);
 }
 
 #[test]
@@ -1148,7 +1188,7 @@ proptest! {
     #[test]
     fn look_scans_agree_with_the_pike_vm(
         index in 0..LOOK_SCAN_CASES.len(),
-        text in "[abcx019 fo.\u{e9}\u{1f600}\n_-]{0,14}",
+        text in "[abcx019 fo.\u{e9}\u{1f600}\n_-]{0,40}",
     ) {
         let pattern = &look_scans()[index];
         let _ = pattern.is_match(&text);

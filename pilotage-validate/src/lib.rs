@@ -56,8 +56,9 @@ impl fmt::Display for Violation {
 }
 
 /// Every violation of one value against one definition (up to [`MAX_VIOLATIONS_BYTES`] of
-/// them).
+/// them). Made by the validators; `#[non_exhaustive]`, as it may tell more in a later version.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ValidationErrors {
     /// The definition validated against (`"."` for a document's root schema).
     pub def: String,
@@ -65,7 +66,7 @@ pub struct ValidationErrors {
     /// [`Self::truncated`].
     pub violations: Vec<Violation>,
     /// Whether the list stops short: the violations listed reached [`MAX_VIOLATIONS_BYTES`],
-    /// and the rest were not looked for.
+    /// and the rest are not listed (the generated validators stop looking for them).
     pub truncated: bool,
 }
 

@@ -25,9 +25,10 @@
 //!   - any other runs a nested anchored match at its position, over the whole text (so `^`,
 //!     `$` and word boundaries inside it see the characters around it); a look-behind runs its
 //!     sub-program (which the generator writes reversed) backwards from its position, as
-//!     ECMA-262 matches a look-behind. Only here can one text cost more than linear time: a
-//!     body of unbounded length with a look-around or `\B` of its own, reached at many
-//!     positions, reads the rest of the text from each.
+//!     ECMA-262 matches a look-behind. Only here (and in a walk of a look-ahead whose scan
+//!     would pass the size limits) can one text cost more than linear time: a body of
+//!     unbounded length, reached at many positions, reads the rest of the text from each. The
+//!     generation report calls such a pattern quadratic.
 //!
 //! Semantics are ECMA-262's with the `u` flag and no other: the text is a sequence of code
 //! points (an astral character is one character); `.` is any character but `\n`, `\r`, U+2028
@@ -133,8 +134,9 @@ pub enum Inst {
     /// reads the body reversed, from the text's end) or end (a look-behind: from the text's
     /// start). At each position it is then one lookup, so the pattern stays linear in the
     /// text; a walk from each position could read to the text's end from each (quadratic on a
-    /// long text without a match). Its `^`, `$` and word boundaries see the whole text.
-    /// Continues at the next instruction.
+    /// long text without a match). Instructions that name the same `dfa` in the same
+    /// direction (the copies of a body a counted repetition repeats) share one scan. Its `^`,
+    /// `$` and word boundaries see the whole text. Continues at the next instruction.
     LookScan {
         /// Whether this is `(?!...)` or `(?<!...)`.
         negated: bool,
@@ -449,10 +451,11 @@ fn is_word(c: Option<char>) -> bool {
     c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The positions at which each [`Inst::LookScan`] holds, by instruction, computed the first
-/// time one is reached in a match and shared by its nested searches (a `Cell`: taken and put
-/// back, never borrowed twice).
-type Scans = std::cell::Cell<Vec<(u32, Vec<bool>)>>;
+/// The positions at which each [`Inst::LookScan`] holds, by its tables and direction (the
+/// generator writes one `static` for the copies of a body a counted repetition repeats, so
+/// they share one scan), computed the first time one is reached in a match and shared by its
+/// nested searches (a `Cell`: taken and put back, never borrowed twice).
+type Scans = std::cell::Cell<Vec<(*const Dfa, bool, Vec<bool>)>>;
 
 /// A Pike VM over one text.
 struct Vm<'p, 't, 's> {
@@ -513,19 +516,20 @@ impl<'p, 't, 's> Vm<'p, 't, 's> {
         }
     }
 
-    /// Whether the [`Inst::LookScan`] at `pc` (its DFA `dfa`, a look-behind when `behind`)
-    /// finds its body's match starting (or ending) at byte `pos`: the text is scanned the first
-    /// time this instruction asks.
-    fn scanned(&self, pc: u32, dfa: &Dfa, behind: bool, pos: usize) -> bool {
+    /// Whether an [`Inst::LookScan`] (its DFA `dfa`, a look-behind when `behind`) finds its
+    /// body's match starting (or ending) at byte `pos`: the text is scanned the first time
+    /// these tables are asked, in this direction.
+    fn scanned(&self, dfa: &Dfa, behind: bool, pos: usize) -> bool {
         let mut scans = self.scans.take();
-        let index = match scans.iter().position(|(at, _)| *at == pc) {
+        let key: *const Dfa = dfa;
+        let index = match scans.iter().position(|(at, back, _)| *at == key && *back == behind) {
             Some(index) => index,
             None => {
-                scans.push((pc, dfa.scan(self.text.as_bytes(), !behind)));
+                scans.push((key, behind, dfa.scan(self.text.as_bytes(), !behind)));
                 scans.len() - 1
             }
         };
-        let holds = scans[index].1.get(pos).copied().unwrap_or(false);
+        let holds = scans[index].2.get(pos).copied().unwrap_or(false);
         self.scans.set(scans);
         holds
     }
@@ -658,7 +662,7 @@ impl<'p, 't, 's> Vm<'p, 't, 's> {
                     }
                 }
                 Inst::LookScan { negated, behind, dfa } => {
-                    if self.scanned(pc, dfa, behind, pos) != negated {
+                    if self.scanned(dfa, behind, pos) != negated {
                         stack.push(pc + 1);
                     }
                 }
@@ -913,42 +917,13 @@ mod tests {
     #[test]
     fn look_scans_read_the_text_once() {
         let dfa = x_scan();
-        let ahead: &'static [Inst] = Box::leak(
-            vec![
-                Inst::Class(A),
-                Inst::LookScan {
-                    negated: false,
-                    behind: false,
-                    dfa,
-                },
-                Inst::Match,
-            ]
-            .into_boxed_slice(),
-        );
-        let behind: &'static [Inst] = Box::leak(
-            vec![
-                Inst::LookScan {
-                    negated: false,
-                    behind: true,
-                    dfa,
-                },
-                Inst::Class(A),
-                Inst::Match,
-            ]
-            .into_boxed_slice(),
-        );
-        let not_behind: &'static [Inst] = Box::leak(
-            vec![
-                Inst::LookScan {
-                    negated: true,
-                    behind: true,
-                    dfa,
-                },
-                Inst::Class(A),
-                Inst::Match,
-            ]
-            .into_boxed_slice(),
-        );
+        let look = |negated, behind| Inst::LookScan { negated, behind, dfa };
+        let ahead: &'static [Inst] =
+            Box::leak(vec![Inst::Class(A), look(false, false), Inst::Match].into_boxed_slice());
+        let behind: &'static [Inst] =
+            Box::leak(vec![look(false, true), Inst::Class(A), Inst::Match].into_boxed_slice());
+        let not_behind: &'static [Inst] =
+            Box::leak(vec![look(true, true), Inst::Class(A), Inst::Match].into_boxed_slice());
         let nested: &'static [Inst] = Box::leak(
             vec![
                 Inst::Look {
@@ -956,11 +931,7 @@ mod tests {
                     next: 4,
                 },
                 Inst::Class(A),
-                Inst::LookScan {
-                    negated: false,
-                    behind: false,
-                    dfa,
-                },
+                look(false, false),
                 Inst::LookEnd,
                 Inst::Match,
             ]
@@ -981,13 +952,36 @@ mod tests {
                 assert_eq!(program(insts).is_match(text), *expected, "{insts:?} on {text:?}");
             }
         }
+        // Two instructions with the same tables (the copies of `(?:(?!x)a){2}`, here before a
+        // character other than `a`) share a scan; the same tables read as a look-behind are
+        // another.
+        const NOT_A: Class = Class {
+            ranges: &[('a', 'a')],
+            negated: true,
+        };
+        let twice: &'static [Inst] = Box::leak(
+            vec![
+                look(true, false),
+                Inst::Class(A),
+                look(true, false),
+                Inst::Class(A),
+                Inst::Class(NOT_A),
+                Inst::Match,
+            ]
+            .into_boxed_slice(),
+        );
+        let both: &'static [Inst] =
+            Box::leak(vec![look(true, true), Inst::Class(A), look(false, false), Inst::Match].into_boxed_slice());
+        assert!(program(twice).is_match("aab") && !program(twice).is_match("axab"));
+        assert!(program(twice).is_match("xaab"));
+        assert!(program(both).is_match("ax") && !program(both).is_match("xax"));
         // A long text that reaches the look-around at every position and never matches:
-        // scanned once.
+        // scanned once (twice for two directions).
         let long = "a".repeat(100_000);
-        for insts in [ahead, behind, nested] {
+        for (insts, scans) in [(ahead, 1), (behind, 1), (nested, 1), (twice, 1), (both, 2)] {
             SCANNED.with(|scanned| scanned.set(0));
             assert!(!program(insts).is_match(&long), "{insts:?}");
-            assert_eq!(SCANNED.with(std::cell::Cell::get), long.len(), "{insts:?}");
+            assert_eq!(SCANNED.with(std::cell::Cell::get), scans * long.len(), "{insts:?}");
         }
     }
 }

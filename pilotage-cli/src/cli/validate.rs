@@ -86,6 +86,13 @@ fn validate_file(validators: &Source<'_>, def: &str, file: &Path, out: &mut dyn 
             for violation in &errors.violations {
                 let _ = writeln!(out, "  {}: {}", violation.instance_pointer, violation.message);
             }
+            if errors.truncated {
+                let _ = writeln!(
+                    out,
+                    "  ... and more violations, not listed (the list stops at {} bytes)",
+                    pilotage_types::validate::MAX_VIOLATIONS_BYTES
+                );
+            }
             FAILED
         }
         // The definition compiled above; a failure here is the schema's, reported as such.

@@ -920,8 +920,9 @@ struct Compiler {
     /// written) rather than as a sub-program (the same program for the Pike VM alone, kept for
     /// the tests that compare the two).
     look_dfas: bool,
-    /// Whether a look-around of unbounded body was written as a sub-program (no DFA decides
-    /// it): the program may then read the rest of the text from each position.
+    /// Whether a look-around of unbounded body is read from each position it is reached at
+    /// (a sub-program, or a DFA walk when its scan would be too large): the program may then
+    /// read the rest of the text from each position.
     superlinear: bool,
 }
 
@@ -1046,19 +1047,22 @@ impl Compiler {
                 }
             }
             Node::Look(body, negated) => {
-                // A short body a DFA decides is one table walk from the position, not a nested
-                // Pike VM search (SchemaStore's hugo.json checks every member name against
-                // `^(?!aliases|audio|...)$`, 36 names). A long one is one pass over the whole
-                // text, whose walks from each position would be quadratic.
-                if self.look_dfas && short_body(body) && look_body_for_dfa(body) {
-                    if let Ok(tables) = dfa(body, true) {
-                        self.emit(Inst::LookDfa(*negated, Box::new(tables)))?;
-                        return Ok(());
-                    }
-                }
+                // A long body a DFA decides is one pass over the whole text ([`Inst::LookScan`]),
+                // whose walks from each position could be quadratic; a short one is one table
+                // walk from the position, not a nested Pike VM search (SchemaStore's hugo.json
+                // checks every member name against `^(?!aliases|audio|...)$`, 36 names), as is a
+                // long one whose scan would be too large.
                 if self.scanned(body, *negated, false)? {
                     return Ok(());
                 }
+                if self.look_dfas && look_body_for_dfa(body) {
+                    if let Ok(tables) = dfa(body, true) {
+                        self.emit(Inst::LookDfa(*negated, Box::new(tables)))?;
+                        self.superlinear |= max_chars(body).is_none();
+                        return Ok(());
+                    }
+                }
+                self.superlinear |= max_chars(body).is_none();
                 let look = self.emit(Inst::Look(*negated, 0))?;
                 self.node(body)?;
                 self.emit(Inst::LookEnd)?;
@@ -1071,6 +1075,7 @@ impl Compiler {
                 if self.scanned(body, *negated, true)? {
                     return Ok(());
                 }
+                self.superlinear |= max_chars(body).is_none();
                 let look = self.emit(Inst::LookBehind(*negated, 0))?;
                 self.node(&body.reversed())?;
                 self.emit(Inst::LookEnd)?;
@@ -1082,25 +1087,20 @@ impl Compiler {
     }
 
     /// Writes a look-around of long or unbounded `body` as [`Inst::LookScan`] when a DFA
-    /// decides it (and DFAs are written); returns whether it did. When it does not, the
-    /// look-around becomes a sub-program read from each position: the program is marked
-    /// superlinear.
+    /// decides it within the size limits (and DFAs are written); returns whether it did.
     fn scanned(&mut self, body: &Node, negated: bool, behind: bool) -> Result<bool> {
-        if short_body(body) {
+        if short_body(body) || !self.look_dfas {
             return Ok(false);
         }
-        if self.look_dfas {
-            if let Ok(tables) = scan_dfa(body, !behind) {
-                self.emit(Inst::LookScan {
-                    negated,
-                    behind,
-                    dfa: Box::new(tables),
-                })?;
-                return Ok(true);
-            }
-        }
-        self.superlinear = true;
-        Ok(false)
+        let Ok(tables) = scan_dfa(body, !behind) else {
+            return Ok(false);
+        };
+        self.emit(Inst::LookScan {
+            negated,
+            behind,
+            dfa: Box::new(tables),
+        })?;
+        Ok(true)
     }
 }
 
@@ -1108,10 +1108,14 @@ impl Compiler {
 /// as a `const` every instruction taking them shares, not once per instruction.
 const SHARED_RANGES: usize = 16;
 
-/// Writes the classes of one pattern, sharing the large ones.
+/// Writes the classes of one pattern, sharing the large ones, and its scan tables.
 #[derive(Default)]
 struct Classes {
     shared: Vec<(Vec<(char, char)>, proc_macro2::Ident)>,
+    /// The tables of [`Inst::LookScan`]s, each written once per pattern: the copies of a
+    /// counted repetition's body (`(?:(?!.*x).){1,255}`) name one `static`, so the runtime,
+    /// which keeps one scan per table, scans the text once for all of them.
+    scans: Vec<(DfaTables, proc_macro2::Ident)>,
 }
 
 impl Classes {
@@ -1133,16 +1137,35 @@ impl Classes {
         quote!(::pilotage_types::validate::pattern::Class { ranges: #ranges, negated: #negated })
     }
 
-    /// `pattern`, preceded by the shared ranges' `const`s if there are any.
+    /// The `static` of the scan tables `tables` (shared by every instruction taking the same).
+    fn scan(&mut self, tables: &DfaTables) -> TokenStream {
+        let index = match self.scans.iter().position(|(shared, _)| shared == tables) {
+            Some(index) => index,
+            None => {
+                let ident = quote::format_ident!("SCAN_{}", self.scans.len());
+                self.scans.push((tables.clone(), ident));
+                self.scans.len() - 1
+            }
+        };
+        let ident = &self.scans[index].1;
+        quote!(&#ident)
+    }
+
+    /// `pattern`, preceded by the shared ranges' `const`s and the scan tables' `static`s if
+    /// there are any.
     fn around(self, pattern: TokenStream) -> TokenStream {
-        if self.shared.is_empty() {
+        if self.shared.is_empty() && self.scans.is_empty() {
             return pattern;
         }
         let consts = self.shared.iter().map(|(ranges, ident)| {
             let ranges = ranges_tokens(ranges);
             quote!(const #ident: &[(char, char)] = #ranges;)
         });
-        quote!({ #(#consts)* #pattern })
+        let statics = self.scans.iter().map(|(tables, ident)| {
+            let dfa = dfa_new_tokens(tables);
+            quote!(static #ident: ::pilotage_types::validate::pattern::Dfa = #dfa;)
+        });
+        quote!({ #(#consts)* #(#statics)* #pattern })
     }
 }
 
@@ -1303,9 +1326,9 @@ const NO_DFA_NOT_WORD_BOUNDARY: &str =
     "a `\\B`, which a DFA reading bytes sees hold inside a character (between two bytes of `\u{e9}`)";
 const NO_DFA_TOO_LARGE: &str = "its DFA would exceed the size limits (192 KiB of transitions)";
 const NO_DFA_SUPERLINEAR: &str =
-    "a look-around, which no DFA runs; one of them, of unbounded length, has a look-around \
-     or `\\B` of its own (or a DFA over the size limits), so it is read from each position it is reached at: \
-     quadratic in a long text";
+    "a look-around, which no DFA runs; one of them, of unbounded length, is read from each \
+     position it is reached at (no DFA decides it in one pass: a look-around or `\\B` of its own, or a DFA over the \
+     size limits): quadratic in a long text";
 
 /// The pattern as a DFA's tables, or why there is none (a look-around, or a DFA over the size
 /// limits). An `anchored` pattern (a leading `^`) starts anchored, so its search stops at the
@@ -1828,6 +1851,15 @@ fn pattern_tokens(source: &str, compiled: Compiled, classes: &mut Classes) -> To
 
 /// A `&'static pilotage_types::validate::pattern::Dfa` expression of these tables.
 fn dfa_tokens(dfa: &DfaTables) -> TokenStream {
+    let new = dfa_new_tokens(dfa);
+    quote!({
+        static DFA: ::pilotage_types::validate::pattern::Dfa = #new;
+        &DFA
+    })
+}
+
+/// The `Dfa::new(...)` expression of `dfa`'s tables.
+fn dfa_new_tokens(dfa: &DfaTables) -> TokenStream {
     let DfaTables {
         classes: byte_classes,
         stride,
@@ -1839,12 +1871,9 @@ fn dfa_tokens(dfa: &DfaTables) -> TokenStream {
     let byte_classes = Literal::byte_string(byte_classes);
     let table = Literal::byte_string(table);
     let eoi = Literal::byte_string(eoi);
-    quote!({
-        static DFA: ::pilotage_types::validate::pattern::Dfa = ::pilotage_types::validate::pattern::Dfa::new(
-            #byte_classes, #stride, #table, #first_match, #eoi, #start,
-        );
-        &DFA
-    })
+    quote!(::pilotage_types::validate::pattern::Dfa::new(
+        #byte_classes, #stride, #table, #first_match, #eoi, #start,
+    ))
 }
 
 /// The tokens of a program's instructions.
@@ -1870,7 +1899,7 @@ fn program_tokens(insts: &[Inst], classes: &mut Classes) -> Vec<TokenStream> {
                 quote!(::pilotage_types::validate::pattern::Inst::LookDfa { negated: #negated, dfa: #dfa })
             }
             Inst::LookScan { negated, behind, dfa } => {
-                let dfa = dfa_tokens(dfa);
+                let dfa = classes.scan(dfa);
                 quote!(::pilotage_types::validate::pattern::Inst::LookScan { negated: #negated, behind: #behind, dfa: #dfa })
             }
             Inst::LookBehind(negated, next) => {

@@ -255,8 +255,9 @@ pub fn validate_with(def: &str, validator: &Validator, instance: &Value) -> Resu
 #[cold]
 #[inline(never)]
 fn collect_violations(def: &str, validator: &Validator, instance: &Value) -> Result<(), ValidationErrors> {
-    // Within the bound the generated validators keep (`MAX_VIOLATIONS_BYTES`): once the
-    // list is full, no further error is asked of jsonschema.
+    // Within the bound the generated validators keep (`MAX_VIOLATIONS_BYTES`). This bounds
+    // the list returned, not the memory of the search: jsonschema 0.61's `iter_errors` has
+    // built every error (each with its own pointer) before it yields the first.
     let mut list = ViolationList::new();
     for error in validator.iter_errors(instance) {
         let full = list.push(Violation {
