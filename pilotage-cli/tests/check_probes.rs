@@ -314,7 +314,8 @@ const GUIDE_FORMS: &str = "4.1/guide-forms";
 
 /// A program file for the stub Language, written once per process.
 fn program_file() -> String {
-    let path = std::env::temp_dir().join(format!("pilotage-check-probes-{}.json", std::process::id()));
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pilotage-check-probes-{}.json", std::process::id()));
     std::fs::write(&path, json!({"steps": ["a", "b"]}).to_string()).unwrap();
     path.display().to_string()
 }

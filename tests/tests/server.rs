@@ -801,7 +801,8 @@ fn pilotage_check_finds_shared_loop_tools_clean_when_served() {
     let addr = serve(&engine, HttpOptions::default(), &runtime);
     let url = format!("http://{addr}/mcp");
     let write = |name: &str, value: Value| {
-        let path = std::env::temp_dir().join(format!("pilotage-shared-{}-{name}", std::process::id()));
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("pilotage-shared-{}-{name}", std::process::id()));
         std::fs::write(&path, value.to_string()).unwrap();
         path.display().to_string()
     };

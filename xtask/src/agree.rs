@@ -20,6 +20,10 @@
 //!    in scratch crates (`$AGREE_CRATE_DIR` or `/tmp/agree-crate`, target `$AGREE_TARGET_DIR` or `/tmp/agree-target`)
 //!    whose binary prints the generated validators' verdict on each case. A module rustc
 //!    rejects is recorded with the error and left out, and the crate is built again.
+//! 5. the same binary runs the root's stream program (the fused path of `parse_slice`) on each
+//!    case, from its text and from its value: a verdict it gives that differs from `is_valid`'s
+//!    is a disagreement (INCONSISTENT), and the report says how many cases it decided (it may
+//!    answer "unknown", and `parse_slice` then validates the two-pass way).
 //!
 //! The report lists the figures and every disagreement: the instance, both verdicts, the
 //! violation the rejecting side names (its schema location and the keyword's value), and a
@@ -1127,6 +1131,8 @@ fn agree(options: &Options) -> Result<Outcome, String> {
     };
     let mut answers: HashMap<(usize, usize), Ours> = HashMap::new();
     let mut disagreements: Vec<Disagreement> = Vec::new();
+    // The cases the fused path (`parse_slice`'s stream program) decided, and those it was run on.
+    let mut fused = (0usize, 0usize);
     for (number, chunk) in generated.chunks(batch).enumerate() {
         let (live, binary) = build(&mut entries, chunk, number)?;
         let mut cases: Vec<(usize, usize)> = Vec::new();
@@ -1139,7 +1145,9 @@ fn agree(options: &Options) -> Result<Outcome, String> {
             .iter()
             .map(|&(e, c)| (entries[e].module.clone(), entries[e].cases[c].0.clone()))
             .collect();
-        let results = run_cases(&binary, &list)?;
+        let (results, (decided, streams)) = run_cases(&binary, &list)?;
+        fused.0 += decided;
+        fused.1 += streams;
         for (key, ours) in cases.into_iter().zip(results) {
             answers.insert(key, ours);
         }
@@ -1179,6 +1187,12 @@ fn agree(options: &Options) -> Result<Outcome, String> {
     }
 
     let mut report = summary(&entries, &unreadable, &answers, &disagreements, started.elapsed());
+    let _ = writeln!(
+        report,
+        "\nThe fused path (`parse_slice`'s stream program, from the text and from the value) decided {} of the {} \
+         cases it was run on; a decided verdict that differs from `is_valid` is listed above as INCONSISTENT.",
+        fused.0, fused.1
+    );
     let mut speed = None;
     if options.bench {
         let timed: Vec<bench::Schema> = entries
@@ -1282,7 +1296,7 @@ fn shrink(
         if list.is_empty() {
             break;
         }
-        let results = run_cases(binary, &list)?;
+        let (results, _) = run_cases(binary, &list)?;
         let mut progressed = false;
         let mut taken: BTreeSet<usize> = BTreeSet::new();
         for ((i, smaller, theirs), ours) in owners.into_iter().zip(results) {
@@ -1330,6 +1344,7 @@ fn main() {
         use std::io::Write as _;
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
+        let (mut streams, mut decided) = (0usize, 0usize);
         for (i, (module, instance)) in cases.iter().enumerate().skip(start) {
             let Some(validators) = table.get(module.as_str()) else {
                 let _ = writeln!(out, "{i}\tE\tno module {module}");
@@ -1338,21 +1353,47 @@ fn main() {
             let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let verdict = validators.is_valid(".", instance);
                 let full = validators.validate(".", instance);
-                (verdict, full)
+                // The fused path (`parse_slice`'s stream program), from the text and from the value.
+                let fused = validators.stream(".").map(|stream| {
+                    let text = serde_json::to_vec(instance).expect("a Value serializes");
+                    (
+                        ::pilotage_types::validate::stream::check_slice(stream, false, &text),
+                        ::pilotage_types::validate::stream::check_value(stream, false, instance),
+                    )
+                });
+                (verdict, full, fused)
             }));
+            let answer = answer.map(|(verdict, full, fused)| {
+                if let Some((from_text, from_value)) = fused {
+                    streams += 1;
+                    decided += usize::from(from_text.is_some());
+                    if let Ok(verdict) = verdict {
+                        for (from, answer) in [("text", from_text), ("value", from_value)] {
+                            if answer.is_some_and(|a| a != verdict) {
+                                return (Err(format!("is_valid {verdict} but the stream program from the {from} says {}", !verdict)), full);
+                            }
+                        }
+                    }
+                }
+                (verdict.map_err(|e| e.to_string()), full)
+            });
             let line = match answer {
+                Ok((Err(stream), _)) if stream.starts_with("is_valid") => format!("X\t{stream}"),
                 Ok((Ok(true), Ok(Ok(())))) => "V".to_owned(),
                 Ok((Ok(false), Ok(Err(errors)))) => {
                     let v = &errors.violations[0];
                     format!("I\t{}", v.to_string().replace(['\n', '\t'], " "))
                 }
                 Ok((Ok(verdict), Ok(full))) => format!("X\tis_valid {verdict} but validate {}", if full.is_ok() { "accepts" } else { "rejects" }),
-                Ok((Err(e), _)) | Ok((_, Err(e))) => format!("E\t{}", e.to_string().replace(['\n', '\t'], " ")),
+                Ok((Err(e), _)) => format!("E\t{}", e.replace(['\n', '\t'], " ")),
+                Ok((_, Err(e))) => format!("E\t{}", e.to_string().replace(['\n', '\t'], " ")),
                 Err(_) => "P".to_owned(),
             };
             let _ = writeln!(out, "{i}\t{line}");
             let _ = out.flush();
         }
+        // Not a case line (no index first): how many cases the fused path decided.
+        let _ = writeln!(out, "stream\t{decided}\t{streams}");
     }).expect("a thread");
     let _ = worker.join();
 }
@@ -1470,11 +1511,13 @@ fn build(entries: &mut [Entry], chunk: &[usize], number: usize) -> Result<(Vec<u
 }
 
 /// Runs the scratch binary on cases; a crash (a stack overflow, an abort) or a hang is the
-/// answer of the case it happened on, and the run goes on from the next.
-fn run_cases(binary: &Path, cases: &[(String, Value)]) -> Result<Vec<Ours>, String> {
+/// answer of the case it happened on, and the run goes on from the next. Also returns how many
+/// cases the fused path decided, of those it was run on (the runs that ended normally).
+fn run_cases(binary: &Path, cases: &[(String, Value)]) -> Result<(Vec<Ours>, (usize, usize)), String> {
     let file = crate_dir().join("cases.json");
     std::fs::write(&file, serde_json::to_vec(cases).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let mut answers: Vec<Option<Ours>> = vec![None; cases.len()];
+    let mut fused = (0usize, 0usize);
     let mut start = 0;
     while start < cases.len() {
         let mut child = Command::new(binary)
@@ -1505,6 +1548,12 @@ fn run_cases(binary: &Path, cases: &[(String, Value)]) -> Result<Vec<Ours>, Stri
         let text = reader.join().unwrap_or_default();
         let mut last = None;
         for line in text.lines() {
+            if let Some(counts) = line.strip_prefix("stream\t") {
+                let mut counts = counts.split('\t').map(|n| n.parse::<usize>().unwrap_or(0));
+                fused.0 += counts.next().unwrap_or(0);
+                fused.1 += counts.next().unwrap_or(0);
+                continue;
+            }
             let mut parts = line.splitn(3, '\t');
             let (Some(i), Some(kind)) = (parts.next().and_then(|i| i.parse::<usize>().ok()), parts.next()) else {
                 continue;
@@ -1531,7 +1580,7 @@ fn run_cases(binary: &Path, cases: &[(String, Value)]) -> Result<Vec<Ours>, Stri
         }
         start = next + 1;
     }
-    Ok(answers.into_iter().map(|a| a.unwrap_or(Ours::Crashed)).collect())
+    Ok((answers.into_iter().map(|a| a.unwrap_or(Ours::Crashed)).collect(), fused))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ fn serve(args: &[&str]) -> Served {
 }
 
 fn write(name: &str, value: &Value) -> String {
-    let path = std::env::temp_dir().join(format!("pilotage-calc-{}-{name}", std::process::id()));
+    let path =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pilotage-calc-{}-{name}", std::process::id()));
     std::fs::write(&path, value.to_string()).unwrap();
     path.display().to_string()
 }

@@ -106,10 +106,11 @@ fn two_engines_share_runs(store: &str) {
 
 #[test]
 fn two_engines_on_one_sqlite_file_share_runs() {
-    let path = std::env::temp_dir().join(format!("pilotage-shared-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pilotage-shared-{}.db", std::process::id()));
+    remove_database(&path);
     two_engines_share_runs(&format!("sqlite:{}", path.display()));
-    let _ = std::fs::remove_file(&path);
+    remove_database(&path);
 }
 
 #[test]
@@ -127,8 +128,9 @@ fn two_engines_on_one_postgres_share_runs() {
 
 #[test]
 fn a_killed_engine_restarted_on_its_sqlite_file_still_has_its_runs_within_retention() {
-    let path = std::env::temp_dir().join(format!("pilotage-restart-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let path =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pilotage-restart-{}.db", std::process::id()));
+    remove_database(&path);
     let store = format!("sqlite:{}", path.display());
     let retention = ["--stateless", "--retention", "3"];
     let mut first = engine(&store, &retention);
@@ -153,5 +155,15 @@ fn a_killed_engine_restarted_on_its_sqlite_file_still_has_its_runs_within_retent
         "gone after retention: {gone}"
     );
     drop(second);
-    let _ = std::fs::remove_file(&path);
+    remove_database(&path);
+}
+
+/// Removes an SQLite database and the write-ahead log and shared-memory files beside it (a
+/// killed engine leaves them).
+fn remove_database(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
+    }
 }

@@ -1575,7 +1575,20 @@ fn parse(source: &str) -> Result<(Node, Vec<&'static str>)> {
     };
     match read(false) {
         Ok(read) => Ok(read),
-        Err(strict) => read(true).map_err(|_| strict),
+        // Both readings refuse: the strict error, and the Annex B reading's when it found
+        // another fault (`^(a|b]`: a lone `]`, and without the flag still an unclosed group).
+        Err(strict) => read(true).map_err(|annex_b| {
+            let prefix = format!("pattern {source:?}: ");
+            let other = annex_b.0.strip_prefix(&prefix).unwrap_or(&annex_b.0);
+            if strict.0.ends_with(other) {
+                strict
+            } else {
+                PatternError(format!(
+                    "{}; read without the `u` flag (ECMA-262 Annex B), {other}",
+                    strict.0
+                ))
+            }
+        }),
     }
 }
 
@@ -2115,9 +2128,22 @@ mod tests {
             ]
         );
         assert!(write(r"^[\w.-]+\]$").unwrap().annex_b.is_empty());
-        // The strict error is the one reported when Annex B does not help either.
+        // The strict error is the one reported when Annex B does not help either, with the
+        // Annex B reading's own fault when it is another.
         let error = write(r"]\p{L}").unwrap_err().0;
         assert!(error.contains("a lone `]`"), "{error}");
+        let error = write(r"^(a|b]$").unwrap_err().0;
+        assert!(error.contains("a lone `]` (write `\\]`) (at character 6)"), "{error}");
+        assert!(
+            error.contains("read without the `u` flag (ECMA-262 Annex B), an unclosed group (at character 7)"),
+            "{error}"
+        );
+        let error = write(r"(?1)").unwrap_err().0;
+        assert_eq!(
+            error.matches("(at character").count(),
+            1,
+            "one fault, named once: {error}"
+        );
     }
 
     #[test]

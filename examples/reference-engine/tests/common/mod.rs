@@ -118,7 +118,8 @@ pub fn json_of<S: AsRef<str> + std::fmt::Debug>(args: &[S]) -> (u8, Value) {
 }
 
 pub fn write(name: &str, value: &Value) -> String {
-    let path = std::env::temp_dir().join(format!("pilotage-client-{}-{name}", std::process::id()));
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pilotage-client-{}-{name}", std::process::id()));
     std::fs::write(&path, value.to_string()).unwrap();
     path.display().to_string()
 }
