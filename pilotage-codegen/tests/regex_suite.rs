@@ -158,9 +158,12 @@ fn assert_verdicts(cases: &[(&str, &[(&str, bool)])]) {
 /// The `Pattern` the generated tokens build from `compiled`.
 fn written(source: &'static str, compiled: Compiled) -> Pattern {
     match compiled {
-        Compiled::Automaton { dfa, required, .. } => Pattern::Automaton {
+        Compiled::Automaton {
+            dfa, required, lead, ..
+        } => Pattern::Automaton {
             source,
             required: Box::leak(required.into_boxed_str()),
+            lead,
             dfa: leak_dfa(*dfa),
         },
         Compiled::Literal(text, start, end) => Pattern::Literal {
@@ -1194,6 +1197,76 @@ proptest! {
         let _ = pattern.is_match(&text);
         let scans = LOOK_SCANS[index].1;
         prop_assert!(pattern.is_dfa() || scans == 0, "{:?} is compared with its plain program", LOOK_SCAN_CASES[index].0);
+    }
+}
+
+/// Patterns written as a DFA with a required text, and the `lead` the compiler gives each: how
+/// many bytes before the text's first occurrence of it the search starts (`None`: at the
+/// text's start, because a match can hold an unbounded text before it, or the pattern reads
+/// what comes before a search's start: `^`, `\b`).
+const LEAD_CASES: &[(&str, Option<usize>)] = &[
+    (r"\wcole", Some(1)),
+    (r"[a-z]cole", Some(1)),
+    (r"[^x]cole", Some(4)),
+    (r"é{1,2}\d?cole", Some(5)),
+    (r"(ab|é)cole$", Some(2)),
+    (r"x😀?cole\d+", Some(5)),
+    (r"a[^c]*bcole", None),
+    (r"\bcole\d", None),
+    (r"(xy|z)+cole", None),
+    (r"^\wcole\d", None),
+    (r"(^|a)cole", None),
+];
+
+fn leads() -> &'static [Dual] {
+    static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        LEAD_CASES
+            .iter()
+            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    })
+}
+
+/// Each [`LEAD_CASES`] pattern is a DFA with the lead the table gives it.
+#[test]
+fn a_dfa_search_starts_just_before_the_required_text_where_it_can() {
+    let mut wrong = Vec::new();
+    for (source, expected) in LEAD_CASES {
+        match regex::compile_owned(source) {
+            Ok(Compiled::Automaton { lead, required, .. }) => {
+                if lead != *expected || required.is_empty() {
+                    wrong.push(format!(
+                        "{source:?}: lead {lead:?}, required {required:?}; expected {expected:?}"
+                    ));
+                }
+            }
+            Ok(other) => wrong.push(format!("{source:?}: not a DFA: {other:?}")),
+            Err(e) => wrong.push(format!("{source:?}: {}", e.0)),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Long texts (past the length from which the required text is looked for first) made of
+    /// pieces of the [`LEAD_CASES`] patterns, ASCII, Latin-1 and astral characters: the DFA
+    /// searching around the required text's occurrences and the Pike VM reading the whole text
+    /// agree (`Dual` asserts it).
+    #[test]
+    fn a_search_from_the_lead_agrees_with_the_pike_vm(
+        index in 0..LEAD_CASES.len(),
+        pieces in proptest::collection::vec(
+            prop_oneof!["cole", "é", "😀", "ab", "x", "b", "a", "_", " ", "7", "\n", "e", "c", "co"],
+            20..90,
+        ),
+    ) {
+        let text: String = pieces.concat();
+        let pattern = &leads()[index];
+        let _ = pattern.is_match(&text);
+        prop_assert!(pattern.is_dfa());
     }
 }
 

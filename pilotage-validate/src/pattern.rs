@@ -191,6 +191,11 @@ pub enum Pattern {
         /// A text every match contains (`""`: none known): a text without it is no match, and
         /// no search runs.
         required: &'static str,
+        /// The most bytes a match holds before `required`, when that is bounded and the
+        /// pattern reads nothing before where a search starts (no `^`, no word boundary): the
+        /// search then starts that far before the first occurrence of `required` (`\wcole`: a
+        /// byte before the first `cole`), not at the text's start.
+        lead: Option<usize>,
         /// The DFA (anchored at the text's start when the pattern is).
         dfa: &'static Dfa,
     },
@@ -246,8 +251,16 @@ impl Pattern {
             Pattern::Sequence { steps, .. } => sequence_matches(steps, text),
             // The required text is looked for first in a long text only: a short one (a member
             // name, mostly) is read by the DFA faster than a substring search is set up.
-            Pattern::Automaton { required, dfa, .. } => {
-                (text.len() < PREFILTER_FROM || text.contains(required)) && dfa.is_match(text)
+            Pattern::Automaton {
+                required, lead, dfa, ..
+            } => {
+                if text.len() < PREFILTER_FROM || required.is_empty() {
+                    return dfa.is_match(text);
+                }
+                match lead {
+                    Some(lead) => dfa.matches_around(text, required, *lead),
+                    None => find(text.as_bytes(), required.as_bytes()).is_some() && dfa.is_match(text),
+                }
             }
             Pattern::Guarded { guards, then, .. } => {
                 guards
@@ -361,6 +374,51 @@ impl Dfa {
         self.eoi_matches(state)
     }
 
+    /// Whether the DFA (unanchored, for a pattern that reads nothing before where a search
+    /// starts) matches `text`, where every match holds `required` at most `lead` bytes after
+    /// its start. The search starts `lead` bytes before the first occurrence of `required`
+    /// (at a character's start), and whenever the DFA is back in its start state (no match in
+    /// progress: what follows is a new search from here), it skips to `lead` bytes before the
+    /// next occurrence; with none left, there is no match. `\wcole` on a French sentence reads
+    /// the few bytes around each `cole`, not the sentence (the official suite's
+    /// `ecmascript-regex.json` groups 11 and 12).
+    fn matches_around(&self, text: &str, required: &str, lead: usize) -> bool {
+        let bytes = text.as_bytes();
+        // Where a search from `at` may start: `lead` bytes before the next occurrence, at a
+        // character's start, not before `at` (`None`: no occurrence from `at` on).
+        let skip = |at: usize| {
+            let found = at + find(&bytes[at..], required.as_bytes())?;
+            let mut from = found.saturating_sub(lead).max(at);
+            while from > at && !text.is_char_boundary(from) {
+                from -= 1;
+            }
+            Some((from, found))
+        };
+        let Some((mut at, mut next)) = skip(0) else {
+            return false;
+        };
+        let mut state = self.start;
+        if state == 0 {
+            return false;
+        }
+        let last_plain = self.first_match.max(1) - 1;
+        while let Some(&byte) = bytes.get(at) {
+            state = self.step(state, byte);
+            at += 1;
+            if state.wrapping_sub(1) >= last_plain {
+                return state != 0 && self.is_match_state(state);
+            }
+            if state == self.start && at > next {
+                // Past the occurrence the last skip found, with no match in progress.
+                match skip(at) {
+                    Some((from, found)) => (at, next) = (from, found),
+                    None => return false,
+                }
+            }
+        }
+        self.eoi_matches(state)
+    }
+
     /// The next state from `state` on `byte` (a transition past the table is the dead state).
     #[inline]
     fn step(&self, state: usize, byte: u8) -> usize {
@@ -410,6 +468,26 @@ impl Dfa {
         tests::SCANNED.with(|scanned| scanned.set(scanned.get() + bytes.len()));
         holds
     }
+}
+
+/// Where `needle` (not empty) first occurs in `haystack`. A short needle: `memchr` for its first
+/// byte, then a comparison (no searcher to build: `memmem::Finder::new` took longer than the
+/// search on the official suite's 170-byte sentences); a long one, `memmem`, linear whatever
+/// the text.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    if needle.len() > 8 {
+        return memchr::memmem::find(haystack, needle);
+    }
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(first, haystack.get(at..)?) {
+        let start = at + found;
+        if haystack.get(start + 1..)?.starts_with(rest) {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// From how many bytes of text a [`Pattern::Automaton`] looks for its required text before
@@ -735,6 +813,7 @@ mod tests {
         let required = Pattern::Automaton {
             source: "x*zz",
             required: "zz",
+            lead: None,
             dfa: &EVERYTHING,
         };
         let long = "ab".repeat(PREFILTER_FROM);
@@ -746,6 +825,66 @@ mod tests {
         // A short text goes to the DFA at once (this one matches everything; a real one
         // agrees with the prefilter).
         assert!(required.is_match("ab"));
+    }
+
+    /// The required text's search (`memchr` for a short needle's first byte, then a comparison)
+    /// finds what `memchr::memmem` finds, on random texts and needles of a small alphabet
+    /// (many partial occurrences), short and long needles.
+    #[test]
+    fn the_required_text_is_found_as_memmem_finds_it() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as usize
+        };
+        let alphabet = b"aab\xc3";
+        for _ in 0..20_000 {
+            let haystack: Vec<u8> = (0..next(40)).map(|_| alphabet[next(alphabet.len() as u64)]).collect();
+            let needle: Vec<u8> = (0..1 + next(12))
+                .map(|_| alphabet[next(alphabet.len() as u64)])
+                .collect();
+            assert_eq!(
+                super::find(&haystack, &needle),
+                memchr::memmem::find(&haystack, &needle),
+                "{haystack:?} {needle:?}"
+            );
+        }
+        assert_eq!(super::find(b"abc", b""), None, "an empty needle is never looked for");
+    }
+
+    /// With a `lead`, the DFA starts reading that many bytes before the first occurrence of the
+    /// required text (at a character's start), not at the text's start; without, at the start.
+    #[test]
+    fn a_lead_starts_the_search_before_the_required_text() {
+        // Matches when the first byte it reads is `q`: a probe of where the search starts.
+        static CLASSES: [u8; 256] = {
+            let mut classes = [0u8; 256];
+            classes[b'q' as usize] = 1;
+            classes
+        };
+        static FIRST_Q: Dfa = Dfa::new(&CLASSES, 2, &[0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 2, 0], 2, &[0, 0, 1], 1);
+        let pattern = |lead| Pattern::Automaton {
+            source: "q",
+            required: "q",
+            lead,
+            dfa: &FIRST_Q,
+        };
+        let long = "ab".repeat(PREFILTER_FROM);
+        let text = format!("{long}q");
+        assert!(pattern(Some(0)).is_match(&text), "read from the `q`");
+        assert!(!pattern(None).is_match(&text), "read from the start");
+        assert!(!pattern(Some(1)).is_match(&text), "read from the `b` before it");
+        assert!(
+            !pattern(Some(1_000)).is_match(&text),
+            "a lead past the start reads from the start"
+        );
+        // A lead that ends inside a character starts at that character (here `é`, two bytes).
+        let accented = format!("{long}éq");
+        assert!(!pattern(Some(1)).is_match(&accented));
+        assert!(pattern(Some(0)).is_match(&accented));
+        assert!(!pattern(Some(0)).is_match(&long), "no `q`: no match, no search");
     }
 
     /// The sequence reads ASCII bytes directly and decodes other characters: the same verdicts
