@@ -1220,10 +1220,17 @@ const LEAD_CASES: &[(&str, Option<usize>)] = &[
 
 fn leads() -> &'static [Dual] {
     static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        LEAD_CASES
-            .iter()
-            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
+    compiled_once(&PATTERNS, LEAD_CASES.iter().map(|(source, _)| *source))
+}
+
+/// The patterns `sources`, compiled once into `cell` for a property test's many cases.
+fn compiled_once<'a>(
+    cell: &'static std::sync::OnceLock<Vec<Dual>>,
+    sources: impl Iterator<Item = &'a str>,
+) -> &'static [Dual] {
+    cell.get_or_init(|| {
+        sources
+            .map(|source| runtime(source).unwrap_or_else(|e| panic!("{e}")))
             .collect()
     })
 }
@@ -1272,20 +1279,10 @@ proptest! {
 
 fn look_scans() -> &'static [Dual] {
     static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        LOOK_SCAN_CASES
-            .iter()
-            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
-            .collect()
-    })
+    compiled_once(&PATTERNS, LOOK_SCAN_CASES.iter().map(|(source, _)| *source))
 }
 
 fn look_aheads() -> &'static [Dual] {
     static PATTERNS: std::sync::OnceLock<Vec<Dual>> = std::sync::OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        LOOK_AHEAD_CASES
-            .iter()
-            .map(|(source, _)| runtime(source).unwrap_or_else(|e| panic!("{e}")))
-            .collect()
-    })
+    compiled_once(&PATTERNS, LOOK_AHEAD_CASES.iter().map(|(source, _)| *source))
 }

@@ -934,20 +934,40 @@ const LOOK_WALK_CHARS: u32 = 32;
 /// The most characters `node` matches (`None`: unbounded, or past `u32`). Zero-width
 /// assertions, look-arounds included, take none.
 fn max_chars(node: &Node) -> Option<u32> {
+    max_length(node, |_, _| 1)
+}
+
+/// The most UTF-8 bytes `node` matches (`None`: unbounded, or past `u32`), as [`max_chars`].
+fn max_bytes(node: &Node) -> Option<u32> {
+    max_length(node, |ranges, negated| {
+        if negated {
+            4
+        } else {
+            ranges.iter().map(|&(_, hi)| hi.len_utf8() as u32).max().unwrap_or(0)
+        }
+    })
+}
+
+/// How much of the text a class (its ranges, whether negated) takes at most, for [`max_length`].
+type ClassLength = fn(&[(char, char)], bool) -> u32;
+
+/// The most `node` matches, a class taking `class(ranges, negated)` (`None`: unbounded, or past
+/// `u32`). Zero-width assertions, look-arounds included, take none.
+fn max_length(node: &Node, class: ClassLength) -> Option<u32> {
     match node {
         Node::Empty | Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => {
             Some(0)
         }
-        Node::Class(..) => Some(1),
+        Node::Class(ranges, negated) => Some(class(ranges, *negated)),
         Node::Concat(items) => items
             .iter()
-            .try_fold(0u32, |sum, item| sum.checked_add(max_chars(item)?)),
+            .try_fold(0u32, |sum, item| sum.checked_add(max_length(item, class)?)),
         Node::Alt(branches) => branches
             .iter()
-            .try_fold(0u32, |most, branch| Some(most.max(max_chars(branch)?))),
-        Node::Repeat(body, _, max) => match max_chars(body)? {
+            .try_fold(0u32, |most, branch| Some(most.max(max_length(branch, class)?))),
+        Node::Repeat(body, _, max) => match max_length(body, class)? {
             0 => Some(0),
-            chars => chars.checked_mul((*max)?),
+            length => length.checked_mul((*max)?),
         },
     }
 }
@@ -1521,39 +1541,51 @@ fn tables(dfa: &regex_automata::dfa::dense::DFA<Vec<u32>>, anchored: bool) -> Op
     })
 }
 
-/// The longest run of single characters at the pattern's top level: every match contains it.
-fn required_text(node: &Node) -> String {
-    let items: &[Node] = match node {
+/// The items of `node`'s top level (its own, unless it is a concatenation).
+fn top_level(node: &Node) -> &[Node] {
+    match node {
         Node::Concat(items) => items,
         single => std::slice::from_ref(single),
-    };
-    let (mut best, mut run) = (String::new(), String::new());
-    for item in items {
+    }
+}
+
+/// The longest run of single characters at the pattern's top level (every match contains it),
+/// and the index of its first item among [`top_level`]'s.
+fn required_run(node: &Node) -> (String, usize) {
+    let (mut best, mut best_start) = (String::new(), 0);
+    let (mut run, mut run_start) = (String::new(), 0);
+    for (at, item) in top_level(node).iter().enumerate() {
         match item {
-            Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => run.push(ranges[0].0),
+            Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1 => {
+                if run.is_empty() {
+                    run_start = at;
+                }
+                run.push(ranges[0].0);
+            }
             // Zero-width: a run goes on across them.
             Node::Start | Node::End | Node::WordBoundary(_) => {}
             _ => {
                 if run.chars().count() > best.chars().count() {
-                    best = std::mem::take(&mut run);
+                    (best, best_start) = (std::mem::take(&mut run), run_start);
                 }
                 run.clear();
             }
         }
     }
     if run.chars().count() > best.chars().count() {
-        best = run;
+        (best, best_start) = (run, run_start);
     }
-    best
+    (best, best_start)
 }
 
-/// The most UTF-8 bytes any match of `node` holds before the text [`required_text`] picks, when
-/// a search for it may start anywhere: `None` when the pattern has none, holds `^` or a word
-/// boundary anywhere (which read the characters before a search's start), or can take an
-/// unbounded text before it. `\wcole` gives 1: a match starts at most a byte before the first
-/// `cole` of the text, so the DFA need not read what comes before (the official suite's
-/// `ecmascript-regex.json` groups 11 and 12 read 7 times more bytes than jsonschema's `regex`).
-fn required_lead(node: &Node) -> Option<usize> {
+/// The most UTF-8 bytes any match of `node` holds before its required run ([`required_run`],
+/// whose first item is the top level's `start`), when a search for it may start anywhere:
+/// `None` when the pattern holds `^` or a word boundary anywhere (which read the characters
+/// before a search's start), or can take an unbounded text before it. `\wcole` gives 1: a match
+/// starts at most a byte before the first `cole` of the text, so the DFA need not read what
+/// comes before (the official suite's `ecmascript-regex.json` groups 11 and 12 read 7 times more
+/// bytes than jsonschema's `regex`).
+fn required_lead(node: &Node, start: usize) -> Option<usize> {
     fn context_free(node: &Node) -> bool {
         match node {
             Node::Start | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => false,
@@ -1562,44 +1594,13 @@ fn required_lead(node: &Node) -> Option<usize> {
             Node::Empty | Node::Class(..) | Node::End => true,
         }
     }
-    fn most_bytes(node: &Node) -> Option<usize> {
-        match node {
-            Node::Empty | Node::Start | Node::End | Node::WordBoundary(_) | Node::Look(..) | Node::LookBehind(..) => {
-                Some(0)
-            }
-            Node::Class(_, true) => Some(4),
-            Node::Class(ranges, false) => Some(ranges.iter().map(|&(_, hi)| hi.len_utf8()).max().unwrap_or(0)),
-            Node::Concat(items) => items
-                .iter()
-                .try_fold(0usize, |sum, item| sum.checked_add(most_bytes(item)?)),
-            Node::Alt(branches) => branches
-                .iter()
-                .try_fold(0usize, |most, branch| Some(most.max(most_bytes(branch)?))),
-            Node::Repeat(body, _, max) => most_bytes(body)?.checked_mul(usize::try_from((*max)?).ok()?),
-        }
-    }
-    let required = required_text(node);
-    if required.is_empty() || !context_free(node) {
+    if !context_free(node) {
         return None;
     }
-    let items: &[Node] = match node {
-        Node::Concat(items) => items,
-        single => std::slice::from_ref(single),
-    };
-    // Where `required_text`'s run starts: the first run of single characters spelling it.
-    let single =
-        |item: &Node| matches!(item, Node::Class(ranges, false) if ranges.len() == 1 && ranges[0].0 == ranges[0].1);
-    let chars: Vec<char> = required.chars().collect();
-    let start = (0..items.len()).find(|&at| {
-        items.len() - at >= chars.len()
-            && items[at..at + chars.len()]
-                .iter()
-                .zip(&chars)
-                .all(|(item, &c)| single(item) && matches!(item, Node::Class(ranges, false) if ranges[0].0 == c))
-    })?;
-    items[..start]
+    let before = top_level(node)[..start]
         .iter()
-        .try_fold(0usize, |sum, item| sum.checked_add(most_bytes(item)?))
+        .try_fold(0u32, |sum, item| sum.checked_add(max_bytes(item)?))?;
+    usize::try_from(before).ok()
 }
 
 /// Parses and compiles `source`: the data [`compile`] writes as tokens.
@@ -1733,13 +1734,19 @@ fn compile_node(node: Node) -> Result<Compiled> {
     }
     let (insts, superlinear) = program(true)?;
     match dfa(&node, anchored) {
-        Ok(dfa) => Ok(Compiled::Automaton {
-            dfa: Box::new(dfa),
-            required: required_text(&node),
-            lead: (!anchored).then(|| required_lead(&node)).flatten(),
-            insts,
-            anchored,
-        }),
+        Ok(dfa) => {
+            let (required, start) = required_run(&node);
+            let lead = (!anchored && !required.is_empty())
+                .then(|| required_lead(&node, start))
+                .flatten();
+            Ok(Compiled::Automaton {
+                dfa: Box::new(dfa),
+                required,
+                lead,
+                insts,
+                anchored,
+            })
+        }
         Err(why) => Ok(Compiled::Program {
             plain: program(false)?.0,
             insts,
@@ -1803,10 +1810,7 @@ fn no_look_around(node: &Node) -> bool {
 /// The pattern as a literal text, if it is one: single characters only (no class, no
 /// repetition, no alternation), optionally after `^` and before `$`.
 fn literal(node: &Node) -> Option<(String, bool, bool)> {
-    let items: &[Node] = match node {
-        Node::Concat(items) => items,
-        single => std::slice::from_ref(single),
-    };
+    let items = top_level(node);
     let (start, items) = match items.split_first() {
         Some((Node::Start, rest)) => (true, rest),
         _ => (false, items),

@@ -29,28 +29,40 @@ static LDH: [bool; 256] = {
 /// splitting the name and then reading each label again took 1.05-1.25x jsonschema's time on
 /// the official suite's `hostname.json`.
 pub(super) fn is_hostname(s: &str) -> bool {
-    let b = s.as_bytes();
+    let mut bidi_domain = false;
+    let labels = ldh_labels(s.as_bytes(), |label| {
+        if !is_reserved_ldh(label) {
+            return true;
+        }
+        match reserved_label(label) {
+            Some(right_to_left) => {
+                bidi_domain |= right_to_left;
+                true
+            }
+            None => false,
+        }
+    });
+    // RFC 5893 section 2: in a Bidi domain name, every label must satisfy the rule.
+    labels && (!bidi_domain || s.split('.').all(label_satisfies_bidi_rule))
+}
+
+/// Whether `b` is at most [`MAX_NAME`] octets of LDH labels separated by `.`, each also
+/// accepted by `each`: one pass over the bytes, each label's shape ([`is_ldh_shape`]) and then
+/// `each` asked where it ends. A non-ASCII byte is no LDH byte.
+fn ldh_labels(b: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> bool {
     if b.len() > MAX_NAME {
         return false;
     }
     let mut start = 0;
-    let mut bidi_domain = false;
     for end in 0..=b.len() {
         match b.get(end) {
             Some(b'.') | None => {
                 let label = &b[start..end];
-                if label.is_empty() || label.len() > MAX_LABEL || label[0] == b'-' || label[label.len() - 1] == b'-' {
+                if !is_ldh_shape(label) || !each(label) {
                     return false;
-                }
-                if is_reserved_ldh(label) {
-                    match reserved_label(label) {
-                        Some(right_to_left) => bidi_domain |= right_to_left,
-                        None => return false,
-                    }
                 }
                 start = end + 1;
             }
-            // A non-ASCII byte is no LDH byte.
             Some(&byte) => {
                 if !LDH[usize::from(byte)] {
                     return false;
@@ -58,8 +70,7 @@ pub(super) fn is_hostname(s: &str) -> bool {
             }
         }
     }
-    // RFC 5893 section 2: in a Bidi domain name, every label must satisfy the rule.
-    !bidi_domain || s.split('.').all(label_satisfies_bidi_rule)
+    true
 }
 
 /// A reserved LDH label (`label`, LDH bytes, hyphens in the 3rd and 4th positions): valid
@@ -80,30 +91,7 @@ fn reserved_label(label: &[u8]) -> Option<bool> {
 /// section 2.1). The IDNA2008 rules on reserved LDH labels (`ab--cd`) and A-labels came with
 /// draft-07's reference to RFC 5891, and do not apply.
 pub(super) fn is_ldh_hostname(s: &str) -> bool {
-    // One pass over the bytes, each label checked where it ends (as `is_hostname`).
-    let b = s.as_bytes();
-    if b.len() > MAX_NAME {
-        return false;
-    }
-    let mut start = 0;
-    for end in 0..=b.len() {
-        match b.get(end) {
-            Some(b'.') | None => {
-                let label = &b[start..end];
-                if label.is_empty() || label.len() > MAX_LABEL || label[0] == b'-' || label[label.len() - 1] == b'-' {
-                    return false;
-                }
-                start = end + 1;
-            }
-            // A non-ASCII byte is no LDH byte.
-            Some(&byte) => {
-                if !LDH[usize::from(byte)] {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+    ldh_labels(s.as_bytes(), |_| true)
 }
 
 /// `idn-hostname`: U-labels or ASCII labels, separated by any of RFC 3490 section 3.1's full
@@ -141,11 +129,13 @@ fn within_name_length(s: &str, idn: bool) -> bool {
 /// Whether `label` (ASCII) is an LDH label (RFC 5890 section 2.3.1): letters, digits and
 /// hyphens, neither first nor last a hyphen (RFC 1123 section 2.1), at most 63 octets.
 fn is_ldh_label(b: &[u8]) -> bool {
-    !b.is_empty()
-        && b.len() <= MAX_LABEL
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+    is_ldh_shape(b) && b.iter().all(|&c| LDH[usize::from(c)])
+}
+
+/// Whether `label` has an LDH label's length and ends: 1 to [`MAX_LABEL`] octets, neither
+/// first nor last a hyphen (its bytes are checked apart).
+fn is_ldh_shape(label: &[u8]) -> bool {
+    !label.is_empty() && label.len() <= MAX_LABEL && label[0] != b'-' && label[label.len() - 1] != b'-'
 }
 
 /// Whether a label's characters make the name a Bidi domain name (RFC 5893 section 1.4: an R,
