@@ -8,18 +8,25 @@
 //! that applied to its parent, then, at the value itself, the locations their applicators
 //! name: `allOf`, `anyOf`, `oneOf`, `not`, `if` / `then` / `else` and `$ref`, all evaluated
 //! together in the one pass). Members the type skips are read through the module's visitor as
-//! well, so they are checked too.
+//! well, so they are checked too, and so is a value no location applies to: serde_json skips
+//! what a type ignores without checking that it is JSON (a lone surrogate, a byte that is no
+//! UTF-8, a number past `f64`, nesting past 128), which the `Value` of the two-pass path
+//! refuses. An `f32` is read as the `f64` a `Value` holds.
 //!
 //! A verdict is only ever given when it can be justified: a location whose keywords the
 //! program does not hold (a generation-time [`Node::opaque`], such as `uniqueItems` or
 //! `unevaluatedProperties`), a value the input delivers in a form JSON does not have (bytes,
 //! an enum, a 128-bit number, serde_json's raw values and arbitrary-precision numbers) or a
-//! value the type's visitor did not read make the answer [`Verdict::Unknown`], and the caller
+//! value the type's visitor did not read, a member name read twice in one object (a `Value`
+//! keeps the last), an error the type caught and read on from, or items and members it left
+//! unread make the answer [`Verdict::Unknown`], and the caller
 //! (`pilotage_types::validate::parse_slice`) then validates the two-pass way, which also collects every
 //! violation with its pointer. So the fused path only ever says "valid" for what the generated
 //! checks accept; its "invalid" and "unknown" both fall back to them. Every answer it gives is
 //! compared with the generated checks' over the official suite
 //! (`tests/json-schema-suite`, `stream_verdicts_agree`).
+
+use std::cell::Cell;
 
 use serde_core::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
@@ -527,10 +534,37 @@ struct Run {
     /// Where the locations of the member whose name was just read start (`None`: no name
     /// was read as a string).
     named: Option<usize>,
+    /// A hash of each member name read in the objects being read, innermost last (each
+    /// object's from where the length was when it opened): a name that comes twice in one
+    /// object makes the answer unknown ([`Run::close_names`]).
+    names: Vec<u64>,
 }
 
 /// The node an index out of the program reads as.
 static OPAQUE: Node = Node::opaque();
+
+thread_local! {
+    /// A run's buffers (its entries, the hashes of its names), kept by the thread between runs
+    /// so that a parse allocates none once warm (a third of what the names cost: measured
+    /// 2,511 instructions a parse of the 9.4 benchmark's document with a new `Vec` for them,
+    /// about 1,000 of it in allocating and growing).
+    static BUFFERS: Cell<(Vec<Entry>, Vec<u64>)> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// The most elements of each buffer a thread keeps ([`BUFFERS`]): 96 KiB of entries, 32 KiB
+/// of hashes; a run that grew them past that frees them.
+const KEPT_BUFFER: usize = 4096;
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let entries = std::mem::take(&mut self.entries);
+        let names = std::mem::take(&mut self.names);
+        if entries.capacity() <= KEPT_BUFFER && names.capacity() <= KEPT_BUFFER {
+            // During the thread's teardown there is nowhere to keep them: they are freed.
+            let _ = BUFFERS.try_with(|kept| kept.set((entries, names)));
+        }
+    }
+}
 
 impl Run {
     /// The node at `index` (out of the program: opaque).
@@ -760,6 +794,10 @@ impl Run {
     fn member(&mut self, key: &str) {
         let child = self.entries.len();
         self.named = Some(child);
+        if self.object.0 < self.object.1 {
+            // Only a frame with locations can read a name twice differently from a `Value`.
+            self.names.push(name_hash(key.as_bytes()));
+        }
         if key.starts_with("$serde_json::private::") {
             // serde_json's raw values and arbitrary-precision numbers arrive as such a map.
             self.unknown = true;
@@ -803,6 +841,28 @@ impl Run {
                 }
             }
         }
+    }
+
+    /// An error from the reading of a value, on its way out: the frames it leaves unfinished
+    /// (their counts, `required`, applicators) decide nothing, and a type may catch the error
+    /// and read on (a lenient field's `deserialize_with`), so the answer is unknown.
+    #[cold]
+    fn failed<E>(&mut self, error: E) -> E {
+        self.unknown = true;
+        error
+    }
+
+    /// Ends the names of an object whose first is at `start` in [`Run::names`]: a name read
+    /// twice (or two whose hashes collide) makes the answer unknown. A `Value` keeps only the
+    /// last member of a name, and counts it once, while the run checked (and counted) every
+    /// one: under `not`, `oneOf`, `if` or `minProperties` that could answer valid a document
+    /// whose `Value` is not, and the type (a map keeps the last one too) would not tell.
+    #[inline]
+    fn close_names(&mut self, start: usize) {
+        if self.names.len() > start + 1 && repeats(&mut self.names[start..]) {
+            self.unknown = true;
+        }
+        self.names.truncate(start);
     }
 
     /// Pushes the locations applying to the item `index` of the array whose frame is
@@ -993,6 +1053,40 @@ fn find_name(names: &'static [(&'static str, u32, u8)], key: &str) -> Option<&'s
     None
 }
 
+/// A hash of a member name, for [`Run::close_names`]: two names of one hash are taken for
+/// one (a collision costs only an unknown answer, never a wrong one), so it needs no key.
+#[inline]
+fn name_hash(name: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = (name.len() as u64).wrapping_mul(K);
+    let mut words = name.chunks_exact(8);
+    for word in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(bytes)).wrapping_mul(K);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut bytes = [0u8; 8];
+        bytes[..rest.len()].copy_from_slice(rest);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(bytes)).wrapping_mul(K);
+    }
+    hash
+}
+
+/// Whether a value comes twice in `hashes` (reordered): pairwise for a few, sorted past that,
+/// so an object of n members costs O(n log n).
+fn repeats(hashes: &mut [u64]) -> bool {
+    if hashes.len() <= 16 {
+        return hashes
+            .iter()
+            .enumerate()
+            .any(|(i, hash)| hashes[i + 1..].contains(hash));
+    }
+    hashes.sort_unstable();
+    hashes.windows(2).any(|pair| pair[0] == pair[1])
+}
+
 /// Whether the JSON number `n` is an integer (in draft-04's sense when `draft4`), as the
 /// generated checks decide it.
 fn integer(n: &Number, draft4: bool) -> bool {
@@ -1049,21 +1143,27 @@ where
     T: de::Deserialize<'de>,
     D: Deserializer<'de>,
 {
+    let (mut entries, mut names) = BUFFERS.try_with(Cell::take).unwrap_or_default();
+    entries.clear();
+    entries.reserve(32);
+    names.clear();
     let mut run = Run {
         program: stream.program,
         compatible,
-        entries: Vec::with_capacity(32),
+        entries,
         unknown: false,
         stop_when_invalid,
         invalid: false,
         object: (0, 0),
         named: None,
+        names,
     };
-    if run.at(stream.root).trivial {
-        // A definition that accepts every value: nothing to check.
-        return T::deserialize(deserializer).map(|value| (value, Verdict::Valid));
+    // A definition that accepts every value has no location to check, but its value is
+    // still read through the wrapper, which reads every part of it as JSON.
+    let trivial = run.at(stream.root).trivial;
+    if !trivial {
+        run.entries.push(Entry::new(stream.root, u32::MAX, Role::Child));
     }
-    run.entries.push(Entry::new(stream.root, u32::MAX, Role::Child));
     let value = T::deserialize(Wrap {
         inner: deserializer,
         run: &mut run,
@@ -1071,6 +1171,8 @@ where
     })?;
     let verdict = match run.entries.first() {
         _ if run.unknown => Verdict::Unknown,
+        _ if run.invalid => Verdict::Invalid,
+        None if trivial => Verdict::Valid,
         Some(root) if root.flags & VISITED != 0 && root.ok() => Verdict::Valid,
         Some(root) if root.flags & VISITED != 0 => Verdict::Invalid,
         _ => Verdict::Unknown,
@@ -1081,10 +1183,9 @@ where
 /// Whether the JSON text `bytes` is valid against `stream`'s definition, read with no `Value`
 /// built; `None` when the program cannot decide or the text is no JSON.
 ///
-/// A member named twice in one object is checked at each occurrence (and counted twice), where
-/// a `Value` keeps only the last: such a text can be answered invalid here and valid by the
-/// checks on its `Value`. `pilotage_types::validate::parse_slice` validates any text answered invalid the
-/// two-pass way, so it gives the checks' answer.
+/// A member named twice in one object makes the answer unknown: a `Value` keeps only the last
+/// of them, so only the checks on the `Value` can say (`pilotage_types::validate::parse_slice`
+/// then validates the two-pass way).
 #[inline] // generic code behind it: built only in crates that call it
 pub fn check_slice(stream: Stream, compatible: bool, bytes: &[u8]) -> Option<bool> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -1149,7 +1250,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Wrap<'_, D> {
         deserialize_u32();
         deserialize_u64();
         deserialize_u128();
-        deserialize_f32();
         deserialize_f64();
         deserialize_char();
         deserialize_str();
@@ -1180,6 +1280,15 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Wrap<'_, D> {
         }
         let (inner, visitor) = self.visitor(visitor);
         inner.deserialize_newtype_struct(name, visitor)
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        // Read as the `Value` reads it: with serde_json's `float_roundtrip` (which jsonschema
+        // turns on in a build that has both), an `f32` is parsed at single precision, and
+        // `1.00000001` would be checked as 1. The type's visitor takes an `f64` and narrows
+        // it, as it does from a `Value`.
+        let (inner, visitor) = self.visitor(visitor);
+        inner.deserialize_f64(visitor)
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
@@ -1348,11 +1457,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             index: 0,
             done: false,
         };
-        let value = self.visitor.visit_seq(&mut items)?;
+        let value = match self.visitor.visit_seq(&mut items) {
+            Ok(value) => value,
+            Err(error) => return Err(items.run.failed(error)),
+        };
+        // Items the type left unread (a tuple, an array of fixed length, read from a longer
+        // array): serde_json would refuse them, where the reading here drains them.
         while !items.done {
             if items.next_element::<IgnoredAny>()?.is_none() {
                 break;
             }
+            items.run.unknown = true;
         }
         let count = items.index as u64;
         items.run.close_container(items.start, roots, end, false, count);
@@ -1361,6 +1476,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let (roots, end) = self.run.open_container(self.start, types::OBJECT);
+        let names = self.run.names.len();
         let mut members = Members {
             inner: map,
             run: self.run,
@@ -1370,14 +1486,20 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             count: 0,
             done: false,
         };
-        let value = self.visitor.visit_map(&mut members)?;
+        let value = match self.visitor.visit_map(&mut members) {
+            Ok(value) => value,
+            Err(error) => return Err(members.run.failed(error)),
+        };
+        // As for an array's items: members the type left unread decide nothing.
         while !members.done {
             if members.next_key::<IgnoredAny>()?.is_none() {
                 break;
             }
+            members.run.unknown = true;
             members.next_value::<IgnoredAny>()?;
         }
         let count = members.count;
+        members.run.close_names(names);
         members.run.close_container(members.start, roots, end, true, count);
         Ok(value)
     }
@@ -1408,14 +1530,18 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
             return Err(de::Error::custom(INVALID));
         }
         let child = self.run.element(self.start, self.end, self.index);
-        let element = if child == self.run.entries.len() {
-            self.inner.next_element_seed(seed)?
-        } else {
-            self.inner.next_element_seed(Seed {
-                seed,
-                run: &mut *self.run,
-                start: child,
-            })?
+        // Through the wrapper even with no location to check (an empty frame): serde_json
+        // skips a value its reader ignores without checking that it is JSON (a lone
+        // surrogate, a byte that is no UTF-8, a number past f64, nesting past 128), which the
+        // `Value` the checks read refuses.
+        let element = self.inner.next_element_seed(Seed {
+            seed,
+            run: &mut *self.run,
+            start: child,
+        });
+        let element = match element {
+            Ok(element) => element,
+            Err(error) => return Err(self.run.failed(error)),
         };
         match element {
             Some(value) => {
@@ -1466,10 +1592,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
         }
         self.run.object = (self.start, self.end);
         self.run.named = None;
-        let key = self.inner.next_key_seed(Key {
+        let key = match self.inner.next_key_seed(Key {
             seed,
             run: &mut *self.run,
-        })?;
+        }) {
+            Ok(key) => key,
+            Err(error) => return Err(self.run.failed(error)),
+        };
         if key.is_none() {
             self.done = true;
             return Ok(None);
@@ -1488,14 +1617,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
             self.run.unknown = true;
             return self.inner.next_value_seed(seed);
         };
-        let value = if child == self.run.entries.len() {
-            self.inner.next_value_seed(seed)?
-        } else {
-            self.inner.next_value_seed(Seed {
-                seed,
-                run: &mut *self.run,
-                start: child,
-            })?
+        // Through the wrapper even with no location to check (see `Items`).
+        let value = self.inner.next_value_seed(Seed {
+            seed,
+            run: &mut *self.run,
+            start: child,
+        });
+        let value = match value {
+            Ok(value) => value,
+            Err(error) => return Err(self.run.failed(error)),
         };
         self.run.end_child(child);
         Ok(value)
@@ -1753,6 +1883,35 @@ mod tests {
         // 10: {"minProperties": 1, "maxProperties": 2, "additionalProperties": 7}, so members
         // are read through the wrapper (a nested object's members counted in its own frame)
         Node::new().properties(&[], &[], Some(7)).members(0, 1, 2),
+        // 11: {"additionalProperties": 14, "not": 12}
+        Node::new().properties(&[], &[], Some(14)).not(12),
+        // 12: {"properties": {"a": {"const": 1}}}
+        Node::new().properties(&[("a", 13, u8::MAX)], &[], None),
+        // 13: {"const": 1}
+        Node::new().constant(Scalar::Num(Num::U(1))),
+        // 14: {"type": "integer"}
+        Node::new().types(types::INTEGER, false),
+        // 15: {"additionalProperties": 14, "minProperties": 2}
+        Node::new().properties(&[], &[], Some(14)).members(0, 2, u64::MAX),
+        // 16: {"additionalProperties": 14, "oneOf": [12, true]}
+        Node::new().properties(&[], &[], Some(14)).one_of(&[12, 17]),
+        // 17: true
+        Node::new(),
+        // 18: {"additionalProperties": 14, "if": 12, "then": false}
+        Node::new().properties(&[], &[], Some(14)).condition(12, Some(5), None),
+        // 19: {"additionalProperties": 20}
+        Node::new().properties(&[], &[], Some(20)),
+        // 20: {"type": "object", "required": ["x"]}
+        Node::new()
+            .types(types::OBJECT, false)
+            .properties(&[("x", u32::MAX, 0)], &[], None)
+            .members(1, 0, u64::MAX),
+        // 21: {"items": true, "maxItems": 2}
+        Node::new().items(&[], Some(17), 0, 2),
+        // 22: {"type": "integer", "maximum": 1}
+        Node::new()
+            .types(types::INTEGER, false)
+            .limits(&[(Limit::Maximum, Num::U(1))]),
     ];
 
     /// `{"properties": {"a": <itself>}, "patternProperties": {"^a$": <itself>}}`: both apply to
@@ -1802,7 +1961,9 @@ mod tests {
             (r#"{"n": 2, "s": "z"}"#, Some(false)),
             (r#"{"s": "x"}"#, Some(false)),
             (r#"{"n": 2, "other": 1}"#, Some(false)),
-            (r#"{"n": 2, "s": "yy", "n": 4}"#, Some(false)),
+            // Three members read, two in the `Value` (`n` is 4 there): not decided here.
+            (r#"{"n": 2, "s": "yy", "n": 4}"#, None),
+            (r#"{"n": 2, "s": "yy", "\u006e": 4}"#, None),
             (r#"[1]"#, Some(false)),
             ("null", Some(false)),
             ("{\"n\": 2", None),
@@ -1825,14 +1986,188 @@ mod tests {
             (r#"{"a": 1}"#, Some(true)),
             (r#"{"a": 1, "b": {"x": 1, "y": 2, "z": 3}}"#, Some(true)),
             (r#"{"a": 1, "b": 2, "c": 3}"#, Some(false)),
-            // A name read three times is counted three times (a `Value` keeps one).
-            (r#"{"a": 1, "a": 2, "a": 3}"#, Some(false)),
+            // A name read three times: a `Value` keeps one member (valid here), the run read
+            // three, so it does not decide.
+            (r#"{"a": 1, "a": 2, "a": 3}"#, None),
             (r#"[1, 2, 3]"#, Some(true)),
         ] {
             assert_eq!(check(10, text), expected, "{text}");
         }
         assert_eq!(check(9, "1"), None);
         assert_eq!(check(5, "1"), Some(false));
+    }
+
+    /// A `Value` keeps the last member of a name read twice: every occurrence holding (or
+    /// being counted) is no verdict on it. Each text here was answered valid by reading every
+    /// occurrence, where its `Value` is invalid; with the names distinct, it is decided.
+    #[test]
+    fn a_member_named_twice_leaves_the_answer_unknown() {
+        for (root, twice, once, expected_once) in [
+            // `not`: `a` is 1 in the `Value`.
+            (11, r#"{"a": 2, "a": 1}"#, r#"{"a": 1}"#, false),
+            // `minProperties: 2`: one member in the `Value`.
+            (15, r#"{"a": 1, "a": 2}"#, r#"{"a": 1, "b": 2}"#, true),
+            // `oneOf`: both branches hold on the `Value`.
+            (16, r#"{"a": 2, "a": 1}"#, r#"{"a": 1}"#, false),
+            // `if` holds on the `Value`, so `then` (false) applies.
+            (18, r#"{"a": 2, "a": 1}"#, r#"{"a": 1}"#, false),
+            // Written with an escape, still the same name.
+            (11, r#"{"a": 2, "\u0061": 1}"#, r#"{"\u0061": 1}"#, false),
+            // In a nested object: each object's names are its own.
+            (
+                10,
+                r#"{"b": {"a": 1, "a": 2}}"#,
+                r#"{"b": {"a": 1}, "c": {"a": 1}}"#,
+                true,
+            ),
+        ] {
+            assert_eq!(check(root, twice), None, "node {root}: {twice}");
+            assert_eq!(check(root, once), Some(expected_once), "node {root}: {once}");
+        }
+        // The same name in sibling objects, and in an object and its parent, is no repeat.
+        assert_eq!(
+            check(15, r#"{"a": {"a": 1}, "b": 2}"#),
+            Some(false),
+            "a member not an integer"
+        );
+        assert_eq!(check(15, r#"{"a": 1, "b": {"a": 1, "b": 2}}"#), Some(false));
+        assert_eq!(check(10, r#"{"a": {"a": 1}, "b": {"a": 1}}"#), Some(true));
+        // What `parse_slice` meets: a map keeps the last `a` without a word, so the run's
+        // verdict is all that could tell, and it must not say valid.
+        let (map, verdict) = super::parse_until_invalid::<std::collections::HashMap<String, i64>, _>(
+            Stream::new(PROGRAM, 15),
+            false,
+            &mut serde_json::Deserializer::from_slice(br#"{"a": 1, "a": 2}"#),
+        )
+        .unwrap();
+        assert_eq!((map.len(), verdict), (1, super::Verdict::Unknown));
+    }
+
+    /// `text` read into a `T` through the program's node `root` (to its end, even once
+    /// invalid): the verdict, or `None` when the text gave no `T`.
+    fn parsed<T: serde_core::de::DeserializeOwned>(root: u32, text: &str) -> Option<(T, super::Verdict)> {
+        super::deserialize::<T, _>(
+            Stream::new(PROGRAM, root),
+            false,
+            &mut serde_json::Deserializer::from_slice(text.as_bytes()),
+        )
+        .ok()
+    }
+
+    /// What no location checks is still read as a `Value` reads it: serde_json skips a value
+    /// its reader ignores without checking that it is JSON, which the `Value` of the two-pass
+    /// path refuses, so each of these was a valid parse before.
+    #[test]
+    fn a_value_no_location_checks_is_still_read_as_json() {
+        use serde_core::de::IgnoredAny;
+        use std::collections::HashMap;
+        let deep = format!("{{\"s\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        for text in [
+            r#"{"s": "\ud800"}"#,
+            r#"{"s": 1e400}"#,
+            r#"{"s": {"t": ["\udc00"]}}"#,
+            &deep,
+        ] {
+            assert!(serde_json::from_str::<serde_json::Value>(text).is_err(), "{text}");
+            // Node 3 is `{"required": ["s"]}`: nothing checks the member's value.
+            assert_eq!(check(3, text), None, "{text}");
+            assert!(parsed::<HashMap<String, IgnoredAny>>(3, text).is_none(), "{text}");
+            // Node 17 is `true`: the definition accepts everything, and it is read all the same.
+            assert!(parsed::<IgnoredAny>(17, text).is_none(), "{text}");
+        }
+        let (_, verdict) = parsed::<HashMap<String, IgnoredAny>>(3, r#"{"s": ["\u00e9", 1e300, {}]}"#).unwrap();
+        assert_eq!(verdict, super::Verdict::Valid);
+        assert_eq!(
+            parsed::<IgnoredAny>(17, "[1, {}]").map(|(_, v)| v),
+            Some(super::Verdict::Valid)
+        );
+    }
+
+    /// A value the type reads as an `f32` is checked as the `f64` a `Value` holds (with
+    /// serde_json's `float_roundtrip`, on in these tests, serde_json reads an `f32` at single
+    /// precision, and `1.00000001` was checked as 1).
+    #[test]
+    fn an_f32_is_checked_at_the_precision_of_a_value() {
+        // Node 22 is `{"type": "integer", "maximum": 1}`.
+        assert_eq!(parsed::<f32>(22, "1.00000001"), Some((1.0, super::Verdict::Invalid)));
+        assert_eq!(parsed::<f32>(22, "1").map(|(_, v)| v), Some(super::Verdict::Valid));
+        assert_eq!(
+            parsed::<f64>(22, "1.00000001").map(|(_, v)| v),
+            Some(super::Verdict::Invalid)
+        );
+    }
+
+    /// A member's value whose reading failed, the error caught by the type (a lenient field):
+    /// the frames it left unfinished decide nothing. And a type that stops reading an array
+    /// early (a tuple) leaves items it would have refused.
+    #[test]
+    fn an_error_the_type_catches_or_items_it_leaves_make_the_answer_unknown() {
+        use serde_core::de::{Deserialize, Deserializer, Error, IgnoredAny, MapAccess, Visitor};
+        use std::collections::HashMap;
+        /// Reads an object to its end, then fails (a struct missing a field).
+        struct Failing;
+        impl<'de> Deserialize<'de> for Failing {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Reads;
+                impl<'de> Visitor<'de> for Reads {
+                    type Value = Failing;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("an object with y")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Failing, A::Error> {
+                        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                        Err(A::Error::custom("missing field y"))
+                    }
+                }
+                deserializer.deserialize_map(Reads)
+            }
+        }
+        /// Catches the error of its content.
+        struct Lenient;
+        impl<'de> Deserialize<'de> for Lenient {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let _ = Failing::deserialize(deserializer);
+                Ok(Lenient)
+            }
+        }
+        // Node 19: each member must be an object with `x`; `{}` has none.
+        assert_eq!(
+            parsed::<HashMap<String, IgnoredAny>>(19, r#"{"a": {}}"#).map(|(_, v)| v),
+            Some(super::Verdict::Invalid)
+        );
+        assert_eq!(
+            parsed::<HashMap<String, Lenient>>(19, r#"{"a": {}}"#).map(|(_, v)| v),
+            Some(super::Verdict::Unknown)
+        );
+        // Node 21 allows two items: a pair leaves the third unread.
+        assert_eq!(
+            parsed::<(u8, u8)>(21, "[1, 2]").map(|(_, v)| v),
+            Some(super::Verdict::Valid)
+        );
+        assert_eq!(
+            parsed::<(u8, u8)>(21, "[1, 2, 3]").map(|(_, v)| v),
+            Some(super::Verdict::Unknown)
+        );
+    }
+
+    /// Repeats are found among a few hashes and among many (sorted), and only there.
+    #[test]
+    fn repeated_hashes_are_found() {
+        use super::{name_hash, repeats};
+        for n in [0u64, 1, 2, 16, 17, 1000] {
+            let mut distinct: Vec<u64> = (0..n).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+            assert!(!repeats(&mut distinct.clone()), "{n} distinct");
+            if let Some(&first) = distinct.first() {
+                distinct.push(first);
+                assert!(repeats(&mut distinct), "{n} and a repeat");
+            }
+        }
+        let names: Vec<String> = (0..2000)
+            .map(|i| format!("member_{i}"))
+            .chain(["", "a", "a\0", "12345678", "123456789", "1234567\0"].map(String::from))
+            .collect();
+        let mut hashes: Vec<u64> = names.iter().map(|name| name_hash(name.as_bytes())).collect();
+        assert!(!repeats(&mut hashes), "no two of these names share a hash");
     }
 
     #[test]
