@@ -2424,28 +2424,31 @@ pub fn generate_with(schema: &Value, file: &str, root: bool, options: &Options) 
         value: schema.clone(),
     }];
     docs.extend(options.documents.iter().cloned());
+    let builtin_from = docs.len();
     for meta in metaschemas() {
         if !docs.iter().any(|d| strip_fragment(&d.uri) == meta.uri) {
             docs.push(meta.clone());
         }
     }
     let dynamic = uses_dynamic(schema);
-    let (validators, saw_dynamic) = generate_set(&docs, root, options, dynamic)?;
+    let (validators, saw_dynamic) = generate_set(&docs, builtin_from, root, options, dynamic)?;
     if saw_dynamic && !dynamic {
         // A dynamic reference reached through a `$ref` (a metaschema's `#meta`): again,
         // with the dynamic scope.
-        return Ok(generate_set(&docs, root, options, true)?.0);
+        return Ok(generate_set(&docs, builtin_from, root, options, true)?.0);
     }
     Ok(validators)
 }
 
+/// The validators of the set `docs`, those from `builtin_from` on built in (the metaschemas).
 fn generate_set(
     docs: &[Document],
+    builtin_from: usize,
     root: bool,
     options: &Options,
     dynamic: bool,
 ) -> Result<(Validators, bool), CodegenError> {
-    let index = Index::build(docs, options.default_draft)?;
+    let index = Index::build_with_builtins(docs, options.default_draft, builtin_from)?;
     let vocabs = vocabularies(&index, docs, options.assert_formats);
     let schema = &docs[0].value;
     let mut gen = Gen {

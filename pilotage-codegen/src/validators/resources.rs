@@ -148,6 +148,9 @@ pub(crate) struct Index {
     pub resources: Vec<Resource>,
     /// Resource by absolute URI (no fragment).
     by_uri: BTreeMap<String, usize>,
+    /// The documents from this index on are built in (the drafts' metaschemas): a URI or an
+    /// anchor one of the set's own documents declares is never taken by one of them.
+    builtin_from: usize,
     /// Plain-name anchors: (resource URI, name) to location.
     anchors: BTreeMap<(String, String), Location>,
     /// The resource each walked schema location belongs to, and its base URI.
@@ -195,7 +198,22 @@ const MAP: &[&str] = &[
 impl Index {
     /// Walks every document of the set.
     pub(crate) fn build(docs: &[Document], default_draft: Draft) -> Result<Index, CodegenError> {
-        let mut index = Index::default();
+        Self::build_with_builtins(docs, default_draft, docs.len())
+    }
+
+    /// Walks every document of the set, those from `builtin_from` on being built in: where one
+    /// of the set's own documents declares a URI (an `$id`) or an anchor that a built-in one
+    /// declares too (a bundle with a copy of a metaschema under the metaschema's `$id`, edited
+    /// or not), references to it reach the set's own, as jsonschema's registry resolves them.
+    pub(crate) fn build_with_builtins(
+        docs: &[Document],
+        default_draft: Draft,
+        builtin_from: usize,
+    ) -> Result<Index, CodegenError> {
+        let mut index = Index {
+            builtin_from,
+            ..Index::default()
+        };
         for (doc, document) in docs.iter().enumerate() {
             let draft = document
                 .value
@@ -226,6 +244,25 @@ impl Index {
             )?;
         }
         Ok(index)
+    }
+
+    /// Records that the document `doc` declares `uri` as `resource` (a later declaration wins,
+    /// but a built-in document's never displaces the set's own).
+    fn declare(&mut self, doc: usize, uri: String, resource: usize) {
+        if doc >= self.builtin_from {
+            self.by_uri.entry(uri).or_insert(resource);
+        } else {
+            self.by_uri.insert(uri, resource);
+        }
+    }
+
+    /// Records the anchor `key` (resource URI, name) of the document `doc`, as [`Self::declare`].
+    fn anchor(&mut self, doc: usize, key: (String, String), location: Location) {
+        if doc >= self.builtin_from {
+            self.anchors.entry(key).or_insert(location);
+        } else {
+            self.anchors.insert(key, location);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -275,7 +312,7 @@ impl Index {
                 if id.starts_with('#') {
                     // Draft-07's plain-name `$id: "#foo"`: an anchor, not a new base.
                     if !fragment.is_empty() {
-                        self.anchors.insert((uri, fragment), location);
+                        self.anchor(doc, (uri, fragment), location);
                     }
                 } else {
                     if !is_root {
@@ -288,9 +325,9 @@ impl Index {
                     } else {
                         self.resources[resource].draft = draft;
                     }
-                    self.by_uri.insert(uri.clone(), resource);
+                    self.declare(doc, uri.clone(), resource);
                     if !fragment.is_empty() && !fragment.starts_with('/') {
-                        self.anchors.insert((uri.clone(), fragment), location);
+                        self.anchor(doc, (uri.clone(), fragment), location);
                     }
                     base = uri;
                 }
@@ -300,11 +337,11 @@ impl Index {
                 pointer: pointer.clone(),
             };
             if let Some(anchor) = object.get("$anchor").and_then(Value::as_str) {
-                self.anchors.insert((base.clone(), anchor.to_owned()), location.clone());
+                self.anchor(doc, (base.clone(), anchor.to_owned()), location.clone());
             }
             if draft == Draft::Draft2020 {
                 if let Some(anchor) = object.get("$dynamicAnchor").and_then(Value::as_str) {
-                    self.anchors.insert((base.clone(), anchor.to_owned()), location.clone());
+                    self.anchor(doc, (base.clone(), anchor.to_owned()), location.clone());
                     self.resources[resource]
                         .dynamic
                         .entry(anchor.to_owned())
@@ -494,6 +531,43 @@ mod tests {
         let index = Index::build(&set, Draft::Draft7).unwrap();
         assert!(index.locate(&set, "json-schema:///root.json#foo").unwrap().is_some());
         assert_eq!(index.locate(&set, "http://example.com/b.json").unwrap(), None);
+    }
+
+    /// A document of the set that declares a built-in metaschema's URI (a bundle's copy of it,
+    /// edited) is what that URI names, `#` inside it included: the built-in copy, walked after
+    /// it, takes neither the URI nor its anchors. Among the set's own documents the later
+    /// declaration still wins.
+    #[test]
+    fn the_sets_own_documents_keep_a_uri_a_builtin_declares_too() {
+        let meta = "http://json-schema.org/draft-07/schema";
+        let own = Document::new(
+            "json-schema:///bundle.json",
+            "bundle.json",
+            json!({"$id": format!("{meta}#"), "$defs": {"a": {"$anchor": "x", "type": "string"}}}),
+        );
+        let builtin = Document::new(
+            meta,
+            "metaschema",
+            json!({"$id": format!("{meta}#"), "$defs": {"a": {"$anchor": "x", "type": "integer"}}}),
+        );
+        let set = vec![own.clone(), builtin.clone()];
+        let index = Index::build_with_builtins(&set, Draft::Draft2020, 1).unwrap();
+        let at = |doc: usize, pointer: &str| Location {
+            doc,
+            pointer: pointer.to_owned(),
+        };
+        assert_eq!(index.locate(&set, meta).unwrap(), Some(at(0, "")));
+        assert_eq!(
+            index.locate(&set, &format!("{meta}#x")).unwrap(),
+            Some(at(0, "/$defs/a"))
+        );
+        // Both the set's own: the later one declares the URI.
+        let index = Index::build(&set, Draft::Draft2020).unwrap();
+        assert_eq!(index.locate(&set, meta).unwrap(), Some(at(1, "")));
+        assert_eq!(
+            index.locate(&set, &format!("{meta}#x")).unwrap(),
+            Some(at(1, "/$defs/a"))
+        );
     }
 
     #[test]
