@@ -108,6 +108,7 @@ pub const ALL: &[Normalisation] = &[
     Normalisation { name: "nullable_definitions_split", apply: nullable_definitions_split },
     Normalisation { name: "drop_colliding_titles", apply: drop_colliding_titles },
     Normalisation { name: "annotated_references_as_alternatives", apply: annotated_references_as_alternatives },
+    Normalisation { name: "members_named_like_definitions", apply: members_named_like_definitions },
 ];
 
 /// Every normalisation's name, in the order applied: [`local_references_as_pointers`] (run
@@ -248,7 +249,9 @@ fn unique_name(taken: &mut std::collections::BTreeSet<String>, stem: &str, separ
 /// **A definition that is one named schema or `null` gets that schema as a definition of its
 /// own, `<Name>Value`**: `pathConfig: {"oneOf": [{"type": "object", "properties": ..},
 /// {"type": "null"}]}` becomes `pathConfig: {"oneOf": [{"$ref": "#/$defs/pathConfigValue"},
-/// {"type": "null"}]}` plus `pathConfigValue`, and the same for `anyOf` and for a `type` of
+/// {"type": "null"}]}` plus `pathConfigValue`, and the same for `anyOf`, for a `null` branch
+/// written `{"const": null}` or `{"enum": [null]}` (webpack's `Layer`: `{"anyOf": [{"enum":
+/// [null]}, {"type": "string", "minLength": 1}]}`), and for a `type` of
 /// one type and `"null"` (`{"type": ["object", "null"], "properties": ..}`). The Rust types
 /// are `PathConfig(Option<PathConfigValue>)` and the struct `PathConfigValue`.
 ///
@@ -259,7 +262,11 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
         return Vec::new();
     };
-    let is_null = |v: &Value| v.get("type") == Some(&json!("null")) || v.get("const") == Some(&Value::Null);
+    let is_null = |v: &Value| {
+        v.get("type") == Some(&json!("null"))
+            || v.get("const") == Some(&Value::Null)
+            || v.get("enum") == Some(&json!([null]))
+    };
     let mut taken: std::collections::BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
     let mut added: Vec<(String, Value)> = Vec::new();
     let mut changed = Vec::new();
@@ -437,6 +444,83 @@ pub fn drop_colliding_titles(schema: &mut Value) -> Vec<String> {
     changed
 }
 
+/// **A member's schema whose type typify would name like a definition gets a `title` naming
+/// it `<Name>Value`**: typify names the type of a member's subschema after its place
+/// (`operation`'s member `reply`, `{"oneOf": [{"$ref": "#/$defs/Reference"}, {"$ref":
+/// "#/$defs/operationReply"}]}`, is `OperationReply`), which is also the name of the
+/// definition `operationReply` (AsyncAPI 3.0). Followed through nested members
+/// (`properties`), whose types are named after their parent's in turn.
+///
+/// Why: typify 0.8 does not make the names it makes from places unique against the
+/// definitions' names: the generated code defines the name twice and does not compile.
+/// Enforced instead by: nothing is constrained by a title; only a Rust name changes.
+pub fn members_named_like_definitions(schema: &mut Value) -> Vec<String> {
+    use heck::ToSnakeCase;
+    use std::collections::BTreeSet;
+    /// Whether typify gives the member's schema a type of its own, named after its place: not
+    /// a reference, even one wrapped in a one-branch `anyOf` / `oneOf` / `allOf` (an annotated
+    /// reference, [`annotated_references_as_alternatives`]), which is the referenced type.
+    fn named_here(object: &Map<String, Value>) -> bool {
+        let wrapped_reference = ["anyOf", "oneOf", "allOf"].iter().any(|key| {
+            object
+                .get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(|members| members.len() == 1 && members[0].get("$ref").is_some())
+        });
+        !object.contains_key("title") && !object.contains_key("$ref") && !wrapped_reference && is_named_kind(object)
+    }
+    fn visit(
+        object: &mut Map<String, Value>,
+        type_name: &str,
+        at: &str,
+        defs: &BTreeSet<String>,
+        taken: &mut BTreeSet<String>,
+        changed: &mut Vec<String>,
+    ) {
+        let Some(Value::Object(members)) = object.get_mut("properties") else {
+            return;
+        };
+        for (member, schema) in members.iter_mut() {
+            let Value::Object(schema) = schema else { continue };
+            if !named_here(schema) {
+                continue;
+            }
+            let pointer = format!("{at}/properties/{}", crate::error::escape_pointer_token(member));
+            let mut name = crate::render::rust_type_name(&format!("{type_name}_{}", member.to_snake_case()));
+            if defs.contains(&name) {
+                name = unique_name(taken, &format!("{name}Value"), "");
+                schema.insert("title".into(), Value::String(name.clone()));
+                changed.push(pointer.clone());
+            }
+            visit(schema, &name, &pointer, defs, taken, changed);
+        }
+    }
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return Vec::new();
+    };
+    let names: BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
+    let mut taken = names.clone();
+    crate::walk::walk(&Value::Object(defs.clone()), "", &mut |object, _| {
+        if let Some(Value::String(title)) = object.get("title") {
+            taken.insert(crate::render::rust_type_name(title));
+        }
+    });
+    let mut changed = Vec::new();
+    for (key, def) in defs.iter_mut() {
+        let Value::Object(def) = def else { continue };
+        let at = format!("/$defs/{}", crate::error::escape_pointer_token(key));
+        visit(
+            def,
+            &crate::render::rust_type_name(key),
+            &at,
+            &names,
+            &mut taken,
+            &mut changed,
+        );
+    }
+    changed
+}
+
 /// **A `$ref` that names a location of the same document other than by a plain JSON Pointer
 /// fragment is rewritten as one** (`"#/definitions/b"`): a plain-name fragment naming an
 /// `$anchor` (or a draft-07 `$id: "#foo"`), a reference to a subschema with its own `$id`
@@ -536,21 +620,41 @@ pub fn drop_conditionals(schema: &mut Value) -> Vec<String> {
     changed
 }
 
-/// True when `schema` only asserts presence: it has no keywords but `required`, and
-/// `properties`/`items` whose subschemas again only assert presence.
+/// True when `schema` only asserts presence (or absence): it has no keywords but `required`,
+/// `properties`/`items` whose subschemas again only assert presence, an `allOf` of such
+/// schemas, a `not` of one, and annotations (`description`, `title`, `$comment`). OpenAPI
+/// 3.0's `SchemaXORContent`: `{"oneOf": [{"required": ["schema"]}, {"required": ["content"],
+/// "description": "..", "allOf": [{"not": {"required": ["style"]}}, ..]}]}`.
 fn asserts_presence_only(schema: &Value) -> bool {
     let Value::Object(object) = schema else {
         return false;
     };
-    !object.is_empty()
-        && object.iter().all(|(key, value)| match key.as_str() {
-            "required" => value.is_array(),
-            "items" => asserts_presence_only(value),
-            "properties" => value
+    let mut asserts = false;
+    let each = object.iter().all(|(key, value)| match key.as_str() {
+        "description" | "title" | "$comment" => true,
+        "required" => {
+            asserts = true;
+            value.is_array()
+        }
+        "items" | "not" => {
+            asserts = true;
+            asserts_presence_only(value)
+        }
+        "properties" => {
+            asserts = true;
+            value
                 .as_object()
-                .is_some_and(|props| props.values().all(asserts_presence_only)),
-            _ => false,
-        })
+                .is_some_and(|props| props.values().all(asserts_presence_only))
+        }
+        "allOf" => {
+            asserts = true;
+            value
+                .as_array()
+                .is_some_and(|members| !members.is_empty() && members.iter().all(asserts_presence_only))
+        }
+        _ => false,
+    });
+    each && asserts
 }
 
 /// **`anyOf`/`oneOf` whose every branch only asserts presence are removed**: branches such as
@@ -1734,6 +1838,80 @@ fn inlined_definitions(schema: &Value, found: &mut std::collections::BTreeSet<St
     }
 }
 
+/// The definitions a merge of `object` inlines by merging two schemas of one member name:
+/// where two of its operands that typify merges together both define a property, typify
+/// merges the two property schemas, inlining their `$ref`s (AsyncAPI 2.x's `schema.json`:
+/// `allOf: [draft-07's metaschema, {"properties": {"items": {"anyOf": [{"$ref":
+/// "schema.json"}, ..]}}}]`, where the metaschema's `items` is a reference too). The operands
+/// merged together are the object's own members and those of its `allOf` (a member's `$ref`
+/// resolved to its definition, recursively); each `anyOf` / `oneOf` branch is merged with
+/// them, not with the other branches.
+fn inlined_through_members(
+    object: &Map<String, Value>,
+    defs: &Map<String, Value>,
+) -> std::collections::BTreeSet<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    /// The `properties` tables of `schema` and of what it merges with (its `$ref`'s
+    /// definition, its `allOf` members), each definition once.
+    fn together<'a>(
+        schema: &'a Map<String, Value>,
+        defs: &'a Map<String, Value>,
+        seen: &mut BTreeSet<String>,
+        out: &mut Vec<&'a Map<String, Value>>,
+    ) {
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            out.push(properties);
+        }
+        if let Some(name) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(definition_by_last_segment)
+        {
+            if seen.insert(name.clone()) {
+                if let Some(Value::Object(target)) = defs.get(&name) {
+                    together(target, defs, seen, out);
+                }
+            }
+        }
+        if let Some(Value::Array(members)) = schema.get("allOf") {
+            for member in members {
+                if let Value::Object(member) = member {
+                    together(member, defs, seen, out);
+                }
+            }
+        }
+    }
+    let mut found = BTreeSet::new();
+    let mut shared = |tables: &[&Map<String, Value>]| {
+        let mut by_name: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+        for table in tables {
+            for (name, schema) in table.iter() {
+                by_name.entry(name).or_default().push(schema);
+            }
+        }
+        for schemas in by_name.values().filter(|schemas| schemas.len() > 1) {
+            for schema in schemas {
+                inlined_definitions(schema, &mut found);
+            }
+        }
+    };
+    let mut common = Vec::new();
+    together(object, defs, &mut BTreeSet::new(), &mut common);
+    shared(&common);
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(keyword) {
+            for branch in branches {
+                if let Value::Object(branch) = branch {
+                    let mut tables = common.clone();
+                    together(branch, defs, &mut BTreeSet::new(), &mut tables);
+                    shared(&tables);
+                }
+            }
+        }
+    }
+    found
+}
+
 fn inlined_by(object: &Map<String, Value>) -> std::collections::BTreeSet<String> {
     let mut found = std::collections::BTreeSet::new();
     inlined_definitions(&Value::Object(object.clone()), &mut found);
@@ -1840,7 +2018,10 @@ pub fn large_merges_as_any(schema: &mut Value) -> Vec<String> {
 /// would merge (an `allOf`, or an `anyOf`/`oneOf` beside other assertions, as Windows'
 /// `resjson`: `{"minProperties": 1, "anyOf": [{"type": "string"}, {"$ref": "#/definitions/resource"}]}`
 /// inside `resource` itself) and that references a definition whose own merges lead back to
-/// the definition holding it.
+/// the definition holding it. A merge references what it inlines: the `$ref`s of its members,
+/// and those of a member name two of its merged operands both define, whose schemas typify
+/// merges in turn (`inlined_through_members`; AsyncAPI 2.x and 3.x, whose `schema.json`
+/// merges draft-07's metaschema with its own `items`, `allOf`, ... naming `schema.json`).
 ///
 /// Why: typify 0.8 merges by inlining the referenced schema, with no guard against cycles
 /// (its own `TODO`), so such a merge recurses until the stack overflows and the process
@@ -1882,6 +2063,7 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
         crate::walk::walk(def, "", &mut |object, _| {
             if is_merge_site(object) {
                 targets.extend(inlined_by(object));
+                targets.extend(inlined_through_members(object, defs));
             }
         });
         edges.insert(name.clone(), targets);
@@ -1914,6 +2096,8 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
         .filter(|(_, bad): &(String, BTreeSet<String>)| !bad.is_empty())
         .collect();
     let mut changed = Vec::new();
+    // The definitions as they were this round, to resolve references while cutting.
+    let snapshot = defs.clone();
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
         return changed;
     };
@@ -1921,7 +2105,12 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
         let Some(def) = defs.get_mut(&name) else { continue };
         let base = format!("/$defs/{}", crate::error::escape_pointer_token(&name));
         walk_mut(def, &base, &mut |object, at| {
-            if is_merge_site(object) && inlined_by(object).iter().any(|t| bad.contains(t)) {
+            if is_merge_site(object)
+                && (inlined_by(object).iter().any(|t| bad.contains(t))
+                    || inlined_through_members(object, &snapshot)
+                        .iter()
+                        .any(|t| bad.contains(t)))
+            {
                 let description = object.get("description").cloned();
                 object.clear();
                 if let Some(description) = description {
@@ -2011,6 +2200,20 @@ mod tests {
             schema["$defs"]["nullable-stringValue"],
             json!({"type": "string", "minLength": 1})
         );
+        // webpack's `Layer`: the null branch written as an `enum` (and as a `const`).
+        let mut schema = json!({"$defs": {
+            "Layer": {"anyOf": [{"enum": [null]}, {"type": "string", "minLength": 1}]},
+            "Other": {"oneOf": [{"const": null}, {"type": "string", "pattern": "^x"}]},
+            "Both": {"anyOf": [{"enum": [null, "a"]}, {"type": "string", "minLength": 1}]}}});
+        assert_eq!(
+            nullable_definitions_split(&mut schema),
+            ["/$defs/Layer", "/$defs/Other"]
+        );
+        assert_eq!(
+            schema["$defs"]["Layer"]["anyOf"],
+            json!([{"enum": [null]}, {"$ref": "#/$defs/LayerValue"}])
+        );
+        assert_eq!(schema["$defs"]["LayerValue"], json!({"type": "string", "minLength": 1}));
     }
 
     #[test]
@@ -2319,6 +2522,84 @@ mod tests {
         );
     }
 
+    /// AsyncAPI 3.0: `operation`'s member `reply` would be typed `OperationReply`, the name of
+    /// the definition `operationReply`; nested members are named after their parent's type.
+    #[test]
+    fn members_named_like_a_definition_get_a_title() {
+        let (out, changed) = run(
+            members_named_like_definitions,
+            json!({"$defs": {
+                "operation": {"properties": {
+                    "reply": {"oneOf": [{"$ref": "#/$defs/Reference"}, {"$ref": "#/$defs/operationReply"}]},
+                    "plain": {"type": "string"},
+                    "referred": {"$ref": "#/$defs/operationReply"},
+                    "annotated": {"anyOf": [{"$ref": "#/$defs/operationReply"}], "description": "D."},
+                    "nested": {"properties": {"deep": {"enum": ["a", "b"]}}}}},
+                "operationReply": {"properties": {"address": {"type": "string"}}},
+                "operationAnnotated": {"type": "integer"},
+                "operationNestedDeep": {"type": "integer"},
+                "OperationReplyValue": {"type": "integer"},
+                "Reference": {"properties": {"$ref": {"type": "string"}}}
+            }}),
+        );
+        assert_eq!(
+            changed,
+            [
+                "/$defs/operation/properties/nested/properties/deep",
+                "/$defs/operation/properties/reply"
+            ]
+        );
+        let members = &out["$defs"]["operation"]["properties"];
+        assert_eq!(members["reply"]["title"], "OperationReplyValue2", "the next free name");
+        assert_eq!(
+            members["nested"]["properties"]["deep"]["title"],
+            "OperationNestedDeepValue"
+        );
+        for kept in ["plain", "referred", "annotated", "nested"] {
+            assert!(members[kept].get("title").is_none(), "{kept}");
+        }
+    }
+
+    /// AsyncAPI 2.x's `schema.json`: an `allOf` of draft-07's metaschema and an object whose
+    /// `items` names `schema.json`; both define `items`, so typify merges the two (inlining
+    /// `schema.json` into itself, until its stack overflows and the process aborts). A member
+    /// name only one operand defines is no merge, nor is one two `anyOf` branches define.
+    #[test]
+    fn a_merge_of_two_schemas_of_one_member_name_is_followed() {
+        let (out, changed) = run(
+            recursive_merges_as_any,
+            json!({"$defs": {
+                "meta": {"type": "object", "properties": {
+                    "items": {"anyOf": [{"$ref": "#/$defs/meta"}, {"$ref": "#/$defs/metas"}]},
+                    "not": {"$ref": "#/$defs/meta"}}},
+                "metas": {"type": "array", "items": {"$ref": "#/$defs/meta"}},
+                "schema": {"allOf": [{"$ref": "#/$defs/meta"}, {"properties": {
+                    "items": {"anyOf": [{"$ref": "#/$defs/schema"}, {"type": "array"}]}}}]},
+                "Tree": {"allOf": [{"$ref": "#/$defs/Base"}, {"properties": {
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}]},
+                "Base": {"properties": {"name": {"type": "string"}}},
+                "Either": {"required": ["kind"], "anyOf": [
+                    {"properties": {"next": {"$ref": "#/$defs/Either"}}},
+                    {"properties": {"next": {"$ref": "#/$defs/Either"}}}]}
+            }}),
+        );
+        assert_eq!(changed, ["/$defs/schema"]);
+        assert!(out["$defs"]["schema"].get("allOf").is_none());
+        assert!(
+            out["$defs"]["Tree"].get("allOf").is_some(),
+            "`children` is Tree's alone"
+        );
+        assert!(
+            out["$defs"]["Either"].get("anyOf").is_some(),
+            "branches are not merged together"
+        );
+        // And typify converts what is left, where it aborted on the original.
+        let mut defs = out["$defs"].as_object().unwrap().clone();
+        defs.remove("Either");
+        let typified = crate::typify_stage::run(&defs, typify::TypeSpaceSettings::default, "asyncapi-like.json");
+        assert!(typified.is_ok(), "{typified:?}");
+    }
+
     fn run(f: fn(&mut Value) -> Vec<String>, mut schema: Value) -> (Value, Vec<String>) {
         let changed = f(&mut schema);
         (schema, changed)
@@ -2354,6 +2635,23 @@ mod tests {
         assert_eq!(changed, ["/anyOf", "/oneOf"]);
         let shaped = json!({"anyOf": [{"required": ["a"]}, {"type": "string"}]});
         assert_eq!(run(drop_presence_only_alternatives, shaped.clone()).0, shaped);
+        // OpenAPI 3.0's `SchemaXORContent`: a described branch, absences in an `allOf` (merged
+        // beside `ParameterLocation`'s four branches, typify grew past a gigabyte).
+        let xor = json!({"oneOf": [{"required": ["schema"]}, {"required": ["content"], "description": "D.",
+            "allOf": [{"not": {"required": ["style"]}}, {"not": {"required": ["explode"]}}]}]});
+        assert_eq!(
+            run(drop_presence_only_alternatives, xor),
+            (json!({}), vec!["/oneOf".to_owned()])
+        );
+        // A branch of annotations alone asserts nothing, and one with a type is a shape.
+        for kept in [
+            json!({"oneOf": [{"required": ["a"]}, {"description": "D."}]}),
+            json!({"oneOf": [{"required": ["a"]}, {"allOf": [{"type": "object"}]}]}),
+            json!({"oneOf": [{"required": ["a"]}, {"not": {"type": "string"}}]}),
+            json!({"oneOf": [{"required": ["a"]}, {"allOf": []}]}),
+        ] {
+            assert_eq!(run(drop_presence_only_alternatives, kept.clone()).0, kept);
+        }
     }
 
     #[test]
