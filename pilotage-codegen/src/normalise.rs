@@ -458,14 +458,21 @@ pub fn members_named_like_definitions(schema: &mut Value) -> Vec<String> {
     use heck::ToSnakeCase;
     use std::collections::BTreeSet;
     /// Whether typify gives the member's schema a type of its own, named after its place: not
-    /// a reference, even one wrapped in a one-branch `anyOf` / `oneOf` / `allOf` (an annotated
-    /// reference, [`annotated_references_as_alternatives`]), which is the referenced type.
+    /// a reference, even one wrapped in an `anyOf` / `oneOf` / `allOf` of it alone (an
+    /// annotated reference, [`annotated_references_as_alternatives`]) or of it and `null`
+    /// (apollo-router's `{"anyOf": [{"$ref": "#/definitions/TlsSupergraph"}, {"type":
+    /// "null"}]}`), which is the referenced type or an `Option` of it.
     fn named_here(object: &Map<String, Value>) -> bool {
+        let is_null = |v: &Value| {
+            v.get("type") == Some(&json!("null"))
+                || v.get("const") == Some(&Value::Null)
+                || v.get("enum") == Some(&json!([null]))
+        };
         let wrapped_reference = ["anyOf", "oneOf", "allOf"].iter().any(|key| {
-            object
-                .get(*key)
-                .and_then(Value::as_array)
-                .is_some_and(|members| members.len() == 1 && members[0].get("$ref").is_some())
+            object.get(*key).and_then(Value::as_array).is_some_and(|members| {
+                members.iter().filter(|m| m.get("$ref").is_some()).count() == 1
+                    && members.iter().all(|m| m.get("$ref").is_some() || is_null(m))
+            })
         });
         !object.contains_key("title") && !object.contains_key("$ref") && !wrapped_reference && is_named_kind(object)
     }
@@ -2534,9 +2541,11 @@ mod tests {
                     "plain": {"type": "string"},
                     "referred": {"$ref": "#/$defs/operationReply"},
                     "annotated": {"anyOf": [{"$ref": "#/$defs/operationReply"}], "description": "D."},
+                    "optional": {"anyOf": [{"$ref": "#/$defs/operationReply"}, {"type": "null"}]},
                     "nested": {"properties": {"deep": {"enum": ["a", "b"]}}}}},
                 "operationReply": {"properties": {"address": {"type": "string"}}},
                 "operationAnnotated": {"type": "integer"},
+                "operationOptional": {"type": "integer"},
                 "operationNestedDeep": {"type": "integer"},
                 "OperationReplyValue": {"type": "integer"},
                 "Reference": {"properties": {"$ref": {"type": "string"}}}
@@ -2555,7 +2564,7 @@ mod tests {
             members["nested"]["properties"]["deep"]["title"],
             "OperationNestedDeepValue"
         );
-        for kept in ["plain", "referred", "annotated", "nested"] {
+        for kept in ["plain", "referred", "annotated", "optional", "nested"] {
             assert!(members[kept].get("title").is_none(), "{kept}");
         }
     }

@@ -1457,10 +1457,10 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             index: 0,
             done: false,
         };
-        let value = match self.visitor.visit_seq(&mut items) {
-            Ok(value) => value,
-            Err(error) => return Err(items.run.failed(error)),
-        };
+        let value = self
+            .visitor
+            .visit_seq(&mut items)
+            .map_err(|error| items.run.failed(error))?;
         // Items the type left unread (a tuple, an array of fixed length, read from a longer
         // array): serde_json would refuse them, where the reading here drains them.
         while !items.done {
@@ -1486,10 +1486,10 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             count: 0,
             done: false,
         };
-        let value = match self.visitor.visit_map(&mut members) {
-            Ok(value) => value,
-            Err(error) => return Err(members.run.failed(error)),
-        };
+        let value = self
+            .visitor
+            .visit_map(&mut members)
+            .map_err(|error| members.run.failed(error))?;
         // As for an array's items: members the type left unread decide nothing.
         while !members.done {
             if members.next_key::<IgnoredAny>()?.is_none() {
@@ -1534,15 +1534,14 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
         // skips a value its reader ignores without checking that it is JSON (a lone
         // surrogate, a byte that is no UTF-8, a number past f64, nesting past 128), which the
         // `Value` the checks read refuses.
-        let element = self.inner.next_element_seed(Seed {
-            seed,
-            run: &mut *self.run,
-            start: child,
-        });
-        let element = match element {
-            Ok(element) => element,
-            Err(error) => return Err(self.run.failed(error)),
-        };
+        let element = self
+            .inner
+            .next_element_seed(Seed {
+                seed,
+                run: &mut *self.run,
+                start: child,
+            })
+            .map_err(|error| self.run.failed(error))?;
         match element {
             Some(value) => {
                 self.run.end_child(child);
@@ -1592,13 +1591,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
         }
         self.run.object = (self.start, self.end);
         self.run.named = None;
-        let key = match self.inner.next_key_seed(Key {
-            seed,
-            run: &mut *self.run,
-        }) {
-            Ok(key) => key,
-            Err(error) => return Err(self.run.failed(error)),
-        };
+        let key = self
+            .inner
+            .next_key_seed(Key {
+                seed,
+                run: &mut *self.run,
+            })
+            .map_err(|error| self.run.failed(error))?;
         if key.is_none() {
             self.done = true;
             return Ok(None);
@@ -1618,15 +1617,14 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
             return self.inner.next_value_seed(seed);
         };
         // Through the wrapper even with no location to check (see `Items`).
-        let value = self.inner.next_value_seed(Seed {
-            seed,
-            run: &mut *self.run,
-            start: child,
-        });
-        let value = match value {
-            Ok(value) => value,
-            Err(error) => return Err(self.run.failed(error)),
-        };
+        let value = self
+            .inner
+            .next_value_seed(Seed {
+                seed,
+                run: &mut *self.run,
+                start: child,
+            })
+            .map_err(|error| self.run.failed(error))?;
         self.run.end_child(child);
         Ok(value)
     }
