@@ -246,6 +246,14 @@ fn unique_name(taken: &mut std::collections::BTreeSet<String>, stem: &str, separ
     name
 }
 
+/// Whether the branch `v` of an `anyOf` / `oneOf` admits only `null`: `{"type": "null"}`,
+/// `{"const": null}` or `{"enum": [null]}`.
+fn is_null_branch(v: &Value) -> bool {
+    v.get("type") == Some(&json!("null"))
+        || v.get("const") == Some(&Value::Null)
+        || v.get("enum") == Some(&json!([null]))
+}
+
 /// **A definition that is one named schema or `null` gets that schema as a definition of its
 /// own, `<Name>Value`**: `pathConfig: {"oneOf": [{"type": "object", "properties": ..},
 /// {"type": "null"}]}` becomes `pathConfig: {"oneOf": [{"$ref": "#/$defs/pathConfigValue"},
@@ -262,11 +270,6 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
         return Vec::new();
     };
-    let is_null = |v: &Value| {
-        v.get("type") == Some(&json!("null"))
-            || v.get("const") == Some(&Value::Null)
-            || v.get("enum") == Some(&json!([null]))
-    };
     let mut taken: std::collections::BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
     let mut added: Vec<(String, Value)> = Vec::new();
     let mut changed = Vec::new();
@@ -280,8 +283,8 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
             if branches.len() != 2 || object.contains_key("properties") {
                 continue;
             }
-            let nulls = branches.iter().filter(|b| is_null(b)).count();
-            let Some(Value::Object(named)) = branches.iter().find(|b| !is_null(b)) else {
+            let nulls = branches.iter().filter(|b| is_null_branch(b)).count();
+            let Some(Value::Object(named)) = branches.iter().find(|b| !is_null_branch(b)) else {
                 continue;
             };
             if nulls != 1 || named.contains_key("$ref") || !is_named_kind(named) {
@@ -290,7 +293,7 @@ pub fn nullable_definitions_split(schema: &mut Value) -> Vec<String> {
             inner = Some(Value::Object(named.clone()));
             let mut branches = branches.clone();
             for branch in branches.iter_mut() {
-                if !is_null(branch) {
+                if !is_null_branch(branch) {
                     *branch = Value::Null; // placeholder, replaced below
                 }
             }
@@ -463,15 +466,10 @@ pub fn members_named_like_definitions(schema: &mut Value) -> Vec<String> {
     /// (apollo-router's `{"anyOf": [{"$ref": "#/definitions/TlsSupergraph"}, {"type":
     /// "null"}]}`), which is the referenced type or an `Option` of it.
     fn named_here(object: &Map<String, Value>) -> bool {
-        let is_null = |v: &Value| {
-            v.get("type") == Some(&json!("null"))
-                || v.get("const") == Some(&Value::Null)
-                || v.get("enum") == Some(&json!([null]))
-        };
         let wrapped_reference = ["anyOf", "oneOf", "allOf"].iter().any(|key| {
             object.get(*key).and_then(Value::as_array).is_some_and(|members| {
                 members.iter().filter(|m| m.get("$ref").is_some()).count() == 1
-                    && members.iter().all(|m| m.get("$ref").is_some() || is_null(m))
+                    && members.iter().all(|m| m.get("$ref").is_some() || is_null_branch(m))
             })
         });
         !object.contains_key("title") && !object.contains_key("$ref") && !wrapped_reference && is_named_kind(object)
@@ -502,16 +500,19 @@ pub fn members_named_like_definitions(schema: &mut Value) -> Vec<String> {
             visit(schema, &name, &pointer, defs, taken, changed);
         }
     }
-    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+    let Some(Value::Object(defs)) = schema.get("$defs") else {
         return Vec::new();
     };
     let names: BTreeSet<String> = defs.keys().map(|k| crate::render::rust_type_name(k)).collect();
     let mut taken = names.clone();
-    crate::walk::walk(&Value::Object(defs.clone()), "", &mut |object, _| {
+    crate::walk::walk(&schema["$defs"], "", &mut |object, _| {
         if let Some(Value::String(title)) = object.get("title") {
             taken.insert(crate::render::rust_type_name(title));
         }
     });
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return Vec::new();
+    };
     let mut changed = Vec::new();
     for (key, def) in defs.iter_mut() {
         let Value::Object(def) = def else { continue };
@@ -2060,17 +2061,22 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
     let Some(Value::Object(defs)) = schema.get("$defs") else {
         return Vec::new();
     };
-    // definition -> the definitions a merge inside it (or of it: its top level) inlines.
+    // definition -> the definitions a merge inside it (or of it: its top level) inlines; and
+    // each merge site (by pointer) -> what it inlines, read once here for the cutting below.
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut sites: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (name, def) in defs {
         let mut targets = BTreeSet::new();
         if let Value::Object(top) = def {
             targets.extend(inlined_by(top));
         }
-        crate::walk::walk(def, "", &mut |object, _| {
+        let base = format!("/$defs/{}", crate::error::escape_pointer_token(name));
+        crate::walk::walk(def, &base, &mut |object, at| {
             if is_merge_site(object) {
-                targets.extend(inlined_by(object));
-                targets.extend(inlined_through_members(object, defs));
+                let mut inlined = inlined_by(object);
+                inlined.extend(inlined_through_members(object, defs));
+                targets.extend(inlined.iter().cloned());
+                sites.insert(at.to_owned(), inlined);
             }
         });
         edges.insert(name.clone(), targets);
@@ -2103,8 +2109,6 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
         .filter(|(_, bad): &(String, BTreeSet<String>)| !bad.is_empty())
         .collect();
     let mut changed = Vec::new();
-    // The definitions as they were this round, to resolve references while cutting.
-    let snapshot = defs.clone();
     let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
         return changed;
     };
@@ -2112,11 +2116,10 @@ fn cut_recursive_merges(schema: &mut Value, elsewhere: bool) -> Vec<String> {
         let Some(def) = defs.get_mut(&name) else { continue };
         let base = format!("/$defs/{}", crate::error::escape_pointer_token(&name));
         walk_mut(def, &base, &mut |object, at| {
-            if is_merge_site(object)
-                && (inlined_by(object).iter().any(|t| bad.contains(t))
-                    || inlined_through_members(object, &snapshot)
-                        .iter()
-                        .any(|t| bad.contains(t)))
+            // A site not cut is unchanged since it was read; one inside a cut site is gone.
+            if sites
+                .get(at)
+                .is_some_and(|inlined| inlined.iter().any(|t| bad.contains(t)))
             {
                 let description = object.get("description").cloned();
                 object.clear();

@@ -157,6 +157,16 @@ pub(crate) struct Index {
     scopes: BTreeMap<Location, (usize, String)>,
 }
 
+/// Records `key` in `table`: a later declaration wins, but a built-in document's never
+/// displaces one the set's own documents made.
+fn declare<K: Ord, V>(table: &mut BTreeMap<K, V>, builtin: bool, key: K, value: V) {
+    if builtin {
+        table.entry(key).or_insert(value);
+    } else {
+        table.insert(key, value);
+    }
+}
+
 /// Resolves `reference` against `base` (RFC 3986 section 5).
 pub(crate) fn join(base: &str, reference: &str) -> Option<String> {
     let base = Url::parse(base).ok()?;
@@ -246,23 +256,15 @@ impl Index {
         Ok(index)
     }
 
-    /// Records that the document `doc` declares `uri` as `resource` (a later declaration wins,
-    /// but a built-in document's never displaces the set's own).
+    /// Records that the document `doc` declares `uri` as `resource`, as [`declare`] does.
     fn declare(&mut self, doc: usize, uri: String, resource: usize) {
-        if doc >= self.builtin_from {
-            self.by_uri.entry(uri).or_insert(resource);
-        } else {
-            self.by_uri.insert(uri, resource);
-        }
+        declare(&mut self.by_uri, doc >= self.builtin_from, uri, resource);
     }
 
-    /// Records the anchor `key` (resource URI, name) of the document `doc`, as [`Self::declare`].
+    /// Records the anchor `key` (resource URI, name) of the document `doc`, as [`declare`]
+    /// does.
     fn anchor(&mut self, doc: usize, key: (String, String), location: Location) {
-        if doc >= self.builtin_from {
-            self.anchors.entry(key).or_insert(location);
-        } else {
-            self.anchors.insert(key, location);
-        }
+        declare(&mut self.anchors, doc >= self.builtin_from, key, location);
     }
 
     #[allow(clippy::too_many_arguments)]
