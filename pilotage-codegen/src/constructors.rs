@@ -22,7 +22,9 @@
 //!
 //! For an enum variant with named fields, `T::<variant in snake case>(..)` takes the variant's
 //! required members in the same way (booleans included: a variant has no setters to take
-//! them), its optional members starting absent.
+//! them), its optional members starting absent. A variant whose snake-case name is `new`, or
+//! is an earlier variant's, gets `<name>_variant` (numbered from 2 if that is taken too),
+//! which its doc comment says.
 //!
 //! Which members are required is read off the field as typify and the post-pass wrote it (a
 //! member serde may omit carries `#[serde(default ..)]`): [`presence`], shared with the API
@@ -586,6 +588,25 @@ fn snake_case(ident: &syn::Ident) -> String {
     }
 }
 
+/// The constructor name of a variant whose snake-case name is `snake`, recorded in `seen`: the
+/// snake-case name itself, unless an earlier variant of the enum took it (`HTTPServer` and
+/// `HttpServer` are both `http_server`) or it is `new` (kept for structs' constructors); then
+/// `<snake>_variant`, numbered from 2 while that is taken too. With the name it returns the
+/// name that was taken, for the constructor's doc.
+fn variant_method(snake: &str, seen: &mut BTreeSet<String>) -> (String, Option<String>) {
+    if snake != "new" && seen.insert(snake.to_owned()) {
+        return (snake.to_owned(), None);
+    }
+    let base = format!("{}_variant", snake.trim_end_matches('_'));
+    let mut candidate = base.clone();
+    let mut number = 2;
+    while !seen.insert(candidate.clone()) {
+        candidate = format!("{base}_{number}");
+        number += 1;
+    }
+    (candidate, Some(snake.to_owned()))
+}
+
 /// The constructors of the struct-like variants of one enum.
 fn enum_impl(item: &syn::ItemEnum, orders: &[(BTreeSet<String>, Vec<String>)]) -> Result<TokenStream, String> {
     let name = &item.ident;
@@ -605,14 +626,17 @@ fn enum_impl(item: &syn::ItemEnum, orders: &[(BTreeSet<String>, Vec<String>)]) -
         let (arguments, initialisers) = constructor_parts(&all, &members, order.as_ref(), &[]);
         let required = ordered_required(&members, order.as_ref());
         let variant_ident = &variant.ident;
-        let method = format_ident!("{}", snake_case(variant_ident));
-        if !seen.insert(method.to_string()) || method == "new" {
-            return Err(format!(
-                "enum {name}: variant {variant_ident} makes a constructor name already taken (`{method}`)"
-            ));
-        }
+        let (method, renamed) = variant_method(&snake_case(variant_ident), &mut seen);
+        let method = format_ident!("{method}");
+        let renamed = match renamed {
+            Some(taken) if taken == "new" => {
+                format!(" Named `{method}`: `new` is never a variant's constructor.")
+            }
+            Some(taken) => format!(" Named `{method}`: an earlier variant's constructor is `{taken}`."),
+            None => String::new(),
+        };
         let doc = format!(
-            "A [`{name}::{variant_ident}`] with its required members ({}); every optional member absent and no unknown members.",
+            "A [`{name}::{variant_ident}`] with its required members ({}); every optional member absent and no unknown members.{renamed}",
             code_list(&required)
         );
         methods.push(quote! {
@@ -1101,6 +1125,53 @@ mod tests {
         );
         assert!(out.contains("pub fn shared("), "{out}");
         assert!(!out.contains("pub fn plain"), "{out}");
+    }
+
+    #[test]
+    fn a_variant_constructor_name_taken_gets_a_variant_suffix() {
+        // quicktype's `keyword-unions` schema: a union whose object alternative is titled `new`;
+        // and two variants whose snake-case names are one.
+        let source = r#"
+            #[serde(untagged)]
+            pub enum Union {
+                New { #[serde(flatten)] extra: ::serde_json::Map<::std::string::String, ::serde_json::Value> },
+                HttpServerVariant { path: ::std::string::String },
+                HttpServer { port: i64 },
+                HTTPServer { host: ::std::string::String },
+                Number(f64),
+            }
+        "#;
+        let defs = serde_json::json!({"Union": {"anyOf": [
+            {"type": "object"},
+            {"properties": {"path": {}}, "required": ["path"]},
+            {"properties": {"port": {}}, "required": ["port"]},
+            {"properties": {"host": {}}, "required": ["host"]},
+            {"type": "number"}]}});
+        let out = run(source, defs, &[("Union", "Union")]);
+        for (method, variant) in [
+            ("new_variant()", "New"),
+            ("http_server(", "HttpServer"),
+            ("http_server_variant(", "HttpServerVariant"),
+            ("http_server_variant_2(", "HTTPServer"),
+        ] {
+            let at = out
+                .find(&format!("pub fn {method}"))
+                .unwrap_or_else(|| panic!("{method} missing:\n{out}"));
+            let body = &out[at..];
+            let body = &body[..body.find("\n    }").unwrap()];
+            assert!(
+                body.contains(&format!("Self::{variant} {{")),
+                "{method} builds {variant}:\n{out}"
+            );
+        }
+        assert!(!out.contains("pub fn new("), "{out}");
+        assert!(out.contains("Named `new_variant`: `new` is never"), "{out}");
+        assert!(
+            out.contains("Named `http_server_variant_2`: an earlier variant's constructor is `http_server`."),
+            "{out}"
+        );
+        // The output is Rust.
+        syn::parse_file(&out).unwrap();
     }
 
     #[test]

@@ -37,7 +37,7 @@
 //! | [`prefix_items_as_tuples`] | 2020-12 `prefixItems` | ignores it, applies `items` to every item |
 //! | [`loose_tuples_as_lists`] | array-form `items` that is no fixed tuple | `unhandled array validation` |
 //! | [`mixed_enums_as_any`] | untyped `enum` of several JSON types | panics |
-//! | [`indistinct_enums_as_strings`] | string `enum` with values of one Rust name | panics |
+//! | [`indistinct_enums_as_strings`] | string `enum` (or `oneOf` / `anyOf` of string constants) with values of one Rust name | panics |
 //! | [`drop_types_beside_references`] | `type` beside `$ref` | asserts the target's `type` is the same |
 //! | [`plain_merge_members`] | annotations of `allOf` members; `propertyNames` | merge assertions |
 //! | [`large_merges_as_any`] | a merge with more than [`MAX_MERGED_ALTERNATIVES`] alternatives | exponential merge |
@@ -1277,6 +1277,8 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
 /// **A `$ref` beside annotations only becomes a one-branch `anyOf`**:
 /// `{"$ref": "#/$defs/expression", "description": "When to run."}` becomes
 /// `{"anyOf": [{"$ref": "#/$defs/expression"}], "description": "When to run."}`. Applied last.
+/// A keyword no draft defines (an extension: vector's `_metadata`, `x-order`) counts as an
+/// annotation ([`asserts_or_applies`]).
 ///
 /// Why: typify 0.8 asserts (`merged_schema.metadata.is_none()`, convert.rs:1448) when it
 /// merges an object (`allOf`, or `anyOf`/`oneOf` beside `properties`) one of whose members is
@@ -1288,7 +1290,7 @@ pub fn annotated_references_as_alternatives(schema: &mut Value) -> Vec<String> {
     walk_mut(schema, "", &mut |object, at| {
         if !matches!(object.get("$ref"), Some(Value::String(_)))
             || object.len() < 2
-            || !object.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+            || !object.keys().all(|k| k == "$ref" || !asserts_or_applies(k))
         {
             return;
         }
@@ -1298,6 +1300,38 @@ pub fn annotated_references_as_alternatives(schema: &mut Value) -> Vec<String> {
         }
     });
     changed
+}
+
+/// The keywords of drafts 4 to 2020-12 that assert, apply subschemas, identify or define, beside
+/// 2020-12's validation and applicator vocabularies (`crate::validators::VALIDATION`,
+/// `crate::validators::APPLICATOR`).
+const OTHER_SCHEMA_KEYWORDS: &[&str] = &[
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$defs",
+    "definitions",
+    "$vocabulary",
+    "format",
+    "additionalItems",
+    "dependencies",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// Whether the keyword `key` asserts, applies subschemas, identifies or defines in some draft,
+/// where an annotation (`description`) or an extension (`_metadata`, `x-order`) does none of
+/// these.
+fn asserts_or_applies(key: &str) -> bool {
+    crate::validators::VALIDATION.contains(&key)
+        || crate::validators::APPLICATOR.contains(&key)
+        || OTHER_SCHEMA_KEYWORDS.contains(&key)
 }
 
 /// **A `$ref` to another document is replaced by `{}`: any JSON value**, and its description
@@ -1749,16 +1783,66 @@ pub fn mixed_enums_as_any(schema: &mut Value) -> Vec<String> {
 
 /// **A string `enum` with two values that spell the same Rust variant becomes a plain
 /// string** (`["GET", "get"]`, `["==", "!="]`, `["Etc/GMT+1", "Etc/GMT-1"]`): its values are
-/// kept in the description.
+/// kept in the description. So does a `oneOf` or `anyOf` whose branches are each one string
+/// constant (`{"const": "~="}`, `{"type": "string", "enum": ["|="]}`, with a description but no
+/// `title`), beside annotations only, as in biome's `AttributeMatcherOperator`.
 ///
 /// Why: typify 0.8 names a variant after its value without the characters an identifier
 /// cannot hold, ignoring case, and panics (`Failed to make unique variant names`) when two
 /// values give the same name. Values are compared here with only their letters and digits,
 /// lowercased: a little stricter than typify, never looser.
-/// Enforced instead by: the validator, which reads the original `enum`.
+/// Enforced instead by: the validator, which reads the original `enum`, `oneOf` or `anyOf`.
 pub fn indistinct_enums_as_strings(schema: &mut Value) -> Vec<String> {
+    fn indistinct(strings: &[&str]) -> bool {
+        let mut seen = std::collections::BTreeSet::new();
+        strings.iter().any(|value| {
+            let key: String = value
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            !seen.insert(key)
+        })
+    }
+    // The string a branch is the constant of: `const`, or a one-value `enum`, beside
+    // `"type": "string"` and annotations other than `title` (which typify may name it by).
+    fn constant(branch: &Value) -> Option<&str> {
+        let object = branch.as_object()?;
+        let only = object.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "const" | "enum" | "type" | "description" | "$comment" | "examples" | "deprecated"
+            )
+        });
+        if !only || object.get("type").is_some_and(|t| t != "string") {
+            return None;
+        }
+        match (object.get("const"), object.get("enum")) {
+            (Some(Value::String(value)), None) => Some(value),
+            (None, Some(Value::Array(values))) if values.len() == 1 => values[0].as_str(),
+            _ => None,
+        }
+    }
     let mut changed = Vec::new();
     walk_mut(schema, "", &mut |object, at| {
+        for keyword in ["oneOf", "anyOf"] {
+            let Some(Value::Array(branches)) = object.get(keyword) else {
+                continue;
+            };
+            let strings: Option<Vec<&str>> = branches.iter().map(constant).collect();
+            let Some(strings) = strings else { continue };
+            let beside_annotations = object
+                .iter()
+                .all(|(k, v)| k == keyword || (k == "type" && v == "string") || ANNOTATIONS.contains(&k.as_str()));
+            if strings.len() < 2 || !beside_annotations || !indistinct(&strings) {
+                continue;
+            }
+            let shown = Value::Array(strings.iter().map(|s| json!(s)).collect()).to_string();
+            object.remove(keyword);
+            object.insert("type".into(), json!("string"));
+            append_to_description(object, &format!("One of (checked by the validator): `{shown}`."));
+            changed.push(format!("{at}/{keyword}"));
+        }
         let Some(Value::Array(values)) = object.get("enum").cloned() else {
             return;
         };
@@ -1766,16 +1850,7 @@ pub fn indistinct_enums_as_strings(schema: &mut Value) -> Vec<String> {
         if strings.is_empty() || strings.len() + values.iter().filter(|v| v.is_null()).count() != values.len() {
             return;
         }
-        let mut seen = std::collections::BTreeSet::new();
-        let indistinct = strings.iter().any(|value| {
-            let key: String = value
-                .chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect();
-            !seen.insert(key)
-        });
-        if indistinct {
+        if indistinct(&strings) {
             let shown = Value::Array(values.clone()).to_string();
             object.remove("enum");
             if !object.contains_key("type") {
@@ -2466,6 +2541,30 @@ mod tests {
         assert!(out.get("enum").is_none());
         let distinct = json!({"type": "string", "enum": ["not_found", "internal", "a-b"]});
         assert_eq!(run(indistinct_enums_as_strings, distinct.clone()).0, distinct);
+        // biome's `AttributeMatcherOperator`: described constants, punctuation only.
+        let (out, changed) = run(
+            indistinct_enums_as_strings,
+            json!({"description": "An operator.", "oneOf": [
+                {"description": "`=`", "type": "string", "const": "="},
+                {"description": "`~=`", "type": "string", "const": "~="},
+                {"enum": ["|="]}]}),
+        );
+        assert_eq!(changed, ["/oneOf"]);
+        assert_eq!(out["type"], "string");
+        assert!(out.get("oneOf").is_none());
+        assert!(
+            out["description"].as_str().unwrap().contains(r#"["=","~=","|="]"#),
+            "{out}"
+        );
+        // Distinct constants, titled branches, and other keywords beside are left alone.
+        for kept in [
+            json!({"oneOf": [{"const": "a"}, {"const": "b"}]}),
+            json!({"oneOf": [{"title": "Eq", "const": "="}, {"title": "Tilde", "const": "~="}]}),
+            json!({"minLength": 1, "anyOf": [{"const": "="}, {"const": "~="}]}),
+            json!({"anyOf": [{"const": "="}, {"type": "integer"}]}),
+        ] {
+            assert_eq!(run(indistinct_enums_as_strings, kept.clone()).0, kept);
+        }
     }
 
     #[test]
@@ -2866,12 +2965,13 @@ mod tests {
     fn annotated_references_become_one_branch_alternatives() {
         let mut schema = json!({"$defs": {"a": {"properties": {
             "doc": {"$ref": "#/$defs/b", "description": "D.", "title": "T"},
+            "extended": {"$ref": "#/$defs/b", "description": "D.", "_metadata": {"docs::human_name": "E"}},
             "bare": {"$ref": "#/$defs/b"},
             "typed": {"$ref": "#/$defs/b", "type": "string"}
         }}, "b": {"type": "string"}}});
         assert_eq!(
             annotated_references_as_alternatives(&mut schema),
-            ["/$defs/a/properties/doc"]
+            ["/$defs/a/properties/doc", "/$defs/a/properties/extended"]
         );
         let members = &schema["$defs"]["a"]["properties"];
         assert_eq!(

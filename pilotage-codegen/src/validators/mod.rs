@@ -145,7 +145,7 @@ const RESERVED: &[&str] = &[
 ];
 
 /// The keywords of 2020-12's validation vocabulary (switched off by a metaschema without it).
-const VALIDATION: &[&str] = &[
+pub(crate) const VALIDATION: &[&str] = &[
     "type",
     "const",
     "enum",
@@ -168,7 +168,7 @@ const VALIDATION: &[&str] = &[
     "dependentRequired",
 ];
 /// The keywords of 2020-12's applicator vocabulary.
-const APPLICATOR: &[&str] = &[
+pub(crate) const APPLICATOR: &[&str] = &[
     "prefixItems",
     "items",
     "contains",
