@@ -1229,7 +1229,9 @@ pub fn capability_settings(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 pub fn capability_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     {
-        if !(cx.quiet(s48, v, at) || cx.quiet(capability_settings, v, at)) {
+        if !(matches!(v, Value::Bool(_)) && cx.quiet(s48, v, at)
+            || cx.quiet(capability_settings, v, at))
+        {
             if cx.fail(at, "/$defs/CapabilityValue/anyOf", Why::AnyOf(v)) {
                 return false;
             }
@@ -1875,7 +1877,9 @@ pub fn diagnostic(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     seen += 1;
                     let at = &at.key(k);
                     {
-                        if !(cx.quiet(s47, v, at) || cx.quiet(text_range, v, at)) {
+                        if !(matches!(v, Value::String(_)) && cx.quiet(s47, v, at)
+                            || cx.quiet(text_range, v, at))
+                        {
                             if cx
                                 .fail(
                                     at,
@@ -3893,7 +3897,9 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 pub fn retention(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     {
-        if !(cx.quiet(s40, v, at) || cx.quiet(s41, v, at)) {
+        if !(cx.quiet(s40, v, at)
+            || matches!(v, Value::String(_)) && cx.quiet(s41, v, at))
+        {
             if cx.fail(at, "/$defs/Retention/anyOf", Why::AnyOf(v)) {
                 return false;
             }

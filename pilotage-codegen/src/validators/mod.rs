@@ -426,6 +426,61 @@ struct Gen<'a> {
     compiled: usize,
 }
 
+/// A test of the instance's JSON type, ending in `&&`, that a branch of `anyOf` / `oneOf`
+/// fails without: `matches!(v, Value::Number(_) | Value::Object(_)) &&` for a branch
+/// `{"type": ["integer", "object"], ...}`, so that the branch is not called on a value it must
+/// fail (on a string, for one). Empty (no test) unless the branch's own `type` asserts and is
+/// all that decides its type: the branch is an object in this location's resource (no `$id`,
+/// `id` or `$schema`) read with the validation vocabulary on, with no `$ref` (which hides
+/// `type` in draft-04 to -07) and nothing the compatible reading widens (an `enum` of strings
+/// or an alternative of string constants, which then accepts any string).
+fn type_guard(branch: &Value, draft: Draft, vocab: Vocab) -> TokenStream {
+    let Value::Object(object) = branch else {
+        return TokenStream::new();
+    };
+    let own = |key: &str| object.contains_key(key);
+    let widening = Widening::of(object, draft, vocab);
+    if !vocab.validation
+        || own("$id")
+        || own("id")
+        || own("$schema")
+        || own("$ref")
+        || widening.enum_of_strings
+        || widening.any_of_consts
+        || widening.one_of_consts
+    {
+        return TokenStream::new();
+    }
+    let names: Vec<&str> = match object.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) if many.iter().all(Value::is_string) => {
+            many.iter().filter_map(Value::as_str).collect()
+        }
+        _ => return TokenStream::new(),
+    };
+    let mut variants: Vec<TokenStream> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for name in names {
+        let variant = match name {
+            "string" => quote!(Value::String(_)),
+            "number" | "integer" => quote!(Value::Number(_)),
+            "object" => quote!(Value::Object(_)),
+            "array" => quote!(Value::Array(_)),
+            "boolean" => quote!(Value::Bool(_)),
+            "null" => quote!(Value::Null),
+            // An unknown type is refused where the branch is compiled.
+            _ => return TokenStream::new(),
+        };
+        if seen.insert(variant.to_string()) {
+            variants.push(variant);
+        }
+    }
+    if variants.len() >= 6 {
+        return TokenStream::new();
+    }
+    quote!(matches!(v, #(#variants)|*) &&)
+}
+
 /// The compatible reading's rewrites of one location (see the module docs), for both the
 /// generated checks (`body`) and the stream program: an `enum` of strings, and an `anyOf` or
 /// `oneOf` whose branches are each a string `const` alone.
@@ -1725,6 +1780,13 @@ impl<'a> Gen<'a> {
         let mut before = TokenStream::new();
         let other = match object.get("additionalProperties") {
             None | Some(Value::Bool(true)) => TokenStream::new(),
+            Some(Value::Bool(false)) if known.is_empty() && pattern_idents.is_empty() => {
+                // No member is allowed: the object must be empty (no pass over the members
+                // for this: quicktype's `keyword-unions` has 277 such objects, each a loop).
+                let fail = fail(&at("additionalProperties"), quote!(Why::Additional(v, &[], &[])));
+                after.extend(quote!(if !o.is_empty() { #fail }));
+                TokenStream::new()
+            }
             Some(Value::Bool(false)) => {
                 before.extend(quote!(let mut unexpected = false;));
                 let fail = fail(
@@ -1999,7 +2061,10 @@ impl<'a> Gen<'a> {
                         guards,
                     )
                 }
-                None => (TokenStream::new(), vec![TokenStream::new(); functions.len()]),
+                None => (
+                    TokenStream::new(),
+                    branches.iter().map(|branch| type_guard(branch, draft, vocab)).collect(),
+                ),
             };
             let check = match (keyword, inner) {
                 ("anyOf", None) => {
@@ -2779,6 +2844,47 @@ mod tests {
         let plain = json!({"$defs": {"catalog": {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}});
         let text = generate(&plain, "t.json", false).unwrap().tokens.to_string();
         assert!(!text.contains("let tag"), "{text}");
+    }
+
+    #[test]
+    fn alternatives_are_not_called_on_a_value_their_own_type_excludes() {
+        let tokens = |schema| generate(&schema, "t.json", false).unwrap().tokens.to_string();
+        let one_of = tokens(json!({"$defs": {"u": {"oneOf": [
+            {"type": "number"},
+            {"type": ["object", "null"], "additionalProperties": false},
+            {"type": "integer", "minimum": 3}
+        ]}}}));
+        assert!(
+            one_of.contains("matches ! (v , Value :: Number (_)) && cx . quiet"),
+            "{one_of}"
+        );
+        assert!(
+            one_of.contains("matches ! (v , Value :: Object (_) | Value :: Null) && cx . quiet"),
+            "{one_of}"
+        );
+        // No guard where `type` is not all that decides: no `type`, a `$ref` beside it (draft-07
+        // hides it), a resource of its own, an `enum` of strings (the compatible reading widens
+        // it to any string), the validation vocabulary off.
+        for (dialect, branch) in [
+            ("https://json-schema.org/draft/2020-12/schema", json!({"minimum": 3})),
+            (
+                "http://json-schema.org/draft-07/schema#",
+                json!({"$ref": "#/$defs/n", "type": "string"}),
+            ),
+            (
+                "https://json-schema.org/draft/2020-12/schema",
+                json!({"$id": "http://example.com/x", "type": "string"}),
+            ),
+            (
+                "https://json-schema.org/draft/2020-12/schema",
+                json!({"type": "integer", "enum": ["a", "b"]}),
+            ),
+        ] {
+            let text = tokens(json!({"$schema": dialect, "$defs": {
+                "n": {"type": "number"},
+                "u": {"anyOf": [branch.clone(), {"type": "boolean"}]}}}));
+            assert_eq!(text.matches("matches ! (v ,").count(), 1, "{branch}: {text}");
+        }
     }
 
     #[test]

@@ -665,10 +665,10 @@ pub mod checks {
         let mark = cx.mark();
         {
             let mut holds = 0usize;
-            if holds < 2 && cx.quiet(s33, v, at) {
+            if holds < 2 && matches!(v, Value::Object(_)) && cx.quiet(s33, v, at) {
                 holds += 1;
             }
-            if holds < 2 && cx.quiet(s34, v, at) {
+            if holds < 2 && matches!(v, Value::Object(_)) && cx.quiet(s34, v, at) {
                 holds += 1;
             }
             if holds == 0 {

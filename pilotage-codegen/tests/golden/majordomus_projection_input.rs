@@ -235,7 +235,7 @@ pub mod checks {
                         let at = &at.key(k);
                         {
                             if !(cx.quiet(execution_effect, v, at)
-                                || cx.quiet(s2, v, at))
+                                || matches!(v, Value::Null) && cx.quiet(s2, v, at))
                             {
                                 if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
                                     return false;
@@ -277,13 +277,13 @@ pub mod checks {
         } else {
             {
                 let mut holds = 0usize;
-                if holds < 2 && cx.quiet(s3, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s3, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s4, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s4, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s5, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s5, v, at) {
                     holds += 1;
                 }
                 if holds == 0 {

@@ -1366,13 +1366,13 @@ pub mod checks {
         } else {
             {
                 let mut holds = 0usize;
-                if holds < 2 && cx.quiet(s15, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s15, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s16, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s16, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s17, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s17, v, at) {
                     holds += 1;
                 }
                 if holds == 0 {
@@ -1645,13 +1645,13 @@ pub mod checks {
         } else {
             {
                 let mut holds = 0usize;
-                if holds < 2 && cx.quiet(s12, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s12, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s13, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s13, v, at) {
                     holds += 1;
                 }
-                if holds < 2 && cx.quiet(s14, v, at) {
+                if holds < 2 && matches!(v, Value::String(_)) && cx.quiet(s14, v, at) {
                     holds += 1;
                 }
                 if holds == 0 {

@@ -6606,8 +6606,8 @@ pub mod checks {
                     "profile" => {
                         let at = &at.key(k);
                         {
-                            if !(cx.quiet(s42, v, at) || cx.quiet(s43, v, at)
-                                || cx.quiet(s44, v, at))
+                            if !(matches!(v, Value::Null) && cx.quiet(s42, v, at)
+                                || cx.quiet(s43, v, at) || cx.quiet(s44, v, at))
                             {
                                 if cx
                                     .fail(
@@ -9279,8 +9279,8 @@ pub mod checks {
                         seen += 1;
                         let at = &at.key(k);
                         {
-                            if !(cx.quiet(s38, v, at) || cx.quiet(s39, v, at)
-                                || cx.quiet(s40, v, at))
+                            if !(matches!(v, Value::Null) && cx.quiet(s38, v, at)
+                                || cx.quiet(s39, v, at) || cx.quiet(s40, v, at))
                             {
                                 if cx
                                     .fail(
