@@ -30,7 +30,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::CodegenError;
-use crate::{NameTable, TypesSettings};
+use crate::{GeneratedBy, NameTable, TypesSettings};
 
 /// Generates Rust modules from JSON Schema files: [`Builder::new`], one [`Builder::schema`]
 /// per file (with its [`Builder::names`] table, if any), then [`Builder::compile`].
@@ -42,6 +42,7 @@ pub struct Builder {
     documents: Vec<(String, PathBuf)>,
     default_draft: Option<crate::validators::Draft>,
     assert_formats: Option<bool>,
+    generated_by: Option<GeneratedBy>,
 }
 
 /// The `file://` URI of `path` (made absolute), by which a schema of the set is known.
@@ -127,6 +128,13 @@ impl Builder {
     /// assert the standard formats; 2020-12 asserts when its metaschema asks for it).
     pub fn assert_formats(mut self, assert: bool) -> Self {
         self.assert_formats = Some(assert);
+        self
+    }
+
+    /// What the generated files' headers name as their generator ([`GeneratedBy::Builder`]
+    /// unless set; `pilotage codegen` sets [`GeneratedBy::Cli`]).
+    pub fn generated_by(mut self, by: GeneratedBy) -> Self {
+        self.generated_by = Some(by);
         self
     }
 
@@ -220,10 +228,12 @@ impl Builder {
                     options.documents.push(document.clone());
                 }
             }
+            let generated_by = self.generated_by.unwrap_or(GeneratedBy::Builder);
             let mut settings = TypesSettings::new(shown.clone())
                 .with_schema_def_trait("::pilotage_types::SchemaDef")
                 .with_embed_schema(copy.clone())
-                .with_validators(options);
+                .with_validators(options)
+                .with_generated_by(generated_by);
             if let Some(names) = names {
                 settings = settings.with_names(names);
             }
@@ -236,8 +246,9 @@ impl Builder {
                 }
             }
             let code = format!(
-                "// The module generated from {shown} by pilotage_codegen::Builder (do not edit).\n\
+                "// The module generated from {shown} by {} (do not edit).\n\
                  #[allow(missing_docs)]\npub mod {module} {{\n{}\n}}\n",
+                generated_by.name(),
                 generated.code
             );
             outputs.push((out_dir.join(&copy), bytes));

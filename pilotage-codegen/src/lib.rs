@@ -33,7 +33,7 @@ pub mod walk;
 pub use builder::Builder;
 pub use error::CodegenError;
 pub use names::NameTable;
-pub use render::{ConstantSource, ConstantSpec, TypesSettings};
+pub use render::{ConstantSource, ConstantSpec, GeneratedBy, TypesSettings};
 
 use serde_json::Value;
 

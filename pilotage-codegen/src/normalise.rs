@@ -1278,7 +1278,7 @@ fn hoist_deep_references_once(schema: &mut Value) -> Vec<String> {
 /// `{"$ref": "#/$defs/expression", "description": "When to run."}` becomes
 /// `{"anyOf": [{"$ref": "#/$defs/expression"}], "description": "When to run."}`. Applied last.
 /// A keyword no draft defines (an extension: vector's `_metadata`, `x-order`) counts as an
-/// annotation ([`asserts_or_applies`]).
+/// annotation (`asserts_or_applies`).
 ///
 /// Why: typify 0.8 asserts (`merged_schema.metadata.is_none()`, convert.rs:1448) when it
 /// merges an object (`allOf`, or `anyOf`/`oneOf` beside `properties`) one of whose members is

@@ -48,6 +48,7 @@ pub fn workspace_root() -> PathBuf {
 
 fn pilotage_settings(source_name: &str, names: pilotage_codegen::NameTable) -> TypesSettings {
     TypesSettings::new(source_name)
+        .with_generated_by(pilotage_codegen::GeneratedBy::Regen)
         .with_schema_def_trait("crate::SchemaDef")
         .with_constants([
             ConstantSpec::new(
@@ -133,6 +134,7 @@ fn peer_file(root: &Path, peer: &PeerInput) -> Result<(GeneratedFile, Vec<String
     let bytes =
         fs::read(root.join(peer.schema)).map_err(|e| RegenError(format!("{}: cannot read: {e}", peer.schema)))?;
     let settings = TypesSettings::new(peer.schema)
+        .with_generated_by(pilotage_codegen::GeneratedBy::Regen)
         .with_schema_def_trait("::pilotage_types::SchemaDef")
         .with_embed_schema(format!("../../../{}", peer.schema));
     let generated = pilotage_codegen::generate_types(&bytes, &settings).map_err(|e| RegenError(e.to_string()))?;

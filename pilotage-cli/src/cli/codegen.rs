@@ -51,7 +51,7 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
         );
         return UNUSABLE;
     }
-    let mut builder = pilotage_codegen::Builder::new();
+    let mut builder = pilotage_codegen::Builder::new().generated_by(pilotage_codegen::GeneratedBy::Cli);
     for schema in &args.schemas {
         builder = builder.schema(schema);
     }

@@ -9,7 +9,7 @@ pub const SCHEMA_JSON: &str = include_str!(
 pub fn validators() -> ::pilotage_types::validate::Validators {
     checks::VALIDATORS
 }
-/// The validators generated from [`SCHEMA_JSON`] (`cargo xtask regen`), one
+/// The validators generated from [`SCHEMA_JSON`] by pilotage-codegen, one
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
