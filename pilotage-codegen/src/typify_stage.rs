@@ -134,8 +134,8 @@ fn first(mut errors: Vec<CodegenError>) -> CodegenError {
     errors.swap_remove(0)
 }
 
-/// [`run_within`], with every definition that fails alone named (one error each, in their
-/// order), or one error for the whole set.
+/// [`run_within`], with every definition [`locate_failures`] finds named (one error each, in
+/// their order), or one error for the whole set.
 fn bounded(
     defs: &Map<String, Value>,
     settings: fn() -> TypeSpaceSettings,
@@ -225,11 +225,12 @@ pub struct Fallback {
 }
 
 /// [`run`], except that the definitions typify cannot convert (a panic or an error that
-/// [`run`] traces to `$defs` entries, each failing alone) are replaced in `defs` by a schema
+/// [`run`] traces to `$defs` entries: each that fails alone or, when none does, the one that
+/// completes a failing combination) are replaced in `defs` by a schema
 /// accepting any value (typed `serde_json::Value`, its description saying why), and the
-/// conversion is tried again, until typify converts the rest. The time budget is for all the tries together. Anything
-/// else (a failure of several definitions together, a budget reached, more than
-/// [`MAX_FALLBACKS`] definitions) stays an error.
+/// conversion is tried again, until typify converts the rest. The time budget is for all the
+/// tries together. Anything else (a failure no definition is found for, a budget reached, more
+/// than [`MAX_FALLBACKS`] definitions) stays an error.
 pub fn run_with_fallbacks(
     defs: &mut Map<String, Value>,
     settings: fn() -> TypeSpaceSettings,
@@ -300,8 +301,8 @@ fn with_prelude_renames(defs: &Map<String, Value>, mut settings: TypeSpaceSettin
     settings
 }
 
-/// The conversion itself, on the calling thread: on failure, every definition that fails
-/// alone ([`locate_failures`]), or one error for the whole set.
+/// The conversion itself, on the calling thread: on failure, the definitions
+/// [`locate_failures`] finds, or one error for the whole set.
 fn run_here(
     defs: &Map<String, Value>,
     settings: &TypeSpaceSettings,

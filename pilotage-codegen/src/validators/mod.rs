@@ -426,6 +426,18 @@ struct Gen<'a> {
     compiled: usize,
 }
 
+/// The type names of a `type` keyword: its string, or its array of strings; `None` for
+/// anything else.
+fn type_names(types: &Value) -> Option<Vec<&str>> {
+    match types {
+        Value::String(one) => Some(vec![one.as_str()]),
+        Value::Array(many) if many.iter().all(Value::is_string) => {
+            Some(many.iter().filter_map(Value::as_str).collect())
+        }
+        _ => None,
+    }
+}
+
 /// A test of the instance's JSON type, ending in `&&`, that a branch of `anyOf` / `oneOf`
 /// fails without: `matches!(v, Value::Number(_) | Value::Object(_)) &&` for a branch
 /// `{"type": ["integer", "object"], ...}`, so that the branch is not called on a value it must
@@ -451,12 +463,8 @@ fn type_guard(branch: &Value, draft: Draft, vocab: Vocab) -> TokenStream {
     {
         return TokenStream::new();
     }
-    let names: Vec<&str> = match object.get("type") {
-        Some(Value::String(one)) => vec![one.as_str()],
-        Some(Value::Array(many)) if many.iter().all(Value::is_string) => {
-            many.iter().filter_map(Value::as_str).collect()
-        }
-        _ => return TokenStream::new(),
+    let Some(names) = object.get("type").and_then(type_names) else {
+        return TokenStream::new();
     };
     let mut variants: Vec<TokenStream> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -1429,13 +1437,8 @@ impl<'a> Gen<'a> {
         let mut pinned_only = TokenStream::new();
 
         if let Some(types) = object.get("type") {
-            let names: Vec<&str> = match types {
-                Value::String(one) => vec![one.as_str()],
-                Value::Array(many) if many.iter().all(Value::is_string) => {
-                    many.iter().filter_map(Value::as_str).collect()
-                }
-                _ => return Err(self.error(&at("type"), "`type` must be a string or an array of strings")),
-            };
+            let names = type_names(types)
+                .ok_or_else(|| self.error(&at("type"), "`type` must be a string or an array of strings"))?;
             let mut tests = Vec::new();
             for name in &names {
                 tests.push(match *name {
