@@ -567,7 +567,34 @@ pub fn render(
             });
             let from_value = untagged_variants(&syntax, type_name).map(|variants| {
                 let (names, types): (Vec<_>, Vec<_>) = variants.into_iter().unzip();
+                // Only with a stream program: without one, `parse_slice` never reads the text
+                // fused, and the default is never called.
+                let read_slice = generated.streams.contains_key(def).then(|| {
+                    quote! {
+                        #cfg
+                        #[inline]
+                        fn read_slice(
+                            stream: ::pilotage_types::validate::stream::Stream,
+                            compatible: bool,
+                            bytes: &[u8],
+                        ) -> ::std::option::Option<Self> {
+                            use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+                            // serde's untagged order: the first variant that reads the text. The
+                            // verdict is the text's, against this union's definition, whichever
+                            // variant reads it.
+                            #(
+                                match parse_slice_as::<#types>(stream, compatible, bytes) {
+                                    Reading::Valid(variant) => return ::std::option::Option::Some(Self::#names(variant)),
+                                    Reading::Refused => {}
+                                    _ => return ::std::option::Option::None,
+                                }
+                            )*
+                            ::std::option::Option::None
+                        }
+                    }
+                });
                 quote! {
+                    #read_slice
                     fn from_value(value: &::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
                         #(
                             if let ::std::result::Result::Ok(variant) = <#types as ::serde::Deserialize>::deserialize(value) {

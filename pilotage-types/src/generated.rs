@@ -3068,6 +3068,30 @@ impl crate::SchemaDef for CapabilityValue {
             2u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<bool>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::Boolean(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<CapabilitySettings>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::CapabilitySettings(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3143,6 +3167,44 @@ impl crate::SchemaDef for CatalogToolOutput {
             7u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<CatalogListResult>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::CatalogListResult(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<CatalogGetResult>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::CatalogGetResult(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<CatalogChangedResult>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::CatalogChangedResult(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3228,6 +3290,30 @@ impl crate::SchemaDef for ExecuteToolOutput {
             12u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<ExecuteResponse>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::ExecuteResponse(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3255,6 +3341,37 @@ impl crate::SchemaDef for GetGuideToolOutput {
             13u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<GuideIndexResult>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::GuideIndexResult(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<GuideFetchResult>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::GuideFetchResult(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3383,6 +3500,30 @@ impl crate::SchemaDef for ManifestToolOutput {
             22u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<Manifest>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::Manifest(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3566,6 +3707,30 @@ impl crate::SchemaDef for TraceToolOutput {
             36u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<TraceFetchResponse>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::TraceFetchResponse(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {
@@ -3605,6 +3770,30 @@ impl crate::SchemaDef for ValidateToolOutput {
             38u32,
         ),
     );
+    #[cfg(feature = "validate")]
+    #[inline]
+    fn read_slice(
+        stream: ::pilotage_types::validate::stream::Stream,
+        compatible: bool,
+        bytes: &[u8],
+    ) -> ::std::option::Option<Self> {
+        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+        match parse_slice_as::<ValidateResponse>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::ValidateResponse(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+            Reading::Valid(variant) => {
+                return ::std::option::Option::Some(Self::RequestError(variant));
+            }
+            Reading::Refused => {}
+            _ => return ::std::option::Option::None,
+        }
+        ::std::option::Option::None
+    }
     fn from_value(
         value: &::serde_json::Value,
     ) -> ::std::result::Result<Self, ::serde_json::Error> {

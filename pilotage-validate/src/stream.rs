@@ -1133,12 +1133,65 @@ where
     run(stream, compatible, true, deserializer)
 }
 
+/// What [`parse_slice_as`] made of a JSON text read as a `T`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Reading<T> {
+    /// `T` read the whole text, and every value was checked and holds.
+    Valid(T),
+    /// `T`'s `Deserialize` refused the text (a value it cannot take, or no JSON) before the
+    /// text was known invalid. A serde untagged enum then tries its next variant, and so does
+    /// the generated `SchemaDef::read_slice` of one.
+    Refused,
+    /// `T` read the text, or the reading stopped because the text is invalid, but it was not
+    /// shown valid: it is invalid, the program could not decide, or characters follow the
+    /// value. Only the two passes can say which (and name every violation).
+    Undecided,
+}
+
+/// Deserializes the JSON text `bytes` as a `T`, checking every value against `stream`'s
+/// definition as it is read (in the compatible reading when `compatible`), and stopping once
+/// the text is known invalid.
+///
+/// The definition need not be `T`'s own: a generated untagged union reads its variants, each
+/// against the union's definition, in serde's order (`SchemaDef::read_slice`), where serde's
+/// untagged enum copies the whole text into a tree of its own first. So the verdict is the
+/// text's, whatever `T` is: only [`Reading::Refused`] depends on `T`.
+#[inline] // generic code behind it: built only in crates that call it
+pub fn parse_slice_as<'de, T: de::Deserialize<'de>>(stream: Stream, compatible: bool, bytes: &'de [u8]) -> Reading<T> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let (value, verdict) = run_to_verdict(stream, compatible, true, &mut deserializer);
+    match (value, verdict) {
+        (Ok(value), Verdict::Valid) if deserializer.end().is_ok() => Reading::Valid(value),
+        // Stopped because the text is invalid: no variant could be read from it valid.
+        (Err(_), Verdict::Invalid) => Reading::Undecided,
+        (Err(_), _) => Reading::Refused,
+        (Ok(_), _) => Reading::Undecided,
+    }
+}
+
 fn run<'de, T, D>(
     stream: Stream,
     compatible: bool,
     stop_when_invalid: bool,
     deserializer: D,
 ) -> Result<(T, Verdict), D::Error>
+where
+    T: de::Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    let (value, verdict) = run_to_verdict(stream, compatible, stop_when_invalid, deserializer);
+    value.map(|value| (value, verdict))
+}
+
+/// [`run`], with a verdict after an error too: [`Verdict::Invalid`] when the reading stopped
+/// because the text is known invalid (`stop_when_invalid`), [`Verdict::Unknown`] otherwise.
+fn run_to_verdict<'de, T, D>(
+    stream: Stream,
+    compatible: bool,
+    stop_when_invalid: bool,
+    deserializer: D,
+) -> (Result<T, D::Error>, Verdict)
 where
     T: de::Deserialize<'de>,
     D: Deserializer<'de>,
@@ -1168,7 +1221,15 @@ where
         inner: deserializer,
         run: &mut run,
         start: 0,
-    })?;
+    });
+    if value.is_err() {
+        let verdict = if run.invalid {
+            Verdict::Invalid
+        } else {
+            Verdict::Unknown
+        };
+        return (value, verdict);
+    }
     let verdict = match run.entries.first() {
         _ if run.unknown => Verdict::Unknown,
         _ if run.invalid => Verdict::Invalid,
@@ -1177,7 +1238,7 @@ where
         Some(root) if root.flags & VISITED != 0 => Verdict::Invalid,
         _ => Verdict::Unknown,
     };
-    Ok((value, verdict))
+    (value, verdict)
 }
 
 /// Whether the JSON text `bytes` is valid against `stream`'s definition, read with no `Value`

@@ -57,7 +57,7 @@ struct Tally {
     fused_valid: usize,
 }
 
-fn compare<T: SchemaDef + DeserializeOwned + Serialize>(value: &Value, tally: &mut Tally) {
+fn compare<T: SchemaDef + DeserializeOwned + Serialize + std::fmt::Debug>(value: &Value, tally: &mut Tally) {
     // `SchemaDef::from_value` (what `parse` deserializes with; an untagged union reads its
     // variants straight from the value) is serde's reading, value for value.
     let read = |result: Result<T, serde_json::Error>| {
@@ -81,6 +81,13 @@ fn compare<T: SchemaDef + DeserializeOwned + Serialize>(value: &Value, tally: &m
             parse_slice::<T>(&bytes)
         };
         let expected = two_passes::<T>(&bytes, compatible);
+        // The same variant too (an untagged union's variants may serialize alike), and the
+        // same as serde reading the text itself.
+        if let (Ok(fused), Ok(expected)) = (&fused, &expected) {
+            assert_eq!(format!("{fused:?}"), format!("{expected:?}"), "{}: {value}", T::DEF);
+            let serde = serde_json::from_slice::<T>(&bytes).expect("serde reads what the two passes read");
+            assert_eq!(format!("{fused:?}"), format!("{serde:?}"), "{}: {value}", T::DEF);
+        }
         let (fused, expected) = (came(fused), came(expected));
         assert_eq!(
             fused,
@@ -200,4 +207,35 @@ fn a_value_the_wrapper_cannot_read_as_json_leaves_the_verdict_unknown() {
     // Outcome: `error` must be null when `ok` is true, which only the whole object shows.
     let text = br#"{"ok": true, "status": "success", "error": "not null while ok"}"#;
     assert!(matches!(parse_slice::<Outcome>(text), Err(ParseError::Invalid(_))));
+}
+
+/// An untagged union's `read_slice` reads the text variant by variant, in serde's order,
+/// checking it against the union's definition: the second variant is still read fused, and
+/// a text no variant shows valid is left to the two passes.
+#[test]
+fn an_untagged_union_is_read_variant_by_variant_from_the_text() {
+    let program = ExecuteToolOutput::STREAM.expect("ExecuteToolOutput has a stream program");
+    let response = br#"{"run_id": "r", "outcome": {"ok": true, "status": "success", "error": null}}"#;
+    let error = br#"{"error": {"kind": "not_found", "message": "no such run"}}"#;
+    for compatible in [false, true] {
+        let read = |bytes: &[u8]| ExecuteToolOutput::read_slice(program, compatible, bytes);
+        assert!(matches!(read(response), Some(ExecuteToolOutput::ExecuteResponse(_))));
+        assert!(matches!(read(error), Some(ExecuteToolOutput::RequestError(_))));
+        // Invalid (the second variant's `kind` is closed), no JSON, characters after the value.
+        assert!(read(br#"{"error": {"kind": "elsewhere", "message": "m"}}"#).is_none() || compatible);
+        assert!(read(br#"{"run_id": "r", "outcome": {"ok": true, "status": "success", "error": "e"}}"#).is_none());
+        assert!(read(br#"{"run_id": "r""#).is_none());
+        assert!(read(b"{\"error\": {\"kind\": \"internal\", \"message\": \"m\"}} x").is_none());
+    }
+    // And parse_slice gives serde's value for both variants, and names the violation otherwise.
+    assert_eq!(
+        parse_slice::<ExecuteToolOutput>(error).expect("valid"),
+        serde_json::from_slice::<ExecuteToolOutput>(error).expect("serde reads it")
+    );
+    let Err(ParseError::Invalid(errors)) =
+        parse_slice::<ExecuteToolOutput>(br#"{"error": {"kind": "elsewhere", "message": "m"}}"#)
+    else {
+        panic!("an unknown kind is invalid in the pinned reading");
+    };
+    assert!(!errors.violations.is_empty());
 }

@@ -186,20 +186,15 @@ pub fn parse<T: SchemaDef + DeserializeOwned>(value: &Value) -> Result<T, ParseE
 /// Parses JSON bytes, validates them against `T`'s definition and deserializes them.
 ///
 /// With the type's stream program ([`stream`]), the bytes are deserialized straight into `T`,
-/// every value checked as it is read: no `Value` is built. Only when that cannot show the
+/// every value checked as it is read: no `Value` is built. A generated untagged union is read
+/// variant by variant, in serde's order, straight from the text ([`SchemaDef::read_slice`]),
+/// where serde's untagged enum first copies the whole text into a tree of its own. Only when that cannot show the
 /// document valid (it is not, it is no JSON, or the program cannot decide) is it parsed into
 /// a `Value`, validated (naming every violation) and deserialized from it (moving its strings
 /// into `T` rather than copying them).
 pub fn parse_slice<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
-    if let Some(program) = T::STREAM {
-        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        if let Ok((parsed, stream::Verdict::Valid)) =
-            stream::parse_until_invalid::<T, _>(program, false, &mut deserializer)
-        {
-            if deserializer.end().is_ok() {
-                return Ok(parsed);
-            }
-        }
+    if let Some(parsed) = T::STREAM.and_then(|program| T::read_slice(program, false, bytes)) {
+        return Ok(parsed);
     }
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
     T::validate(&value).map_err(ParseError::Invalid)?;
@@ -217,15 +212,8 @@ pub fn parse_compatible<T: SchemaDef + DeserializeOwned>(value: &Value) -> Resul
 
 /// [`parse_slice`] in the compatible reading ([`parse_compatible`]).
 pub fn parse_slice_compatible<T: SchemaDef + DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
-    if let Some(program) = T::STREAM {
-        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        if let Ok((parsed, stream::Verdict::Valid)) =
-            stream::parse_until_invalid::<T, _>(program, true, &mut deserializer)
-        {
-            if deserializer.end().is_ok() {
-                return Ok(parsed);
-            }
-        }
+    if let Some(parsed) = T::STREAM.and_then(|program| T::read_slice(program, true, bytes)) {
+        return Ok(parsed);
     }
     let value: Value = serde_json::from_slice(bytes).map_err(ParseError::Json)?;
     T::validate_compatible(&value).map_err(ParseError::Invalid)?;
