@@ -569,21 +569,21 @@ pub fn render(
                 let (names, types): (Vec<_>, Vec<_>) = variants.into_iter().unzip();
                 // Only with a stream program: without one, `parse_slice` never reads the text
                 // fused, and the default is never called.
-                let read_slice = generated.streams.contains_key(def).then(|| {
+                let read_str = generated.streams.contains_key(def).then(|| {
                     quote! {
                         #cfg
                         #[inline]
-                        fn read_slice(
+                        fn read_str(
                             stream: ::pilotage_types::validate::stream::Stream,
                             compatible: bool,
-                            bytes: &[u8],
+                            text: &str,
                         ) -> ::std::option::Option<Self> {
-                            use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
+                            use ::pilotage_types::validate::stream::{parse_str_as, Reading};
                             // serde's untagged order: the first variant that reads the text. The
                             // verdict is the text's, against this union's definition, whichever
                             // variant reads it.
                             #(
-                                match parse_slice_as::<#types>(stream, compatible, bytes) {
+                                match parse_str_as::<#types>(stream, compatible, text) {
                                     Reading::Valid(variant) => return ::std::option::Option::Some(Self::#names(variant)),
                                     Reading::Refused => {}
                                     _ => return ::std::option::Option::None,
@@ -594,7 +594,7 @@ pub fn render(
                     }
                 });
                 quote! {
-                    #read_slice
+                    #read_str
                     fn from_value(value: &::serde_json::Value) -> ::std::result::Result<Self, ::serde_json::Error> {
                         #(
                             if let ::std::result::Result::Ok(variant) = <#types as ::serde::Deserialize>::deserialize(value) {

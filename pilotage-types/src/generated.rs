@@ -3070,20 +3070,20 @@ impl crate::SchemaDef for CapabilityValue {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<bool>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<bool>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::Boolean(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<CapabilitySettings>(stream, compatible, bytes) {
+        match parse_str_as::<CapabilitySettings>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::CapabilitySettings(variant));
             }
@@ -3169,34 +3169,34 @@ impl crate::SchemaDef for CatalogToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<CatalogListResult>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<CatalogListResult>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::CatalogListResult(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<CatalogGetResult>(stream, compatible, bytes) {
+        match parse_str_as::<CatalogGetResult>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::CatalogGetResult(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<CatalogChangedResult>(stream, compatible, bytes) {
+        match parse_str_as::<CatalogChangedResult>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::CatalogChangedResult(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }
@@ -3292,20 +3292,20 @@ impl crate::SchemaDef for ExecuteToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<ExecuteResponse>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<ExecuteResponse>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::ExecuteResponse(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }
@@ -3343,27 +3343,27 @@ impl crate::SchemaDef for GetGuideToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<GuideIndexResult>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<GuideIndexResult>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::GuideIndexResult(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<GuideFetchResult>(stream, compatible, bytes) {
+        match parse_str_as::<GuideFetchResult>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::GuideFetchResult(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }
@@ -3502,20 +3502,20 @@ impl crate::SchemaDef for ManifestToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<Manifest>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<Manifest>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::Manifest(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }
@@ -3709,20 +3709,20 @@ impl crate::SchemaDef for TraceToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<TraceFetchResponse>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<TraceFetchResponse>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::TraceFetchResponse(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }
@@ -3772,20 +3772,20 @@ impl crate::SchemaDef for ValidateToolOutput {
     );
     #[cfg(feature = "validate")]
     #[inline]
-    fn read_slice(
+    fn read_str(
         stream: ::pilotage_types::validate::stream::Stream,
         compatible: bool,
-        bytes: &[u8],
+        text: &str,
     ) -> ::std::option::Option<Self> {
-        use ::pilotage_types::validate::stream::{parse_slice_as, Reading};
-        match parse_slice_as::<ValidateResponse>(stream, compatible, bytes) {
+        use ::pilotage_types::validate::stream::{parse_str_as, Reading};
+        match parse_str_as::<ValidateResponse>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::ValidateResponse(variant));
             }
             Reading::Refused => {}
             _ => return ::std::option::Option::None,
         }
-        match parse_slice_as::<RequestError>(stream, compatible, bytes) {
+        match parse_str_as::<RequestError>(stream, compatible, text) {
             Reading::Valid(variant) => {
                 return ::std::option::Option::Some(Self::RequestError(variant));
             }

@@ -168,20 +168,20 @@ pub trait SchemaDef: Sized {
         <Self as serde::Deserialize>::deserialize(value)
     }
 
-    /// Deserializes the JSON text `bytes` into this type with every value checked against
+    /// Deserializes the JSON text `text` into this type with every value checked against
     /// `stream` as it is read: what [`parse_slice`] does first; `None` when that does not show
     /// the text valid (it then validates the two-pass way). A generated untagged union
     /// overrides it, like [`Self::from_value`], to read each variant straight from the text
     /// in serde's order (the first variant that reads it), each against the union's own
-    /// definition (generated code; see [`validate::stream::parse_slice_as`]).
+    /// definition (generated code; see [`validate::stream::parse_str_as`]).
     #[cfg(feature = "validate")]
     #[doc(hidden)]
     #[inline]
-    fn read_slice(stream: validate::stream::Stream, compatible: bool, bytes: &[u8]) -> Option<Self>
+    fn read_str(stream: validate::stream::Stream, compatible: bool, text: &str) -> Option<Self>
     where
         Self: serde::de::DeserializeOwned,
     {
-        match validate::stream::parse_slice_as::<Self>(stream, compatible, bytes) {
+        match validate::stream::parse_str_as::<Self>(stream, compatible, text) {
             validate::stream::Reading::Valid(value) => Some(value),
             _ => None,
         }

@@ -354,7 +354,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             &[],
             None,
         ),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[182u32, 1u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[182u32, 1u32])
+        .frame(&STREAM_FRAME_0),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -399,7 +401,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(2u8, 0u64, 18446744073709551615u64),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[6u32, 5u32, 3u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[6u32, 5u32, 3u32, 27u32])
+        .frame(&STREAM_FRAME_1),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -440,7 +444,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             &[],
             None,
         )
-        .one_of(&[151u32, 152u32]),
+        .one_of(&[151u32, 152u32])
+        .frame(&STREAM_FRAME_2),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -455,9 +460,14 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(2u8, 0u64, 18446744073709551615u64)
-        .all_of(&[137u32]),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[11u32, 27u32]),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[16u32, 15u32, 27u32]),
+        .all_of(&[137u32])
+        .frame(&STREAM_FRAME_3),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[11u32, 27u32])
+        .frame(&STREAM_FRAME_4),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[16u32, 15u32, 27u32])
+        .frame(&STREAM_FRAME_5),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -492,7 +502,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             &[],
             None,
         )
-        .any_of(&[117u32, 118u32]),
+        .any_of(&[117u32, 118u32])
+        .frame(&STREAM_FRAME_6),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -544,8 +555,11 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(2u8, 0u64, 18446744073709551615u64)
-        .any_of(&[98u32, 99u32]),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[21u32, 27u32]),
+        .any_of(&[98u32, 99u32])
+        .frame(&STREAM_FRAME_7),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[21u32, 27u32])
+        .frame(&STREAM_FRAME_8),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -554,7 +568,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(3u8, 0u64, 18446744073709551615u64)
-        .all_of(&[90u32]),
+        .all_of(&[90u32])
+        .frame(&STREAM_FRAME_9),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -584,7 +599,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         .members(3u8, 0u64, 18446744073709551615u64),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
-        .any_of(&[72u32, 73u32]),
+        .any_of(&[72u32, 73u32])
+        .frame(&STREAM_FRAME_10),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -593,7 +609,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(1u8, 0u64, 18446744073709551615u64),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[66u32, 67u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[66u32, 67u32])
+        .frame(&STREAM_FRAME_11),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -669,7 +687,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(2u8, 0u64, 18446744073709551615u64),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[34u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[34u32, 27u32])
+        .frame(&STREAM_FRAME_12),
     ::pilotage_types::validate::stream::Node::new()
         .types(64u8, false)
         .properties(
@@ -684,7 +704,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             None,
         )
         .members(2u8, 0u64, 18446744073709551615u64),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[37u32, 27u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[37u32, 27u32])
+        .frame(&STREAM_FRAME_13),
     ::pilotage_types::validate::stream::Node::new()
         .types(16u8, false)
         .pattern(&PATTERN_0),
@@ -830,7 +852,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .condition(91u32, Some(92u32), Some(93u32)),
+        .condition(91u32, Some(92u32), Some(93u32))
+        .frame(&STREAM_FRAME_14),
     ::pilotage_types::validate::stream::Node::new()
         .properties(&[("ok", 96u32, 0u8)], &[], None)
         .members(1u8, 0u64, 18446744073709551615u64),
@@ -922,15 +945,18 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new()
         .types(32u8, false)
         .items(&[], Some(120u32), 0u64, 18446744073709551615u64),
-    ::pilotage_types::validate::stream::Node::new().all_of(&[14u32, 121u32]),
-    ::pilotage_types::validate::stream::Node::new().not(122u32),
+    ::pilotage_types::validate::stream::Node::new()
+        .all_of(&[14u32, 121u32])
+        .frame(&STREAM_FRAME_15),
+    ::pilotage_types::validate::stream::Node::new().not(122u32).frame(&STREAM_FRAME_16),
     ::pilotage_types::validate::stream::Node::new()
         .properties(&[("body", 4294967295u32, 0u8)], &[], None)
         .members(1u8, 0u64, 18446744073709551615u64),
     ::pilotage_types::validate::stream::Node::new()
         .properties(&[("body", 4294967295u32, 0u8)], &[], None)
         .members(1u8, 0u64, 18446744073709551615u64)
-        .all_of(&[14u32]),
+        .all_of(&[14u32])
+        .frame(&STREAM_FRAME_17),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
@@ -976,7 +1002,8 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new(),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .condition(138u32, Some(139u32), None),
+        .condition(138u32, Some(139u32), None)
+        .frame(&STREAM_FRAME_18),
     ::pilotage_types::validate::stream::Node::new()
         .properties(&[("outcome", 140u32, 0u8)], &[], None)
         .members(1u8, 0u64, 18446744073709551615u64),
@@ -1015,7 +1042,9 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
-    ::pilotage_types::validate::stream::Node::new().any_of(&[158u32, 31u32]),
+    ::pilotage_types::validate::stream::Node::new()
+        .any_of(&[158u32, 31u32])
+        .frame(&STREAM_FRAME_19),
     ::pilotage_types::validate::stream::Node::new()
         .open(3u8)
         .types(16u8, false)
@@ -1077,6 +1106,380 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
 ];
+static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(182u32, 0u16, 2u8), (1u32, 0u16, 2u8)],
+    &[
+        ("search", &[(2u16, 186u32, 255u8)], None),
+        ("narrate", &[(2u16, 185u32, 255u8)], None),
+        ("test_run", &[(2u16, 187u32, 255u8)], None),
+        ("idempotency", &[(2u16, 184u32, 255u8)], None),
+        ("topic_fetch", &[(2u16, 188u32, 255u8)], None),
+        ("changed_since", &[(2u16, 183u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(6u32, 0u16, 2u8), (5u32, 0u16, 2u8), (3u32, 0u16, 2u8), (27u32, 0u16, 2u8)],
+    &[
+        ("entry", &[(2u16, 4u32, 0u8)], None),
+        ("error", &[(4u16, 69u32, 0u8)], None),
+        ("items", &[(1u16, 163u32, 0u8)], None),
+        ("changes", &[(3u16, 178u32, 1u8)], None),
+        ("next_cursor", &[(1u16, 164u32, 255u8)], None),
+        (
+            "catalog_version",
+            &[
+                (1u16, 162u32, 1u8),
+                (2u16, 165u32, 1u8),
+                (3u16, 177u32, 0u8),
+                (4u16, 68u32, 255u8),
+            ],
+            Some(&STREAM_FRAME_20),
+        ),
+    ],
+    &[],
+);
+static STREAM_FRAME_2: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(151u32, 0u16, 3u8), (152u32, 0u16, 3u8)],
+    &[
+        ("input", &[(0u16, 145u32, 255u8)], None),
+        ("store", &[(0u16, 148u32, 255u8)], None),
+        ("context", &[(0u16, 142u32, 255u8)], None),
+        ("program", &[(0u16, 146u32, 255u8), (1u16, 4294967295u32, 0u8)], None),
+        ("test_run", &[(0u16, 149u32, 255u8)], None),
+        ("program_ref", &[(0u16, 147u32, 255u8), (2u16, 4294967295u32, 0u8)], None),
+        ("trace_level", &[(0u16, 150u32, 255u8)], None),
+        ("idempotency_key", &[(0u16, 144u32, 255u8)], None),
+        ("expected_catalog_version", &[(0u16, 143u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_3: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(137u32, 0u16, 1u8), (138u32, 1u16, 5u8), (139u32, 1u16, 6u8)],
+    &[
+        ("trace", &[(0u16, 32u32, 255u8)], None),
+        ("output", &[(0u16, 135u32, 255u8)], None),
+        ("run_id", &[(0u16, 136u32, 0u8)], None),
+        ("outcome", &[(0u16, 23u32, 1u8), (2u16, 140u32, 0u8)], Some(&STREAM_FRAME_21)),
+        ("diagnostics", &[(0u16, 134u32, 255u8), (3u16, 4294967295u32, 0u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_4: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[
+        (11u32, 0u16, 2u8),
+        (27u32, 0u16, 2u8),
+        (137u32, 1u16, 1u8),
+        (138u32, 3u16, 5u8),
+        (139u32, 3u16, 6u8),
+    ],
+    &[
+        ("error", &[(2u16, 69u32, 0u8)], None),
+        ("trace", &[(1u16, 32u32, 255u8)], None),
+        ("output", &[(1u16, 135u32, 255u8)], None),
+        ("run_id", &[(1u16, 136u32, 0u8)], None),
+        ("outcome", &[(1u16, 23u32, 1u8), (4u16, 140u32, 0u8)], Some(&STREAM_FRAME_21)),
+        ("diagnostics", &[(1u16, 134u32, 255u8), (5u16, 4294967295u32, 0u8)], None),
+        ("catalog_version", &[(2u16, 68u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_5: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(16u32, 0u16, 2u8), (15u32, 0u16, 2u8), (27u32, 0u16, 2u8)],
+    &[
+        ("error", &[(3u16, 69u32, 0u8)], None),
+        ("guide", &[(2u16, 123u32, 0u8)], Some(&STREAM_FRAME_17)),
+        ("guides", &[(1u16, 119u32, 0u8)], None),
+        ("catalog_version", &[(3u16, 68u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_6: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(117u32, 0u16, 2u8), (118u32, 0u16, 2u8)],
+    &[
+        (
+            "manifest",
+            &[(0u16, 21u32, 255u8), (1u16, 4294967295u32, 0u8)],
+            Some(&STREAM_FRAME_7),
+        ),
+        ("manifest_uri", &[(0u16, 116u32, 255u8), (2u16, 4294967295u32, 0u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_7: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(98u32, 0u16, 2u8), (99u32, 0u16, 2u8)],
+    &[
+        ("pilotage", &[(0u16, 39u32, 0u8)], None),
+        (
+            "languages",
+            &[(0u16, 97u32, 1u8), (2u16, 100u32, 255u8)],
+            Some(&STREAM_FRAME_22),
+        ),
+        ("capabilities", &[(0u16, 0u32, 255u8), (1u16, 4294967295u32, 0u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_8: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(21u32, 0u16, 2u8), (27u32, 0u16, 2u8), (98u32, 1u16, 2u8), (99u32, 1u16, 2u8)],
+    &[
+        ("error", &[(2u16, 69u32, 0u8)], None),
+        ("pilotage", &[(1u16, 39u32, 0u8)], None),
+        (
+            "languages",
+            &[(1u16, 97u32, 1u8), (4u16, 100u32, 255u8)],
+            Some(&STREAM_FRAME_22),
+        ),
+        ("capabilities", &[(1u16, 0u32, 255u8), (3u16, 4294967295u32, 0u8)], None),
+        ("catalog_version", &[(2u16, 68u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_9: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(90u32, 0u16, 1u8), (91u32, 1u16, 5u8), (92u32, 1u16, 6u8), (93u32, 1u16, 7u8)],
+    &[
+        ("ok", &[(0u16, 88u32, 0u8), (2u16, 96u32, 0u8)], Some(&STREAM_FRAME_23)),
+        (
+            "error",
+            &[(0u16, 87u32, 2u8), (3u16, 95u32, 255u8), (4u16, 94u32, 255u8)],
+            Some(&STREAM_FRAME_24),
+        ),
+        ("status", &[(0u16, 89u32, 1u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_10: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(72u32, 0u16, 2u8), (73u32, 0u16, 2u8)],
+    &[
+        ("argument", &[(1u16, 77u32, 0u8)], None),
+        ("language", &[(1u16, 19u32, 1u8)], None),
+        ("languages", &[(2u16, 74u32, 0u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_11: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(66u32, 0u16, 2u8), (67u32, 0u16, 2u8)],
+    &[],
+    &[],
+);
+static STREAM_FRAME_12: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(34u32, 0u16, 2u8), (27u32, 0u16, 2u8)],
+    &[
+        ("error", &[(2u16, 69u32, 0u8)], None),
+        ("trace", &[(1u16, 32u32, 2u8)], None),
+        ("output", &[(1u16, 52u32, 255u8)], None),
+        ("run_id", &[(1u16, 53u32, 0u8)], None),
+        ("outcome", &[(1u16, 23u32, 1u8)], Some(&STREAM_FRAME_9)),
+        ("narration", &[(1u16, 51u32, 255u8)], None),
+        ("catalog_version", &[(2u16, 68u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_13: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(37u32, 0u16, 2u8), (27u32, 0u16, 2u8)],
+    &[
+        ("plan", &[(1u16, 24u32, 255u8)], None),
+        ("error", &[(2u16, 69u32, 0u8)], None),
+        ("valid", &[(1u16, 43u32, 0u8)], None),
+        ("references", &[(1u16, 42u32, 255u8)], None),
+        ("diagnostics", &[(1u16, 41u32, 1u8)], None),
+        (
+            "catalog_version",
+            &[(1u16, 40u32, 255u8), (2u16, 68u32, 255u8)],
+            Some(&STREAM_FRAME_25),
+        ),
+    ],
+    &[],
+);
+static STREAM_FRAME_14: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(91u32, 0u16, 5u8), (92u32, 0u16, 6u8), (93u32, 0u16, 7u8)],
+    &[
+        ("ok", &[(1u16, 96u32, 0u8)], None),
+        ("error", &[(2u16, 95u32, 255u8), (3u16, 94u32, 255u8)], Some(&STREAM_FRAME_26)),
+    ],
+    &[],
+);
+static STREAM_FRAME_15: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(14u32, 0u16, 1u8), (121u32, 0u16, 1u8), (122u32, 2u16, 4u8)],
+    &[
+        ("id", &[(1u16, 126u32, 0u8)], None),
+        ("body", &[(1u16, 124u32, 255u8), (3u16, 4294967295u32, 0u8)], None),
+        ("level", &[(1u16, 127u32, 2u8)], None),
+        ("title", &[(1u16, 129u32, 1u8)], None),
+        ("format", &[(1u16, 125u32, 255u8)], None),
+        ("topics", &[(1u16, 131u32, 3u8)], None),
+        ("version", &[(1u16, 132u32, 5u8)], None),
+        ("language", &[(1u16, 19u32, 4u8)], None),
+        ("size_bytes", &[(1u16, 128u32, 6u8)], None),
+        ("tokens_estimate", &[(1u16, 130u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_16: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(122u32, 0u16, 4u8)],
+    &[("body", &[(1u16, 4294967295u32, 0u8)], None)],
+    &[],
+);
+static STREAM_FRAME_17: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(14u32, 0u16, 1u8)],
+    &[
+        ("id", &[(1u16, 126u32, 0u8)], None),
+        ("body", &[(0u16, 4294967295u32, 0u8), (1u16, 124u32, 255u8)], None),
+        ("level", &[(1u16, 127u32, 2u8)], None),
+        ("title", &[(1u16, 129u32, 1u8)], None),
+        ("format", &[(1u16, 125u32, 255u8)], None),
+        ("topics", &[(1u16, 131u32, 3u8)], None),
+        ("version", &[(1u16, 132u32, 5u8)], None),
+        ("language", &[(1u16, 19u32, 4u8)], None),
+        ("size_bytes", &[(1u16, 128u32, 6u8)], None),
+        ("tokens_estimate", &[(1u16, 130u32, 255u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_18: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(138u32, 0u16, 5u8), (139u32, 0u16, 6u8)],
+    &[
+        ("outcome", &[(1u16, 140u32, 0u8)], None),
+        ("diagnostics", &[(2u16, 4294967295u32, 0u8)], None),
+    ],
+    &[],
+);
+static STREAM_FRAME_19: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    1u32,
+    true,
+    false,
+    &[(158u32, 0u16, 2u8), (31u32, 0u16, 2u8)],
+    &[("end", &[(2u16, 30u32, 1u8)], None), ("start", &[(2u16, 30u32, 0u8)], None)],
+    &[],
+);
+static STREAM_FRAME_20: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    4u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_21: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[(90u32, 0u16, 1u8), (91u32, 2u16, 5u8), (92u32, 2u16, 6u8), (93u32, 2u16, 7u8)],
+    &[
+        ("ok", &[(0u16, 88u32, 0u8), (3u16, 96u32, 0u8)], Some(&STREAM_FRAME_23)),
+        (
+            "error",
+            &[(0u16, 87u32, 2u8), (4u16, 95u32, 255u8), (5u16, 94u32, 255u8)],
+            Some(&STREAM_FRAME_24),
+        ),
+        ("status", &[(0u16, 89u32, 1u8), (1u16, 141u32, 0u8)], Some(&STREAM_FRAME_27)),
+    ],
+    &[],
+);
+static STREAM_FRAME_22: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_23: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_24: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    3u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_25: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_26: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
+static STREAM_FRAME_27: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+    2u32,
+    true,
+    false,
+    &[],
+    &[],
+    &[],
+);
 /// The schema at `/$defs/CapabilityDeclaration`.
 pub fn capability_declaration(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();

@@ -143,6 +143,8 @@ pub struct Node {
     one_of: &'static [u32],
     not: Option<u32>,
     condition: Option<(u32, Option<u32>, Option<u32>)>,
+    /// Its frame expanded by the generator (for a location with applicators).
+    frame: Option<&'static Frame>,
 }
 
 impl Node {
@@ -182,6 +184,7 @@ impl Node {
             one_of: &[],
             not: None,
             condition: None,
+            frame: None,
         }
     }
 
@@ -366,6 +369,115 @@ impl Node {
     }
 }
 
+impl Node {
+    /// The frame this location expands to when it is the only one applying to a value
+    /// ([`Frame`], computed by the generator).
+    pub const fn frame(mut self, frame: &'static Frame) -> Self {
+        self.frame = Some(frame);
+        self
+    }
+}
+
+/// A frame expanded by the generator: the locations `Run::begin` pushes for a set of locations
+/// applying to one value (its *roots*: one location with applicators, or the locations the
+/// members of one name push), in its order, and the member names of all of them in one table.
+/// A value whose roots are those reads its frame from here, and each member name is looked up
+/// once, where it would be looked up in the table of every location of the frame; the member's
+/// own frame comes with the name.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    /// How many roots it has.
+    roots: u32,
+    /// Whether the compatible reading expands it the same (no `anyOf` / `oneOf` it skips).
+    compatible_too: bool,
+    /// Whether one of its locations is opaque or the schema `false` (checked as it begins).
+    guarded: bool,
+    /// What the roots apply, breadth first: each location's node, the place in the frame of
+    /// the location applying it, and how ([`Frame::new`]).
+    applied: &'static [(u32, u16, u8)],
+    /// The lengths (modulo 64) of the names of [`Self::names`], as bits.
+    lengths: u64,
+    /// Each member name of the frame's locations (sorted by length, then bytes), with every
+    /// location naming it: its place in the frame, its subschema's node (`u32::MAX`: named
+    /// only by `required`) and its index in `required` (`u8::MAX`: not required); then the
+    /// frame of the member's value when every one of them pushes its subschema.
+    names: &'static [FrameName],
+    /// The places of the locations with `patternProperties` or `additionalProperties`, read
+    /// for every member.
+    rest: &'static [u16],
+}
+
+/// A row of [`Frame`]'s names: the name, the locations naming it, the member's frame.
+pub type FrameName = (&'static str, &'static [(u16, u32, u8)], Option<&'static Frame>);
+
+impl Frame {
+    /// A frame of `roots` roots applying `applied` (each: node, the place of the location
+    /// applying it, and how: 1 `allOf` or `$ref`, 2 `anyOf`, 3 `oneOf`, 4 `not`, 5 `if`,
+    /// 6 `then`, 7 `else`); `compatible_too`: the compatible reading expands it the same;
+    /// `guarded`: one of its locations is opaque or the schema `false`; `names` sorted by
+    /// length, then bytes (checked when the program is compiled).
+    pub const fn new(
+        roots: u32,
+        compatible_too: bool,
+        guarded: bool,
+        applied: &'static [(u32, u16, u8)],
+        names: &'static [FrameName],
+        rest: &'static [u16],
+    ) -> Self {
+        let mut i = 0;
+        let mut lengths = 0u64;
+        while i < names.len() {
+            assert!(
+                i == 0 || name_order(names[i - 1].0, names[i].0) < 0,
+                "stream program: frame names out of order"
+            );
+            lengths |= 1 << (names[i].0.len() % 64);
+            i += 1;
+        }
+        i = 0;
+        while i < applied.len() {
+            assert!(
+                applied[i].2 >= 1 && applied[i].2 <= 7 && (applied[i].1 as usize) < roots as usize + i,
+                "stream program: a frame's location applied out of order"
+            );
+            i += 1;
+        }
+        // Every place named is in the frame.
+        let len = roots as usize + applied.len();
+        i = 0;
+        while i < names.len() {
+            let mut j = 0;
+            while j < names[i].1.len() {
+                assert!(
+                    (names[i].1[j].0 as usize) < len,
+                    "stream program: a frame's name out of it"
+                );
+                j += 1;
+            }
+            i += 1;
+        }
+        i = 0;
+        while i < rest.len() {
+            assert!((rest[i] as usize) < len, "stream program: a frame's location out of it");
+            i += 1;
+        }
+        Self {
+            roots,
+            compatible_too,
+            guarded,
+            applied,
+            lengths,
+            names,
+            rest,
+        }
+    }
+
+    /// How many locations the frame holds.
+    fn len(&self) -> usize {
+        self.roots as usize + self.applied.len()
+    }
+}
+
 impl Default for Node {
     fn default() -> Self {
         Self::new()
@@ -531,6 +643,11 @@ struct Run {
     invalid: bool,
     /// The frame of the object whose member name is being read.
     object: (usize, usize),
+    /// That frame as the generator expanded it ([`Frame`]).
+    frame: Option<&'static Frame>,
+    /// The frame of the member just named, with where its locations start: what the
+    /// generator expanded for them, when they are what the name pushed.
+    pending: Option<(usize, &'static Frame)>,
     /// Where the locations of the member whose name was just read start (`None`: no name
     /// was read as a string).
     named: Option<usize>,
@@ -538,6 +655,11 @@ struct Run {
     /// object's from where the length was when it opened): a name that comes twice in one
     /// object makes the answer unknown ([`Run::close_names`]).
     names: Vec<u64>,
+    /// The bits of the hashes of the names read in the object whose member name is being
+    /// read (`hash >> 58`), and whether one came twice: only then can a name have come twice
+    /// ([`Run::close_names`]). Each object keeps its own ([`Members`]).
+    bloom: u64,
+    repeated: bool,
 }
 
 /// The node an index out of the program reads as.
@@ -591,10 +713,25 @@ impl Run {
     /// Starts the value whose frame starts at `start`: marks its roots visited and applies the
     /// applicators of every location to the same value. Returns the end of the roots and of
     /// the frame.
-    fn begin(&mut self, start: usize) -> (usize, usize) {
+    fn begin(&mut self, start: usize) -> (usize, usize, Option<&'static Frame>) {
         let roots = self.entries.len();
+        if roots == start + 1 {
+            // One plain location (the common case): nothing to expand.
+            let node = self.at(self.entries[start].node);
+            if node.plain {
+                self.entries[start].flags |= VISITED;
+                self.pending = None;
+                return (roots, roots, None);
+            }
+        }
         for entry in &mut self.entries[start..roots] {
             entry.flags |= VISITED;
+        }
+        if let Some(frame) = self.expanded(start, roots) {
+            self.apply_frame(start, frame);
+            #[cfg(debug_assertions)]
+            self.check_frame(start, roots);
+            return (roots, self.entries.len(), Some(frame));
         }
         let mut i = start;
         while i < self.entries.len() {
@@ -614,7 +751,169 @@ impl Run {
             }
             i += 1;
         }
-        (roots, self.entries.len())
+        (roots, self.entries.len(), None)
+    }
+
+    /// The frame the generator expanded for the roots `start..roots`, if there is one: the
+    /// member's (see [`Run::member_in_frame`]) or the one root's.
+    #[inline]
+    fn expanded(&mut self, start: usize, roots: usize) -> Option<&'static Frame> {
+        let frame = match self.pending.take() {
+            Some((at, frame)) if at == start => Some(frame),
+            _ if roots == start + 1 => self.at(self.entries[start].node).frame,
+            _ => None,
+        }?;
+        (frame.roots as usize == roots - start && (frame.compatible_too || !self.compatible)).then_some(frame)
+    }
+
+    /// In debug builds (the tests), that the frame the generator expanded is what
+    /// [`Run::begin`] expands at run time: the same locations, owners, roles and flags.
+    #[cfg(debug_assertions)]
+    fn check_frame(&self, start: usize, roots: usize) {
+        let mut expected: Vec<(u32, u32, Role)> = self.entries[start..roots]
+            .iter()
+            .map(|entry| (entry.node, entry.owner, entry.role))
+            .collect();
+        let mut flags = vec![0u16; 0];
+        let mut i = 0;
+        while i < expected.len() {
+            let node = self.at(expected[i].0);
+            let owner = (start + i) as u32;
+            let mut need = 0;
+            if node.applies {
+                let widened = self.compatible && node.open & open::WIDENED != 0;
+                expected.extend(node.all_of.iter().map(|&child| (child, owner, Role::All)));
+                let skip_any = widened && node.open & open::ANY_OF != 0;
+                if !node.any_of.is_empty() && !skip_any {
+                    need |= NEEDS_ANY;
+                    expected.extend(node.any_of.iter().map(|&child| (child, owner, Role::Any)));
+                }
+                let skip_one = widened && node.open & open::ONE_OF != 0;
+                if !node.one_of.is_empty() && !skip_one {
+                    need |= NEEDS_ONE;
+                    expected.extend(node.one_of.iter().map(|&child| (child, owner, Role::One)));
+                }
+                expected.extend(node.not.map(|child| (child, owner, Role::Not)));
+                if let Some((condition, then, otherwise)) = node.condition {
+                    need |= HAS_IF;
+                    expected.push((condition, owner, Role::If));
+                    expected.extend(then.map(|child| (child, owner, Role::Then)));
+                    expected.extend(otherwise.map(|child| (child, owner, Role::Else)));
+                }
+            }
+            flags.push(need);
+            i += 1;
+        }
+        let actual: Vec<(u32, u32, Role)> = self.entries[start..]
+            .iter()
+            .map(|entry| (entry.node, entry.owner, entry.role))
+            .collect();
+        assert_eq!(
+            actual, expected,
+            "stream program: a frame expanded by the generator differs from the run's"
+        );
+        for (entry, need) in self.entries[start..].iter().zip(flags) {
+            assert_eq!(
+                entry.flags & (NEEDS_ANY | NEEDS_ONE | HAS_IF),
+                need,
+                "stream program: a frame's flags differ from the run's"
+            );
+        }
+    }
+
+    /// In debug builds: what [`Run::member`] pushes for `key` location by location (each
+    /// location's subschema and owner, sorted) and the `required` bits it sets.
+    #[cfg(debug_assertions)]
+    fn member_by_location(&self, start: usize, end: usize, key: &str) -> (Vec<(u32, u32)>, Vec<u64>) {
+        let mut pushed = Vec::new();
+        let mut required: Vec<u64> = self.entries[start..end].iter().map(|entry| entry.required).collect();
+        for i in start..end {
+            let entry = self.entries[i];
+            let node = self.at(entry.node);
+            if !entry.ok() || !node.members {
+                continue;
+            }
+            let mut matched = false;
+            let mut push = |target: u32| {
+                if !self.at(target).trivial {
+                    pushed.push((target, i as u32));
+                }
+            };
+            if let Some(&(_, target, index)) = node.properties.iter().find(|row| row.0 == key) {
+                if index != u8::MAX {
+                    required[i - start] |= 1 << index;
+                }
+                if target != u32::MAX {
+                    matched = true;
+                    push(target);
+                }
+            }
+            for &(pattern, target) in node.pattern_properties {
+                if pattern.is_match(key) {
+                    matched = true;
+                    push(target);
+                }
+            }
+            if !matched {
+                if let Some(target) = node.additional {
+                    push(target);
+                }
+            }
+        }
+        pushed.sort_unstable();
+        (pushed, required)
+    }
+
+    /// In debug builds: that [`Run::member_in_frame`] pushed what [`Run::member_by_location`]
+    /// says.
+    #[cfg(debug_assertions)]
+    fn check_member(&self, start: usize, end: usize, child: usize, expected: (Vec<(u32, u32)>, Vec<u64>)) {
+        if self.entries.len() >= MAX_ENTRIES {
+            return;
+        }
+        let mut pushed: Vec<(u32, u32)> = self.entries[child..]
+            .iter()
+            .map(|entry| (entry.node, entry.owner))
+            .collect();
+        pushed.sort_unstable();
+        let required: Vec<u64> = self.entries[start..end].iter().map(|entry| entry.required).collect();
+        assert_eq!(
+            (pushed, required),
+            expected,
+            "stream program: a frame's member table differs from its locations'"
+        );
+    }
+
+    /// [`Run::begin`]'s expansion, read from `frame`.
+    fn apply_frame(&mut self, start: usize, frame: &'static Frame) {
+        /// Each of [`Frame::new`]'s numbers: the role, and the flag it sets on its owner.
+        const ROLES: [(Role, u16); 8] = [
+            (Role::All, 0),
+            (Role::All, 0),
+            (Role::Any, NEEDS_ANY),
+            (Role::One, NEEDS_ONE),
+            (Role::Not, 0),
+            (Role::If, HAS_IF),
+            (Role::Then, 0),
+            (Role::Else, 0),
+        ];
+        for &(node, owner, role) in frame.applied {
+            let owner = start + owner as usize;
+            let (role, need) = ROLES[role as usize & 7];
+            self.entries[owner].flags |= need;
+            self.entries.push(Entry::new(node, owner as u32, role));
+        }
+        if frame.guarded {
+            for i in start..self.entries.len() {
+                let node = self.at(self.entries[i].node);
+                if node.opaque {
+                    self.unknown = true;
+                }
+                if node.never {
+                    self.entries[i].fail();
+                }
+            }
+        }
     }
 
     /// Pushes the locations `node`'s applicators apply to the value of `owner`.
@@ -682,7 +981,7 @@ impl Run {
                 return;
             }
         }
-        let (roots, end) = self.begin(start);
+        let (roots, end, _) = self.begin(start);
         for i in start..end {
             let entry = self.entries[i];
             if entry.ok() && !self.scalar_holds(self.at(entry.node), item) {
@@ -769,8 +1068,8 @@ impl Run {
 
     /// Starts an object or an array: the type checks of every location of the frame (a
     /// `const` or an `enum` here holds only scalars, so it fails).
-    fn open_container(&mut self, start: usize, kind: u8) -> (usize, usize) {
-        let (roots, end) = self.begin(start);
+    fn open_container(&mut self, start: usize, kind: u8) -> (usize, usize, Option<&'static Frame>) {
+        let (roots, end, frame) = self.begin(start);
         for i in start..end {
             let entry = self.entries[i];
             if !entry.ok() {
@@ -786,7 +1085,7 @@ impl Run {
                 self.entries[i].fail();
             }
         }
-        (roots, end)
+        (roots, end, frame)
     }
 
     /// Pushes the locations applying to the member `key` of the object whose frame is
@@ -796,7 +1095,11 @@ impl Run {
         self.named = Some(child);
         if self.object.0 < self.object.1 {
             // Only a frame with locations can read a name twice differently from a `Value`.
-            self.names.push(name_hash(key.as_bytes()));
+            let hash = name_hash(key.as_bytes());
+            let bit = 1u64 << (hash >> 58);
+            self.repeated |= self.bloom & bit != 0;
+            self.bloom |= bit;
+            self.names.push(hash);
         }
         if key.starts_with("$serde_json::private::") {
             // serde_json's raw values and arbitrary-precision numbers arrive as such a map.
@@ -805,6 +1108,15 @@ impl Run {
         }
         let (start, end) = self.object;
         let length = 1u64 << (key.len() % 64);
+        self.pending = None;
+        if let Some(frame) = self.frame {
+            #[cfg(debug_assertions)]
+            let expected = self.member_by_location(start, end, key);
+            self.member_in_frame(frame, start, key, length);
+            #[cfg(debug_assertions)]
+            self.check_member(start, end, child, expected);
+            return;
+        }
         for i in start..end {
             let entry = self.entries[i];
             if !entry.ok() {
@@ -843,6 +1155,60 @@ impl Run {
         }
     }
 
+    /// [`Run::member`] in a frame the generator expanded: the name looked up once, in the
+    /// frame's table; the locations with `patternProperties` or `additionalProperties` read
+    /// one by one. The same locations are pushed as [`Run::member`] pushes them, in another
+    /// order (which no verdict depends on).
+    fn member_in_frame(&mut self, frame: &'static Frame, start: usize, key: &str, length: u64) {
+        let child = self.entries.len();
+        let (hits, expanded): (&'static [(u16, u32, u8)], _) = match frame.lengths & length {
+            0 => (&[], None),
+            _ => find_name(frame.names, key).map_or((&[], None), |entry| (entry.1, entry.2)),
+        };
+        // The member's frame holds when every location naming it pushed its subschema.
+        let mut whole = true;
+        for &(place, target, required) in hits {
+            let i = start + place as usize;
+            if !self.entries[i].ok() {
+                whole = false;
+                continue;
+            }
+            if required != u8::MAX {
+                self.entries[i].required |= 1 << required;
+            }
+            if target != u32::MAX {
+                self.push_child(target, i);
+            }
+        }
+        let named = self.entries.len();
+        for &place in frame.rest {
+            let i = start + place as usize;
+            let entry = self.entries[i];
+            if !entry.ok() {
+                continue;
+            }
+            let node = self.at(entry.node);
+            let mut matched = hits.iter().any(|hit| hit.0 == place && hit.1 != u32::MAX);
+            for &(pattern, target) in node.pattern_properties {
+                if pattern.is_match(key) {
+                    matched = true;
+                    self.push_child(target, i);
+                }
+            }
+            if !matched {
+                if let Some(target) = node.additional {
+                    self.push_child(target, i);
+                }
+            }
+        }
+        // (and nothing else did).
+        if let (Some(expanded), true) = (expanded, whole && named == self.entries.len()) {
+            if expanded.roots as usize == named - child {
+                self.pending = Some((child, expanded));
+            }
+        }
+    }
+
     /// An error from the reading of a value, on its way out: the frames it leaves unfinished
     /// (their counts, `required`, applicators) decide nothing, and a type may catch the error
     /// and read on (a lenient field's `deserialize_with`), so the answer is unknown.
@@ -858,8 +1224,8 @@ impl Run {
     /// one: under `not`, `oneOf`, `if` or `minProperties` that could answer valid a document
     /// whose `Value` is not, and the type (a map keeps the last one too) would not tell.
     #[inline]
-    fn close_names(&mut self, start: usize) {
-        if self.names.len() > start + 1 && repeats(&mut self.names[start..]) {
+    fn close_names(&mut self, start: usize, repeated: bool) {
+        if repeated && self.names.len() > start + 1 && repeats(&mut self.names[start..]) {
             self.unknown = true;
         }
         self.names.truncate(start);
@@ -869,6 +1235,7 @@ impl Run {
     /// `start..end`; returns where they start.
     fn element(&mut self, start: usize, end: usize, index: usize) -> usize {
         let child = self.entries.len();
+        self.pending = None;
         for i in start..end {
             let entry = self.entries[i];
             if !entry.ok() {
@@ -1021,16 +1388,16 @@ const fn name_order(a: &str, b: &str) -> i32 {
 /// short table) comparing lengths first, so bytes are compared only between names of the
 /// key's length.
 #[inline]
-fn find_name(names: &'static [(&'static str, u32, u8)], key: &str) -> Option<&'static (&'static str, u32, u8)> {
+fn find_name<T: Named>(names: &'static [T], key: &str) -> Option<&'static T> {
     if names.len() <= 12 {
         // Short tables: a scan that skips names of other lengths with one comparison each,
         // and stops past the key's length.
         for entry in names {
-            if entry.0.len() == key.len() {
-                if entry.0 == key {
+            if entry.name().len() == key.len() {
+                if same(entry.name().as_bytes(), key.as_bytes()) {
                     return Some(entry);
                 }
-            } else if entry.0.len() > key.len() {
+            } else if entry.name().len() > key.len() {
                 return None;
             }
         }
@@ -1039,7 +1406,7 @@ fn find_name(names: &'static [(&'static str, u32, u8)], key: &str) -> Option<&'s
     let (mut low, mut high) = (0, names.len());
     while low < high {
         let middle = low + (high - low) / 2;
-        let name = names[middle].0;
+        let name = names[middle].name();
         let order = name
             .len()
             .cmp(&key.len())
@@ -1051,6 +1418,60 @@ fn find_name(names: &'static [(&'static str, u32, u8)], key: &str) -> Option<&'s
         }
     }
     None
+}
+
+/// Whether `a` and `b`, of one length, hold the same bytes: for a name of up to 16 bytes,
+/// one or two words compared ([`word`]), where `==` is a call to `memcmp`.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0..=8 => word(a) == word(b),
+        9..=16 => word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]),
+        _ => a == b,
+    }
+}
+
+/// The bytes `b` (at most 8) as a little-endian word, zero-padded: two overlapping loads, where
+/// a copy of a length unknown here is a call to `memcpy` (the overlap holds the same bytes, so
+/// or-ing them changes nothing).
+#[inline]
+fn word(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let low = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let high = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
+        low | high << (8 * (n - 4))
+    } else if n >= 2 {
+        let low = u64::from(u16::from_le_bytes([b[0], b[1]]));
+        let high = u64::from(u16::from_le_bytes([b[n - 2], b[n - 1]]));
+        low | high << (8 * (n - 2))
+    } else {
+        b.first().map_or(0, |&byte| u64::from(byte))
+    }
+}
+
+/// A row of a table of member names ([`find_name`]).
+trait Named {
+    fn name(&self) -> &'static str;
+}
+
+impl Named for (&'static str, u32, u8) {
+    #[inline]
+    fn name(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl Named for FrameName {
+    #[inline]
+    fn name(&self) -> &'static str {
+        self.0
+    }
 }
 
 /// A hash of a member name, for [`Run::close_names`]: two names of one hash are taken for
@@ -1067,9 +1488,7 @@ fn name_hash(name: &[u8]) -> u64 {
     }
     let rest = words.remainder();
     if !rest.is_empty() {
-        let mut bytes = [0u8; 8];
-        bytes[..rest.len()].copy_from_slice(rest);
-        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(bytes)).wrapping_mul(K);
+        hash = (hash.rotate_left(5) ^ word(rest)).wrapping_mul(K);
     }
     hash
 }
@@ -1133,7 +1552,7 @@ where
     run(stream, compatible, true, deserializer)
 }
 
-/// What [`parse_slice_as`] made of a JSON text read as a `T`.
+/// What [`parse_str_as`] made of a JSON text read as a `T`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Reading<T> {
@@ -1141,7 +1560,7 @@ pub enum Reading<T> {
     Valid(T),
     /// `T`'s `Deserialize` refused the text (a value it cannot take, or no JSON) before the
     /// text was known invalid. A serde untagged enum then tries its next variant, and so does
-    /// the generated `SchemaDef::read_slice` of one.
+    /// the generated `SchemaDef::read_str` of one.
     Refused,
     /// `T` read the text, or the reading stopped because the text is invalid, but it was not
     /// shown valid: it is invalid, the program could not decide, or characters follow the
@@ -1149,17 +1568,17 @@ pub enum Reading<T> {
     Undecided,
 }
 
-/// Deserializes the JSON text `bytes` as a `T`, checking every value against `stream`'s
+/// Deserializes the JSON text `text` as a `T`, checking every value against `stream`'s
 /// definition as it is read (in the compatible reading when `compatible`), and stopping once
 /// the text is known invalid.
 ///
 /// The definition need not be `T`'s own: a generated untagged union reads its variants, each
-/// against the union's definition, in serde's order (`SchemaDef::read_slice`), where serde's
+/// against the union's definition, in serde's order (`SchemaDef::read_str`), where serde's
 /// untagged enum copies the whole text into a tree of its own first. So the verdict is the
 /// text's, whatever `T` is: only [`Reading::Refused`] depends on `T`.
 #[inline] // generic code behind it: built only in crates that call it
-pub fn parse_slice_as<'de, T: de::Deserialize<'de>>(stream: Stream, compatible: bool, bytes: &'de [u8]) -> Reading<T> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+pub fn parse_str_as<'de, T: de::Deserialize<'de>>(stream: Stream, compatible: bool, text: &'de str) -> Reading<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     let (value, verdict) = run_to_verdict(stream, compatible, true, &mut deserializer);
     match (value, verdict) {
         (Ok(value), Verdict::Valid) if deserializer.end().is_ok() => Reading::Valid(value),
@@ -1208,8 +1627,12 @@ where
         stop_when_invalid,
         invalid: false,
         object: (0, 0),
+        frame: None,
+        pending: None,
         named: None,
         names,
+        bloom: 0,
+        repeated: false,
     };
     // A definition that accepts every value has no location to check, but its value is
     // still read through the wrapper, which reads every part of it as JSON.
@@ -1509,7 +1932,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        let (roots, end) = self.run.open_container(self.start, types::ARRAY);
+        let (roots, end, _) = self.run.open_container(self.start, types::ARRAY);
         let mut items = Items {
             inner: seq,
             run: self.run,
@@ -1536,15 +1959,19 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        let (roots, end) = self.run.open_container(self.start, types::OBJECT);
+        let (roots, end, frame) = self.run.open_container(self.start, types::OBJECT);
         let names = self.run.names.len();
+        debug_assert!(frame.is_none_or(|frame| frame.len() == end - self.start));
         let mut members = Members {
             inner: map,
             run: self.run,
             start: self.start,
             end,
+            frame,
             child: None,
             count: 0,
+            bloom: 0,
+            repeated: false,
             done: false,
         };
         let value = self
@@ -1560,7 +1987,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Check<'_, V> {
             members.next_value::<IgnoredAny>()?;
         }
         let count = members.count;
-        members.run.close_names(names);
+        members.run.close_names(names, members.repeated);
         members.run.close_container(members.start, roots, end, true, count);
         Ok(value)
     }
@@ -1629,10 +2056,15 @@ struct Members<'r, A> {
     run: &'r mut Run,
     start: usize,
     end: usize,
+    /// The frame as the generator expanded it, when it is one location's.
+    frame: Option<&'static Frame>,
     /// Where the locations of the member whose name was just read start.
     child: Option<usize>,
     /// Members read (a name read twice counts twice).
     count: u64,
+    /// This object's [`Run::bloom`] and [`Run::repeated`].
+    bloom: u64,
+    repeated: bool,
     done: bool,
 }
 
@@ -1651,7 +2083,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
             self.run.unknown = true;
         }
         self.run.object = (self.start, self.end);
+        self.run.frame = self.frame;
         self.run.named = None;
+        (self.run.bloom, self.run.repeated) = (self.bloom, self.repeated);
         let key = self
             .inner
             .next_key_seed(Key {
@@ -1659,6 +2093,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<'_, A> {
                 run: &mut *self.run,
             })
             .map_err(|error| self.run.failed(error))?;
+        (self.bloom, self.repeated) = (self.run.bloom, self.run.repeated);
         if key.is_none() {
             self.done = true;
             return Ok(None);

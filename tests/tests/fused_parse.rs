@@ -209,7 +209,7 @@ fn a_value_the_wrapper_cannot_read_as_json_leaves_the_verdict_unknown() {
     assert!(matches!(parse_slice::<Outcome>(text), Err(ParseError::Invalid(_))));
 }
 
-/// An untagged union's `read_slice` reads the text variant by variant, in serde's order,
+/// An untagged union's `read_str` reads the text variant by variant, in serde's order,
 /// checking it against the union's definition: the second variant is still read fused, and
 /// a text no variant shows valid is left to the two passes.
 #[test]
@@ -218,7 +218,8 @@ fn an_untagged_union_is_read_variant_by_variant_from_the_text() {
     let response = br#"{"run_id": "r", "outcome": {"ok": true, "status": "success", "error": null}}"#;
     let error = br#"{"error": {"kind": "not_found", "message": "no such run"}}"#;
     for compatible in [false, true] {
-        let read = |bytes: &[u8]| ExecuteToolOutput::read_slice(program, compatible, bytes);
+        let read =
+            |bytes: &[u8]| ExecuteToolOutput::read_str(program, compatible, std::str::from_utf8(bytes).expect("UTF-8"));
         assert!(matches!(read(response), Some(ExecuteToolOutput::ExecuteResponse(_))));
         assert!(matches!(read(error), Some(ExecuteToolOutput::RequestError(_))));
         // Invalid (the second variant's `kind` is closed), no JSON, characters after the value.

@@ -46,7 +46,211 @@ type Member = (Option<u32>, Option<u8>);
 struct Program {
     ids: BTreeMap<Location, u32>,
     nodes: Vec<TokenStream>,
+    /// What each node applies and names, for [`frames`].
+    shapes: Vec<Shape>,
+    /// The shape of the node being built.
+    shape: Shape,
     queue: Vec<(u32, Location)>,
+}
+
+/// What a node applies to its value and which member names it reads: what the run time's
+/// `Run::begin` and `Run::member` read of it, for the frames expanded here ([`frames`]).
+#[derive(Default, Clone)]
+struct Shape {
+    all_of: Vec<u32>,
+    any_of: Vec<u32>,
+    one_of: Vec<u32>,
+    not: Option<u32>,
+    condition: Option<(u32, Option<u32>, Option<u32>)>,
+    /// The compatible reading's rewrites (`stream::open`'s bits).
+    open: u8,
+    /// `properties` and `required` as one table (sorted by length, then bytes).
+    names: Vec<(String, Member)>,
+    /// Whether it has `patternProperties` or `additionalProperties`.
+    rest: bool,
+}
+
+impl Shape {
+    fn applies(&self) -> bool {
+        !self.all_of.is_empty()
+            || !self.any_of.is_empty()
+            || !self.one_of.is_empty()
+            || self.not.is_some()
+            || self.condition.is_some()
+    }
+}
+
+/// The most locations a frame expanded by the generator holds; a larger one is expanded at
+/// run time.
+const MAX_EXPANDED: usize = 256;
+
+/// The locations `Run::begin` pushes for `roots`: the roots, then, breadth first, what each
+/// location applies (`allOf` and `$ref`, `anyOf`, `oneOf`, `not`, `if`, `then`, `else`), each
+/// as (node, the place of the location applying it, how: `stream::Frame::new`'s numbers).
+/// `None` past [`MAX_EXPANDED`].
+fn expand(shapes: &[Shape], roots: &[u32]) -> Option<Vec<(u32, u16, u8)>> {
+    let mut entries: Vec<(u32, u16, u8)> = roots.iter().map(|&root| (root, u16::MAX, 0)).collect();
+    let mut i = 0;
+    while i < entries.len() {
+        if entries.len() > MAX_EXPANDED {
+            return None;
+        }
+        let shape = shapes.get(entries[i].0 as usize)?;
+        let owner = u16::try_from(i).ok()?;
+        let mut push = |nodes: &[u32], role: u8| entries.extend(nodes.iter().map(|&node| (node, owner, role)));
+        push(&shape.all_of, 1);
+        push(&shape.any_of, 2);
+        push(&shape.one_of, 3);
+        push(shape.not.as_slice(), 4);
+        if let Some((condition, then, otherwise)) = shape.condition {
+            push(&[condition], 5);
+            push(then.as_slice(), 6);
+            push(otherwise.as_slice(), 7);
+        }
+        i += 1;
+    }
+    (entries.len() <= MAX_EXPANDED).then_some(entries)
+}
+
+/// The most member names a frame expanded here holds: past it (a location with a large table
+/// applied beside others), the frame is left to the run time, whose lookups it would save.
+const MAX_FRAME_NAMES: usize = 64;
+
+/// A member name of a frame expanded here: the name, each location naming it (its place in the
+/// frame, its row), and the frame its members' locations make (an index into [`frames`]' sets).
+type FrameRow = (String, Vec<(u16, Member)>, Option<usize>);
+
+/// A frame expanded here, before it is written: its roots, its locations ([`expand`]), its
+/// names and the places of the locations with `patternProperties` or `additionalProperties`.
+struct Expanded {
+    roots: usize,
+    entries: Vec<(u32, u16, u8)>,
+    names: Vec<FrameRow>,
+    rest: Vec<u16>,
+}
+
+/// The frames expanded here (`stream::Frame`): one per node with applicators, and one per
+/// set of locations the members of one name push in a frame expanded here (so a value's frame
+/// comes with its name), as statics `STREAM_FRAME_{index}`; the index of each node's own
+/// frame. `trivial`: the nodes that accept every value (the run time pushes none of them);
+/// `guards`: the opaque nodes and the schema `false`.
+///
+/// Bounded: a frame holds at most [`MAX_EXPANDED`] locations and [`MAX_FRAME_NAMES`] names,
+/// and all of them together at most twice the names of the nodes' own tables (plus 256), so
+/// the data stays of the size of the program's own.
+fn frames(shapes: &[Shape], trivial: &[bool], guards: &[bool]) -> (Vec<TokenStream>, BTreeMap<u32, usize>) {
+    let budget = 2 * shapes.iter().map(|shape| shape.names.len()).sum::<usize>() + 256;
+    let mut spent = 0;
+    let mut index: BTreeMap<Vec<u32>, usize> = BTreeMap::new();
+    let mut sets: Vec<Vec<u32>> = Vec::new();
+    let mut built: Vec<Option<Expanded>> = Vec::new();
+    let shape_of = |node: u32| shapes.get(node as usize);
+    for (node, shape) in shapes.iter().enumerate() {
+        if shape.applies() {
+            let Ok(node) = u32::try_from(node) else { break };
+            index.insert(vec![node], sets.len());
+            sets.push(vec![node]);
+        }
+    }
+    // Phase one: expand every set, discovering the sets members push.
+    let mut k = 0;
+    while k < sets.len() {
+        let roots = sets[k].clone();
+        k += 1;
+        let Some(entries) = expand(shapes, &roots) else {
+            built.push(None);
+            continue;
+        };
+        let mut names: BTreeMap<(usize, &str), Vec<(u16, Member)>> = BTreeMap::new();
+        let mut rest = Vec::new();
+        for (place, &(node, _, _)) in entries.iter().enumerate() {
+            let Some(shape) = shape_of(node) else { continue };
+            let place = u16::try_from(place).unwrap_or(u16::MAX);
+            for (name, member) in &shape.names {
+                names
+                    .entry((name.len(), name.as_str()))
+                    .or_default()
+                    .push((place, *member));
+            }
+            if shape.rest {
+                rest.push(place);
+            }
+        }
+        if names.len() > MAX_FRAME_NAMES || spent + names.len() > budget {
+            built.push(None);
+            continue;
+        }
+        spent += names.len();
+        let mut rows = Vec::new();
+        for ((_, name), hits) in names {
+            let pushed: Vec<u32> = hits
+                .iter()
+                .filter_map(|(_, (id, _))| *id)
+                .filter(|&id| !trivial.get(id as usize).copied().unwrap_or(false))
+                .collect();
+            let child = match pushed.as_slice() {
+                [] => None,
+                [one] if !shape_of(*one).is_some_and(Shape::applies) => None,
+                _ => Some(*index.entry(pushed.clone()).or_insert_with(|| {
+                    sets.push(pushed);
+                    sets.len() - 1
+                })),
+            };
+            rows.push((name.to_owned(), hits, child));
+        }
+        built.push(Some(Expanded {
+            roots: roots.len(),
+            entries,
+            names: rows,
+            rest,
+        }));
+    }
+    // Phase two: write the frames built, naming a member's frame only when it was built.
+    let mut items = Vec::new();
+    for (k, frame) in built.iter().enumerate() {
+        let Some(frame) = frame else { continue };
+        let compatible_too = frame
+            .entries
+            .iter()
+            .all(|&(node, _, _)| shape_of(node).is_none_or(|shape| shape.open & 12 == 0));
+        let guarded = frame
+            .entries
+            .iter()
+            .any(|&(node, _, _)| guards.get(node as usize).copied().unwrap_or(true));
+        let rows = frame.names.iter().map(|(name, hits, child)| {
+            let child = match child.filter(|&child| matches!(built.get(child), Some(Some(_)))) {
+                Some(child) => {
+                    let ident = quote::format_ident!("STREAM_FRAME_{}", child);
+                    quote!(Some(&#ident))
+                }
+                None => quote!(None),
+            };
+            let hits = hits.iter().map(|(place, (id, required))| {
+                let id = id.unwrap_or(u32::MAX);
+                let required = required.unwrap_or(u8::MAX);
+                quote!((#place, #id, #required))
+            });
+            quote!((#name, &[#(#hits),*], #child))
+        });
+        let count = u32::try_from(frame.roots).unwrap_or(u32::MAX);
+        let applied = frame.entries[frame.roots..]
+            .iter()
+            .map(|(node, owner, role)| quote!((#node, #owner, #role)));
+        let rest = &frame.rest;
+        let ident = quote::format_ident!("STREAM_FRAME_{}", k);
+        items.push(quote! {
+            static #ident: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+                #count, #compatible_too, #guarded, &[#(#applied),*], &[#(#rows),*], &[#(#rest),*]);
+        });
+    }
+    let own = sets
+        .iter()
+        .enumerate()
+        .filter(|(k, roots)| roots.len() == 1 && matches!(built.get(*k), Some(Some(_))))
+        .filter(|(_, roots)| shape_of(roots[0]).is_some_and(Shape::applies))
+        .map(|(k, roots)| (roots[0], k))
+        .collect();
+    (items, own)
 }
 
 impl Program {
@@ -58,8 +262,17 @@ impl Program {
         let id = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
         self.nodes.push(TokenStream::new());
         self.ids.insert(location.clone(), id);
+        self.shapes.push(Shape::default());
         self.queue.push((id, location));
         id
+    }
+}
+
+/// `Some(id)` or `None`, as tokens.
+fn option(id: Option<u32>) -> TokenStream {
+    match id {
+        Some(id) => quote!(Some(#id)),
+        None => quote!(None),
     }
 }
 
@@ -97,15 +310,39 @@ impl Gen<'_> {
             .map(|(name, location)| (name.clone(), program.id(location.clone())))
             .collect();
         while let Some((id, location)) = program.queue.pop() {
+            program.shape = Shape::default();
             let node = self.stream_node(&mut program, &location);
             if let Some(slot) = program.nodes.get_mut(id as usize) {
                 *slot = node;
+            }
+            if let Some(slot) = program.shapes.get_mut(id as usize) {
+                *slot = std::mem::take(&mut program.shape);
+            }
+        }
+        let new = quote!(::pilotage_types::validate::stream::Node::new()).to_string();
+        let trivial: Vec<bool> = program.nodes.iter().map(|node| node.to_string() == new).collect();
+        // Opaque nodes and the schema `false`: what a frame checks as it begins.
+        let guard = [
+            quote!(::pilotage_types::validate::stream::Node::opaque()).to_string(),
+            quote!(::pilotage_types::validate::stream::Node::never()).to_string(),
+        ];
+        let guards: Vec<bool> = program
+            .nodes
+            .iter()
+            .map(|node| guard.contains(&node.to_string()))
+            .collect();
+        let (statics, own) = frames(&program.shapes, &trivial, &guards);
+        for (id, k) in own {
+            if let Some(node) = program.nodes.get_mut(id as usize) {
+                let ident = quote::format_ident!("STREAM_FRAME_{}", k);
+                *node = quote!(#node.frame(&#ident));
             }
         }
         let nodes = &program.nodes;
         let tokens = quote! {
             /// The stream program of every definition (`pilotage_types::validate::stream`).
             pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[#(#nodes),*];
+            #(#statics)*
         };
         (tokens, entries)
     }
@@ -153,7 +390,11 @@ impl Gen<'_> {
             Value::Bool(false) => quote!(::pilotage_types::validate::stream::Node::never()),
             Value::Object(object) => {
                 let object = self.effective(object, pointer).into_owned();
-                self.stream_object(program, location, &object).unwrap_or(opaque)
+                self.stream_object(program, location, &object).unwrap_or_else(|| {
+                    // An opaque node applies nothing and names nothing.
+                    program.shape = Shape::default();
+                    opaque
+                })
             }
             _ => opaque,
         }
@@ -184,6 +425,7 @@ impl Gen<'_> {
                 all_of.push(program.id(target));
             }
             if draft.ref_hides_siblings() {
+                program.shape.all_of.clone_from(&all_of);
                 return Some(quote!(#node.all_of(&[#(#all_of),*])));
             }
         }
@@ -209,6 +451,7 @@ impl Gen<'_> {
                 | if enum_of_strings { 2 } else { 0 }
                 | if any_of_consts { 4 } else { 0 }
                 | if one_of_consts { 8 } else { 0 };
+            program.shape.open = open;
             node = quote!(#node.open(#open));
         }
 
@@ -369,6 +612,11 @@ impl Gen<'_> {
             Some(_) => Some(self.sub(program, here(at("additionalProperties")))),
         };
         if !named.is_empty() || !patterns.is_empty() || additional.is_some() {
+            program.shape.names = table
+                .iter()
+                .map(|((_, name), member)| ((*name).to_owned(), *member))
+                .collect();
+            program.shape.rest = !patterns.is_empty() || additional.is_some();
             let additional = match additional {
                 Some(id) => quote!(Some(#id)),
                 None => quote!(None),
@@ -390,6 +638,7 @@ impl Gen<'_> {
             }
         }
         if !all_of.is_empty() {
+            program.shape.all_of.clone_from(&all_of);
             node = quote!(#node.all_of(&[#(#all_of),*]));
         }
         for (keyword, method) in [("anyOf", quote!(any_of)), ("oneOf", quote!(one_of))] {
@@ -401,28 +650,24 @@ impl Gen<'_> {
             let ids: Vec<u32> = (0..count)
                 .map(|index| self.sub(program, here(child(&at(keyword), &index.to_string()))))
                 .collect();
+            if keyword == "anyOf" {
+                program.shape.any_of.clone_from(&ids);
+            } else {
+                program.shape.one_of.clone_from(&ids);
+            }
             node = quote!(#node.#method(&[#(#ids),*]));
         }
         if object.contains_key("not") {
             let id = self.sub(program, here(at("not")));
+            program.shape.not = Some(id);
             node = quote!(#node.not(#id));
         }
         if object.contains_key("if") && (object.contains_key("then") || object.contains_key("else")) {
             let condition = self.sub(program, here(at("if")));
-            let then = match object.contains_key("then") {
-                true => {
-                    let id = self.sub(program, here(at("then")));
-                    quote!(Some(#id))
-                }
-                false => quote!(None),
-            };
-            let otherwise = match object.contains_key("else") {
-                true => {
-                    let id = self.sub(program, here(at("else")));
-                    quote!(Some(#id))
-                }
-                false => quote!(None),
-            };
+            let then = object.contains_key("then").then(|| self.sub(program, here(at("then"))));
+            let otherwise = object.contains_key("else").then(|| self.sub(program, here(at("else"))));
+            program.shape.condition = Some((condition, then, otherwise));
+            let (then, otherwise) = (option(then), option(otherwise));
             node = quote!(#node.condition(#condition, #then, #otherwise));
         }
         Some(node)

@@ -467,7 +467,8 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new(),
         ::pilotage_types::validate::stream::Node::new()
             .one_of(&[50u32, 51u32])
-            .not(52u32),
+            .not(52u32)
+            .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
             .properties(
@@ -477,7 +478,8 @@ pub mod checks {
             ),
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
-            .condition(42u32, Some(43u32), Some(44u32)),
+            .condition(42u32, Some(43u32), Some(44u32))
+            .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::opaque(),
         ::pilotage_types::validate::stream::Node::opaque(),
         ::pilotage_types::validate::stream::Node::new()
@@ -541,10 +543,13 @@ pub mod checks {
             .types(16u8, false)
             .pattern(&PATTERN_2),
         ::pilotage_types::validate::stream::Node::opaque(),
-        ::pilotage_types::validate::stream::Node::new().all_of(&[35u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .all_of(&[35u32])
+            .frame(&STREAM_FRAME_2),
         ::pilotage_types::validate::stream::Node::new()
             .open(5u8)
-            .any_of(&[33u32, 34u32]),
+            .any_of(&[33u32, 34u32])
+            .frame(&STREAM_FRAME_3),
         ::pilotage_types::validate::stream::Node::new()
             .types(32u8, false)
             .items(&[30u32, 31u32], Some(32u32), 1u64, 4u64),
@@ -655,6 +660,46 @@ pub mod checks {
             .properties(&[("forbidden", 4294967295u32, 0u8)], &[], None)
             .members(1u8, 0u64, 18446744073709551615u64),
     ];
+    static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(50u32, 0u16, 3u8), (51u32, 0u16, 3u8), (52u32, 0u16, 4u8)],
+        &[
+            ("a", &[(1u16, 4294967295u32, 0u8)], None),
+            ("b", &[(2u16, 4294967295u32, 0u8)], None),
+            ("forbidden", &[(3u16, 4294967295u32, 0u8)], None),
+        ],
+        &[],
+    );
+    static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(42u32, 0u16, 5u8), (43u32, 0u16, 6u8), (44u32, 0u16, 7u8)],
+        &[
+            ("a", &[(2u16, 4294967295u32, 0u8)], None),
+            ("b", &[(3u16, 4294967295u32, 0u8)], None),
+            ("kind", &[(1u16, 45u32, 0u8)], None),
+        ],
+        &[],
+    );
+    static STREAM_FRAME_2: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(35u32, 0u16, 1u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_3: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        false,
+        false,
+        &[(33u32, 0u16, 2u8), (34u32, 0u16, 2u8)],
+        &[],
+        &[],
+    );
     /// The schema at `/$defs/anything`.
     pub fn anything(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();

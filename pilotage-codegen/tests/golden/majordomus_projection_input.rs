@@ -203,7 +203,8 @@ pub mod checks {
             .properties(&[("effect", 5u32, 255u8)], &[], Some(6u32)),
         ::pilotage_types::validate::stream::Node::new()
             .open(9u8)
-            .one_of(&[2u32, 3u32, 4u32]),
+            .one_of(&[2u32, 3u32, 4u32])
+            .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
             .types(16u8, false)
             .constant(::pilotage_types::validate::stream::Scalar::Str("read")),
@@ -215,10 +216,34 @@ pub mod checks {
             .constant(
                 ::pilotage_types::validate::stream::Scalar::Str("repository_mutation"),
             ),
-        ::pilotage_types::validate::stream::Node::new().any_of(&[1u32, 7u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .any_of(&[1u32, 7u32])
+            .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::never(),
         ::pilotage_types::validate::stream::Node::new().types(1u8, false),
     ];
+    static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        false,
+        false,
+        &[(2u32, 0u16, 3u8), (3u32, 0u16, 3u8), (4u32, 0u16, 3u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        false,
+        false,
+        &[
+            (1u32, 0u16, 2u8),
+            (7u32, 0u16, 2u8),
+            (2u32, 1u16, 3u8),
+            (3u32, 1u16, 3u8),
+            (4u32, 1u16, 3u8),
+        ],
+        &[],
+        &[],
+    );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();

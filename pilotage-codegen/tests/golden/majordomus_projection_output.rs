@@ -848,7 +848,8 @@ pub mod checks {
             .members(12u8, 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
             .open(9u8)
-            .one_of(&[45u32, 46u32, 47u32]),
+            .one_of(&[45u32, 46u32, 47u32])
+            .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
             .properties(
@@ -877,7 +878,8 @@ pub mod checks {
             .members(4u8, 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
             .open(9u8)
-            .one_of(&[35u32, 36u32, 37u32]),
+            .one_of(&[35u32, 36u32, 37u32])
+            .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
             .properties(&[("tools", 34u32, 1u8), ("effect", 1u32, 0u8)], &[], None)
@@ -1074,6 +1076,22 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ];
+    static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        false,
+        false,
+        &[(45u32, 0u16, 3u8), (46u32, 0u16, 3u8), (47u32, 0u16, 3u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        false,
+        false,
+        &[(35u32, 0u16, 3u8), (36u32, 0u16, 3u8), (37u32, 0u16, 3u8)],
+        &[],
+        &[],
+    );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();

@@ -395,7 +395,8 @@ pub mod checks {
                 Some(16u32),
             )
             .members(1u8, 0u64, 18446744073709551615u64)
-            .all_of(&[17u32, 18u32]),
+            .all_of(&[17u32, 18u32])
+            .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
             .properties(
@@ -449,14 +450,20 @@ pub mod checks {
             .items(&[], Some(2u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::never(),
         ::pilotage_types::validate::stream::Node::new()
-            .condition(25u32, Some(26u32), None),
+            .condition(25u32, Some(26u32), None)
+            .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::new()
-            .condition(19u32, Some(20u32), None),
+            .condition(19u32, Some(20u32), None)
+            .frame(&STREAM_FRAME_2),
         ::pilotage_types::validate::stream::Node::new()
             .properties(&[("ok", 24u32, 0u8)], &[], None)
             .members(1u8, 0u64, 18446744073709551615u64),
-        ::pilotage_types::validate::stream::Node::new().not(21u32),
-        ::pilotage_types::validate::stream::Node::new().any_of(&[22u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .not(21u32)
+            .frame(&STREAM_FRAME_3),
+        ::pilotage_types::validate::stream::Node::new()
+            .any_of(&[22u32])
+            .frame(&STREAM_FRAME_4),
         ::pilotage_types::validate::stream::Node::new()
             .properties(&[("error", 23u32, 0u8)], &[], None)
             .members(1u8, 0u64, 18446744073709551615u64),
@@ -472,6 +479,144 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new()
             .constant(::pilotage_types::validate::stream::Scalar::Bool(false)),
     ];
+    static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[
+            (17u32, 0u16, 1u8),
+            (18u32, 0u16, 1u8),
+            (25u32, 1u16, 5u8),
+            (26u32, 1u16, 6u8),
+            (19u32, 2u16, 5u8),
+            (20u32, 2u16, 6u8),
+            (21u32, 6u16, 4u8),
+            (22u32, 7u16, 2u8),
+        ],
+        &[
+            (
+                "ok",
+                &[(0u16, 12u32, 0u8), (3u16, 27u32, 0u8), (5u16, 24u32, 0u8)],
+                Some(&STREAM_FRAME_5),
+            ),
+            (
+                "error",
+                &[(0u16, 1u32, 255u8), (4u16, 1u32, 0u8), (8u16, 23u32, 0u8)],
+                Some(&STREAM_FRAME_6),
+            ),
+            ("result", &[(0u16, 13u32, 255u8)], None),
+            ("warnings", &[(0u16, 15u32, 255u8)], None),
+            ("sessionId", &[(0u16, 14u32, 255u8)], None),
+        ],
+        &[0u16],
+    );
+    static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(25u32, 0u16, 5u8), (26u32, 0u16, 6u8)],
+        &[("ok", &[(1u16, 27u32, 0u8)], None), ("error", &[(2u16, 1u32, 0u8)], None)],
+        &[],
+    );
+    static STREAM_FRAME_2: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[
+            (19u32, 0u16, 5u8),
+            (20u32, 0u16, 6u8),
+            (21u32, 2u16, 4u8),
+            (22u32, 3u16, 2u8),
+        ],
+        &[("ok", &[(1u16, 24u32, 0u8)], None), ("error", &[(4u16, 23u32, 0u8)], None)],
+        &[],
+    );
+    static STREAM_FRAME_3: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(21u32, 0u16, 4u8), (22u32, 1u16, 2u8)],
+        &[("error", &[(2u16, 23u32, 0u8)], None)],
+        &[],
+    );
+    static STREAM_FRAME_4: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(22u32, 0u16, 2u8)],
+        &[("error", &[(1u16, 23u32, 0u8)], None)],
+        &[],
+    );
+    static STREAM_FRAME_5: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        3u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_6: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        3u32,
+        true,
+        false,
+        &[],
+        &[
+            ("code", &[(0u16, 7u32, 0u8), (1u16, 7u32, 0u8)], Some(&STREAM_FRAME_7)),
+            ("detail", &[(0u16, 8u32, 2u8), (1u16, 8u32, 2u8)], Some(&STREAM_FRAME_8)),
+            ("category", &[(0u16, 6u32, 1u8), (1u16, 6u32, 1u8)], Some(&STREAM_FRAME_9)),
+            (
+                "partialResult",
+                &[(0u16, 10u32, 255u8), (1u16, 10u32, 255u8)],
+                Some(&STREAM_FRAME_10),
+            ),
+            (
+                "lastObservation",
+                &[(0u16, 9u32, 255u8), (1u16, 9u32, 255u8)],
+                Some(&STREAM_FRAME_11),
+            ),
+        ],
+        &[0u16, 1u16],
+    );
+    static STREAM_FRAME_7: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        2u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_8: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        2u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_9: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        2u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_10: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        2u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_11: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        2u32,
+        true,
+        false,
+        &[],
+        &[],
+        &[],
+    );
     /// The schema at ``.
     pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();

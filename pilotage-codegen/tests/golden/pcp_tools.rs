@@ -5590,7 +5590,8 @@ pub mod checks {
             .types(64u8, false)
             .properties(&[("title", 4294967295u32, 0u8)], &[], None)
             .members(1u8, 0u64, 18446744073709551615u64)
-            .all_of(&[117u32]),
+            .all_of(&[117u32])
+            .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
             .types(4u8, false)
             .limits(
@@ -5893,7 +5894,9 @@ pub mod checks {
             ),
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
-        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .all_of(&[12u32])
+            .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::new()
             .open(3u8)
             .enumeration(
@@ -5912,7 +5915,9 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new()
             .types(64u8, false)
             .properties(&[], &[], Some(63u32)),
-        ::pilotage_types::validate::stream::Node::new().any_of(&[60u32, 61u32, 62u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .any_of(&[60u32, 61u32, 62u32])
+            .frame(&STREAM_FRAME_2),
         ::pilotage_types::validate::stream::Node::new()
             .open(3u8)
             .enumeration(
@@ -6007,7 +6012,8 @@ pub mod checks {
             .items(&[], Some(86u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
             .properties(&[("score", 87u32, 255u8), ("snippet", 88u32, 255u8)], &[], None)
-            .all_of(&[23u32]),
+            .all_of(&[23u32])
+            .frame(&STREAM_FRAME_3),
         ::pilotage_types::validate::stream::Node::new().types(8u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
@@ -6015,7 +6021,9 @@ pub mod checks {
             .types(32u8, false)
             .items(&[], Some(98u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
-        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .all_of(&[12u32])
+            .frame(&STREAM_FRAME_4),
         ::pilotage_types::validate::stream::Node::new()
             .types(32u8, false)
             .items(&[], Some(26u32), 0u64, 18446744073709551615u64),
@@ -6073,7 +6081,9 @@ pub mod checks {
             .types(32u8, false)
             .items(&[], Some(116u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
-        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .all_of(&[12u32])
+            .frame(&STREAM_FRAME_5),
         ::pilotage_types::validate::stream::Node::new()
             .types(16u8, false)
             .length(0u64, 255u64),
@@ -6228,7 +6238,8 @@ pub mod checks {
             .types(32u8, false)
             .items(&[], Some(154u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
-            .any_of(&[151u32, 152u32, 153u32]),
+            .any_of(&[151u32, 152u32, 153u32])
+            .frame(&STREAM_FRAME_6),
         ::pilotage_types::validate::stream::Node::new()
             .open(3u8)
             .enumeration(
@@ -6245,7 +6256,8 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
             .properties(&[("excerpt", 156u32, 255u8)], &[], None)
-            .all_of(&[23u32]),
+            .all_of(&[23u32])
+            .frame(&STREAM_FRAME_7),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
             .types(16u8, false)
@@ -6269,8 +6281,109 @@ pub mod checks {
             .items(&[], Some(160u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new(),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
-        ::pilotage_types::validate::stream::Node::new().all_of(&[12u32]),
+        ::pilotage_types::validate::stream::Node::new()
+            .all_of(&[12u32])
+            .frame(&STREAM_FRAME_8),
     ];
+    static STREAM_FRAME_0: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(117u32, 0u16, 1u8)],
+        &[("title", &[(0u16, 4294967295u32, 0u8)], None)],
+        &[],
+    );
+    static STREAM_FRAME_1: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(12u32, 0u16, 1u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_2: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(60u32, 0u16, 2u8), (61u32, 0u16, 2u8), (62u32, 0u16, 2u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_3: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(23u32, 0u16, 1u8)],
+        &[
+            ("id", &[(1u16, 71u32, 255u8)], None),
+            ("path", &[(1u16, 27u32, 0u8)], None),
+            ("type", &[(1u16, 76u32, 255u8)], None),
+            ("score", &[(0u16, 87u32, 255u8)], None),
+            ("title", &[(1u16, 75u32, 1u8)], None),
+            ("snippet", &[(0u16, 88u32, 255u8)], None),
+            ("updated", &[(1u16, 37u32, 2u8)], None),
+            ("lifecycle", &[(1u16, 72u32, 255u8)], None),
+            ("partition", &[(1u16, 26u32, 255u8)], None),
+            ("valid_from", &[(1u16, 77u32, 255u8)], None),
+            ("sensitivity", &[(1u16, 74u32, 255u8)], None),
+            ("valid_until", &[(1u16, 78u32, 255u8)], None),
+            ("review_state", &[(1u16, 73u32, 255u8)], None),
+        ],
+        &[],
+    );
+    static STREAM_FRAME_4: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(12u32, 0u16, 1u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_5: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(12u32, 0u16, 1u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_6: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(151u32, 0u16, 2u8), (152u32, 0u16, 2u8), (153u32, 0u16, 2u8)],
+        &[],
+        &[],
+    );
+    static STREAM_FRAME_7: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(23u32, 0u16, 1u8)],
+        &[
+            ("id", &[(1u16, 71u32, 255u8)], None),
+            ("path", &[(1u16, 27u32, 0u8)], None),
+            ("type", &[(1u16, 76u32, 255u8)], None),
+            ("title", &[(1u16, 75u32, 1u8)], None),
+            ("excerpt", &[(0u16, 156u32, 255u8)], None),
+            ("updated", &[(1u16, 37u32, 2u8)], None),
+            ("lifecycle", &[(1u16, 72u32, 255u8)], None),
+            ("partition", &[(1u16, 26u32, 255u8)], None),
+            ("valid_from", &[(1u16, 77u32, 255u8)], None),
+            ("sensitivity", &[(1u16, 74u32, 255u8)], None),
+            ("valid_until", &[(1u16, 78u32, 255u8)], None),
+            ("review_state", &[(1u16, 73u32, 255u8)], None),
+        ],
+        &[],
+    );
+    static STREAM_FRAME_8: ::pilotage_types::validate::stream::Frame = ::pilotage_types::validate::stream::Frame::new(
+        1u32,
+        true,
+        false,
+        &[(12u32, 0u16, 1u8)],
+        &[],
+        &[],
+    );
     /// The schema at `/$defs/actor_at`.
     pub fn actor_at(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
