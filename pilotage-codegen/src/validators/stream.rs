@@ -319,18 +319,21 @@ impl Gen<'_> {
                 *slot = std::mem::take(&mut program.shape);
             }
         }
+        // Each node written once, to tell the trivial ones (what accepts every value) and the
+        // guards (opaque nodes and the schema `false`: what a frame checks as it begins).
         let new = quote!(::pilotage_types::validate::stream::Node::new()).to_string();
-        let trivial: Vec<bool> = program.nodes.iter().map(|node| node.to_string() == new).collect();
-        // Opaque nodes and the schema `false`: what a frame checks as it begins.
         let guard = [
             quote!(::pilotage_types::validate::stream::Node::opaque()).to_string(),
             quote!(::pilotage_types::validate::stream::Node::never()).to_string(),
         ];
-        let guards: Vec<bool> = program
+        let (trivial, guards): (Vec<bool>, Vec<bool>) = program
             .nodes
             .iter()
-            .map(|node| guard.contains(&node.to_string()))
-            .collect();
+            .map(|node| {
+                let text = node.to_string();
+                (text == new, guard.contains(&text))
+            })
+            .unzip();
         let (statics, own) = frames(&program.shapes, &trivial, &guards);
         for (id, k) in own {
             if let Some(node) = program.nodes.get_mut(id as usize) {
