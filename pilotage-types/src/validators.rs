@@ -742,7 +742,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -751,7 +754,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             ],
         ),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -788,7 +794,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -805,7 +814,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         .properties(&[("kind", 70u32, 0u8), ("message", 71u32, 1u8)], &[], None)
         .members(2u8, 0u64, 18446744073709551615u64),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -886,7 +898,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(64u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -899,7 +914,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         .constant(::pilotage_types::validate::stream::Scalar::Str("pilotage_get_guide")),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -908,7 +926,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             ],
         ),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -918,7 +939,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         ),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -927,7 +951,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
             ],
         ),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -961,7 +988,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new().types(16u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -1024,7 +1054,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new().types(2u8, false),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -1046,7 +1079,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         .any_of(&[158u32, 31u32])
         .frame(&STREAM_FRAME_19),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[
@@ -1088,7 +1124,10 @@ pub static STREAM_PROGRAM: &[::pilotage_types::validate::stream::Node] = &[
         .properties(&[("id", 181u32, 0u8), ("change", 180u32, 1u8)], &[], None)
         .members(2u8, 0u64, 18446744073709551615u64),
     ::pilotage_types::validate::stream::Node::new()
-        .open(3u8)
+        .open(
+            ::pilotage_types::validate::stream::open::WIDENED
+                | ::pilotage_types::validate::stream::open::ENUM,
+        )
         .types(16u8, false)
         .enumeration(
             &[

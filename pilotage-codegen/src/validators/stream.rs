@@ -62,8 +62,9 @@ struct Shape {
     one_of: Vec<u32>,
     not: Option<u32>,
     condition: Option<(u32, Option<u32>, Option<u32>)>,
-    /// The compatible reading's rewrites (`stream::open`'s bits).
-    open: u8,
+    /// Whether the compatible reading skips this node's `anyOf` or `oneOf` (all string
+    /// `const`s: `stream::open::ANY_OF`, `ONE_OF`), so that what it applies differs there.
+    skips_applicators: bool,
     /// `properties` and `required` as one table (sorted by length, then bytes).
     names: Vec<(String, Member)>,
     /// Whether it has `patternProperties` or `additionalProperties`.
@@ -212,7 +213,7 @@ fn frames(shapes: &[Shape], trivial: &[bool], guards: &[bool]) -> (Vec<TokenStre
         let compatible_too = frame
             .entries
             .iter()
-            .all(|&(node, _, _)| shape_of(node).is_none_or(|shape| shape.open & 12 == 0));
+            .all(|&(node, _, _)| shape_of(node).is_none_or(|shape| !shape.skips_applicators));
         let guarded = frame
             .entries
             .iter()
@@ -450,12 +451,17 @@ impl Gen<'_> {
             one_of_consts,
         } = super::Widening::of(object, draft, vocab);
         if enum_of_strings || any_of_consts || one_of_consts {
-            let open = 1u8
-                | if enum_of_strings { 2 } else { 0 }
-                | if any_of_consts { 4 } else { 0 }
-                | if one_of_consts { 8 } else { 0 };
-            program.shape.open = open;
-            node = quote!(#node.open(#open));
+            // The bits are named where the run time defines them (`stream::open`), not here.
+            let bit = |name: &str| {
+                let name = quote::format_ident!("{}", name);
+                quote!(::pilotage_types::validate::stream::open::#name)
+            };
+            let mut bits = vec![bit("WIDENED")];
+            bits.extend(enum_of_strings.then(|| bit("ENUM")));
+            bits.extend(any_of_consts.then(|| bit("ANY_OF")));
+            bits.extend(one_of_consts.then(|| bit("ONE_OF")));
+            program.shape.skips_applicators = any_of_consts || one_of_consts;
+            node = quote!(#node.open(#(#bits)|*));
         }
 
         if let Some(names) = object.get("type") {

@@ -547,7 +547,10 @@ pub mod checks {
             .all_of(&[35u32])
             .frame(&STREAM_FRAME_2),
         ::pilotage_types::validate::stream::Node::new()
-            .open(5u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ANY_OF,
+            )
             .any_of(&[33u32, 34u32])
             .frame(&STREAM_FRAME_3),
         ::pilotage_types::validate::stream::Node::new()

@@ -202,7 +202,10 @@ pub mod checks {
             .types(64u8, false)
             .properties(&[("effect", 5u32, 255u8)], &[], Some(6u32)),
         ::pilotage_types::validate::stream::Node::new()
-            .open(9u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ONE_OF,
+            )
             .one_of(&[2u32, 3u32, 4u32])
             .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()

@@ -847,7 +847,10 @@ pub mod checks {
             )
             .members(12u8, 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(9u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ONE_OF,
+            )
             .one_of(&[45u32, 46u32, 47u32])
             .frame(&STREAM_FRAME_0),
         ::pilotage_types::validate::stream::Node::new()
@@ -877,7 +880,10 @@ pub mod checks {
             )
             .members(4u8, 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(9u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ONE_OF,
+            )
             .one_of(&[35u32, 36u32, 37u32])
             .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::new()

@@ -419,7 +419,10 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::never(),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .types(16u8, false)
             .enumeration(
                 &[

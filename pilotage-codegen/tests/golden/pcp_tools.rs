@@ -5847,7 +5847,10 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new(),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("approved"),
@@ -5885,7 +5888,10 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -5898,7 +5904,10 @@ pub mod checks {
             .all_of(&[12u32])
             .frame(&STREAM_FRAME_1),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -5919,7 +5928,10 @@ pub mod checks {
             .any_of(&[60u32, 61u32, 62u32])
             .frame(&STREAM_FRAME_2),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("core"),
@@ -5956,7 +5968,10 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("active"),
@@ -5966,7 +5981,10 @@ pub mod checks {
                 ],
             ),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -5975,7 +5993,10 @@ pub mod checks {
                 ],
             ),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("normal"),
@@ -5984,7 +6005,10 @@ pub mod checks {
             ),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("episodic"),
@@ -5997,7 +6021,10 @@ pub mod checks {
         ::pilotage_types::validate::stream::Node::new().types(2u8, false),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -6034,7 +6061,10 @@ pub mod checks {
             .types(32u8, false)
             .items(&[], Some(97u32), 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("episodic"),
@@ -6044,7 +6074,10 @@ pub mod checks {
             ),
         ::pilotage_types::validate::stream::Node::new().types(16u8, false),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -6088,7 +6121,10 @@ pub mod checks {
             .types(16u8, false)
             .length(0u64, 255u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("episodic"),
@@ -6097,7 +6133,10 @@ pub mod checks {
                 ],
             ),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("proposed"),
@@ -6116,7 +6155,10 @@ pub mod checks {
                 ],
             ),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("full"),
@@ -6141,7 +6183,10 @@ pub mod checks {
             .types(16u8, false)
             .pattern(&PATTERN_1),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("pending"),
@@ -6170,7 +6215,10 @@ pub mod checks {
             )
             .members(2u8, 0u64, 18446744073709551615u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("invalid_input"),
@@ -6223,7 +6271,10 @@ pub mod checks {
             .types(16u8, false)
             .length(0u64, 128u64),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("personal"),
@@ -6241,7 +6292,10 @@ pub mod checks {
             .any_of(&[151u32, 152u32, 153u32])
             .frame(&STREAM_FRAME_6),
         ::pilotage_types::validate::stream::Node::new()
-            .open(3u8)
+            .open(
+                ::pilotage_types::validate::stream::open::WIDENED
+                    | ::pilotage_types::validate::stream::open::ENUM,
+            )
             .enumeration(
                 &[
                     ::pilotage_types::validate::stream::Scalar::Str("core"),
