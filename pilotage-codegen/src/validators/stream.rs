@@ -63,7 +63,9 @@ struct Shape {
     not: Option<u32>,
     condition: Option<(u32, Option<u32>, Option<u32>)>,
     /// Whether the compatible reading skips this node's `anyOf` or `oneOf` (all string
-    /// `const`s: `stream::open::ANY_OF`, `ONE_OF`), so that what it applies differs there.
+    /// `const`s: `stream::open::ANY_OF`, `ONE_OF`). A frame expanded here includes those
+    /// subschemas, so a frame holding such a node is not valid for the compatible reading
+    /// (`Frame::new`'s `compatible_too`).
     skips_applicators: bool,
     /// `properties` and `required` as one table (sorted by length, then bytes).
     names: Vec<(String, Member)>,
@@ -452,14 +454,14 @@ impl Gen<'_> {
         } = super::Widening::of(object, draft, vocab);
         if enum_of_strings || any_of_consts || one_of_consts {
             // The bits are named where the run time defines them (`stream::open`), not here.
-            let bit = |name: &str| {
-                let name = quote::format_ident!("{}", name);
-                quote!(::pilotage_types::validate::stream::open::#name)
-            };
-            let mut bits = vec![bit("WIDENED")];
-            bits.extend(enum_of_strings.then(|| bit("ENUM")));
-            bits.extend(any_of_consts.then(|| bit("ANY_OF")));
-            bits.extend(one_of_consts.then(|| bit("ONE_OF")));
+            let bits = [
+                (true, quote!(WIDENED)),
+                (enum_of_strings, quote!(ENUM)),
+                (any_of_consts, quote!(ANY_OF)),
+                (one_of_consts, quote!(ONE_OF)),
+            ]
+            .into_iter()
+            .filter_map(|(set, name)| set.then(|| quote!(::pilotage_types::validate::stream::open::#name)));
             program.shape.skips_applicators = any_of_consts || one_of_consts;
             node = quote!(#node.open(#(#bits)|*));
         }
