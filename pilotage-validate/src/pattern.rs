@@ -816,6 +816,18 @@ mod tests {
     /// rest, between two ranges, before the first or after the last.
     #[test]
     fn a_large_class_decides_as_a_search_of_all_its_ranges() {
+        const ONE_PAST_THE_SCAN: &[(char, char)] = &[
+            ('b', 'b'),
+            ('d', 'd'),
+            ('f', 'f'),
+            ('h', 'h'),
+            ('j', 'j'),
+            ('l', 'l'),
+            ('n', 'n'),
+            ('p', 'p'),
+            ('r', 'r'),
+        ];
+        assert_eq!(ONE_PAST_THE_SCAN.len(), SCANNED_FIRST + 1);
         let classes: [&[(char, char)]; 5] = [
             // The fewest ranges that reach the scan: all of them compared in turn, none searched.
             &[('b', 'b'), ('d', 'd'), ('f', 'f'), ('h', 'h'), ('\u{100}', '\u{17F}')],
@@ -852,27 +864,8 @@ mod tests {
                 ('~', '\u{10FFFF}'),
             ],
             // Exactly as many ranges as are compared in turn, then one more.
-            &[
-                ('b', 'b'),
-                ('d', 'd'),
-                ('f', 'f'),
-                ('h', 'h'),
-                ('j', 'j'),
-                ('l', 'l'),
-                ('n', 'n'),
-                ('p', 'p'),
-            ],
-            &[
-                ('b', 'b'),
-                ('d', 'd'),
-                ('f', 'f'),
-                ('h', 'h'),
-                ('j', 'j'),
-                ('l', 'l'),
-                ('n', 'n'),
-                ('p', 'p'),
-                ('r', 'r'),
-            ],
+            &ONE_PAST_THE_SCAN[..SCANNED_FIRST],
+            ONE_PAST_THE_SCAN,
         ];
         let probes = (0u32..0x3000)
             .chain([0x4E00, 0x9FFF, 0xA000, 0xFFFF, 0x1_0000, 0x1_000B, 0x1_000C, 0x10_FFFF])
