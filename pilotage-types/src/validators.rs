@@ -1702,132 +1702,130 @@ pub fn catalog_changed_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "catalog_version" => {
-                    seen += 1;
-                    if !(v.is_string()) {
-                        if cx
-                            .fail(
-                                &at.key("catalog_version"),
-                                "/$defs/CatalogChangedResult/properties/catalog_version/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+        let found = ::pilotage_types::validate::runtime::pick(
+            o,
+            &["catalog_version", "changes"],
+        );
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            if !(v.is_string()) {
+                if cx
+                    .fail(
+                        &at.key("catalog_version"),
+                        "/$defs/CatalogChangedResult/properties/catalog_version/type",
+                        Why::Type(v, &["string"]),
+                    )
+                {
+                    return false;
                 }
-                "changes" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.is_array()) {
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            let at = &at.key("changes");
+            if !(v.is_array()) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/CatalogChangedResult/properties/changes/type",
+                        Why::Type(v, &["array"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Array(a) = v {
+                for (index, v) in a.iter().enumerate() {
+                    let at = &at.index(index);
+                    if !(v.is_object()) {
                         if cx
                             .fail(
                                 at,
-                                "/$defs/CatalogChangedResult/properties/changes/type",
-                                Why::Type(v, &["array"]),
+                                "/$defs/CatalogChangedResult/properties/changes/items/type",
+                                Why::Type(v, &["object"]),
                             )
                         {
                             return false;
                         }
                     }
-                    if let Value::Array(a) = v {
-                        for (index, v) in a.iter().enumerate() {
-                            let at = &at.index(index);
-                            if !(v.is_object()) {
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        let found = ::pilotage_types::validate::runtime::pick(
+                            o,
+                            &["change", "id"],
+                        );
+                        if let Some(v) = found[0usize] {
+                            seen += 1;
+                            if cx.compatible() {
+                                if !v.is_string() {
+                                    if cx
+                                        .fail(
+                                            &at.key("change"),
+                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            } else {
+                                if !(v.is_string()) {
+                                    if cx
+                                        .fail(
+                                            &at.key("change"),
+                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if !(matches!(
+                                    v.as_str(), Some("added" | "removed" | "modified")
+                                )) {
+                                    if cx
+                                        .fail(
+                                            &at.key("change"),
+                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/enum",
+                                            Why::Enum(v, "\"added\", \"removed\", \"modified\""),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                        }
+                        if let Some(v) = found[1usize] {
+                            seen += 1;
+                            if !(v.is_string()) {
                                 if cx
                                     .fail(
-                                        at,
-                                        "/$defs/CatalogChangedResult/properties/changes/items/type",
-                                        Why::Type(v, &["object"]),
+                                        &at.key("id"),
+                                        "/$defs/CatalogChangedResult/properties/changes/items/properties/id/type",
+                                        Why::Type(v, &["string"]),
                                     )
                                 {
                                     return false;
                                 }
                             }
-                            if let Value::Object(o) = v {
-                                let mut seen = 0usize;
-                                for (k, v) in o {
-                                    match k.as_str() {
-                                        "change" => {
-                                            seen += 1;
-                                            if cx.compatible() {
-                                                if !v.is_string() {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("change"),
-                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            } else {
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("change"),
-                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                                if !(matches!(
-                                                    v.as_str(), Some("added" | "removed" | "modified")
-                                                )) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("change"),
-                                                            "/$defs/CatalogChangedResult/properties/changes/items/properties/change/enum",
-                                                            Why::Enum(v, "\"added\", \"removed\", \"modified\""),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                        }
-                                        "id" => {
-                                            seen += 1;
-                                            if !(v.is_string()) {
-                                                if cx
-                                                    .fail(
-                                                        &at.key("id"),
-                                                        "/$defs/CatalogChangedResult/properties/changes/items/properties/id/type",
-                                                        Why::Type(v, &["string"]),
-                                                    )
-                                                {
-                                                    return false;
-                                                }
-                                            }
-                                        }
-                                        _ => {}
-                                    }
-                                }
-                                if seen < 2usize {
-                                    for name in ["id", "change"] {
-                                        if !o.contains_key(name) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/CatalogChangedResult/properties/changes/items/required",
-                                                    Why::Required(name),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
+                        }
+                        if seen < 2usize {
+                            for name in ["id", "change"] {
+                                if !o.contains_key(name) {
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/CatalogChangedResult/properties/changes/items/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
                                     }
                                 }
                             }
                         }
                     }
                 }
-                _ => {}
             }
         }
         if seen < 2usize {
@@ -2052,30 +2050,29 @@ pub fn catalog_get_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "catalog_version" => {
-                    seen += 1;
-                    if !(v.is_string()) {
-                        if cx
-                            .fail(
-                                &at.key("catalog_version"),
-                                "/$defs/CatalogGetResult/properties/catalog_version/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+        let found = ::pilotage_types::validate::runtime::pick(
+            o,
+            &["catalog_version", "entry"],
+        );
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            if !(v.is_string()) {
+                if cx
+                    .fail(
+                        &at.key("catalog_version"),
+                        "/$defs/CatalogGetResult/properties/catalog_version/type",
+                        Why::Type(v, &["string"]),
+                    )
+                {
+                    return false;
                 }
-                "entry" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !catalog_entry(cx, v, at) && cx.stops() {
-                        return false;
-                    }
-                }
-                _ => {}
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            let at = &at.key("entry");
+            if !catalog_entry(cx, v, at) && cx.stops() {
+                return false;
             }
         }
         if seen < 2usize {
@@ -2530,8 +2527,15 @@ pub fn execute_request(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     {
         let holds: usize = if let Value::Object(members) = v {
-            usize::from(members.contains_key("program"))
-                + usize::from(members.contains_key("program_ref"))
+            usize::from(
+                ::pilotage_types::validate::runtime::has_member(members, "program"),
+            )
+                + usize::from(
+                    ::pilotage_types::validate::runtime::has_member(
+                        members,
+                        "program_ref",
+                    ),
+                )
         } else {
             2usize
         };
@@ -2641,7 +2645,7 @@ pub fn execute_response(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         if holds_4 && seen_5 == 1usize {
             if let Value::Object(o) = v {
                 for name in ["diagnostics"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -2929,33 +2933,29 @@ pub fn guide_fetch_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "guide" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if let Value::Object(o) = v {
-                        for name in ["body"] {
-                            if !o.contains_key(name) {
-                                if cx
-                                    .fail(
-                                        at,
-                                        "/$defs/GuideFetchResult/properties/guide/required",
-                                        Why::Required(name),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    {
-                        if !guide(cx, v, at) && cx.stops() {
+        let found = ::pilotage_types::validate::runtime::pick(o, &["guide"]);
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            let at = &at.key("guide");
+            if let Value::Object(o) = v {
+                for name in ["body"] {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/GuideFetchResult/properties/guide/required",
+                                Why::Required(name),
+                            )
+                        {
                             return false;
                         }
                     }
                 }
-                _ => {}
+            }
+            {
+                if !guide(cx, v, at) && cx.stops() {
+                    return false;
+                }
             }
         }
         if seen < 1usize {
@@ -2986,47 +2986,43 @@ pub fn guide_index_result(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "guides" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.is_array()) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/GuideIndexResult/properties/guides/type",
-                                Why::Type(v, &["array"]),
-                            )
-                        {
+        let found = ::pilotage_types::validate::runtime::pick(o, &["guides"]);
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            let at = &at.key("guides");
+            if !(v.is_array()) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/GuideIndexResult/properties/guides/type",
+                        Why::Type(v, &["array"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Array(a) = v {
+                for (index, v) in a.iter().enumerate() {
+                    let at = &at.index(index);
+                    {
+                        if !guide(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
-                    if let Value::Array(a) = v {
-                        for (index, v) in a.iter().enumerate() {
-                            let at = &at.index(index);
+                    {
+                        if cx.quiet(s46, v, at) {
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not",
+                                    Why::Not(v, "{\"required\":[\"body\"]}"),
+                                )
                             {
-                                if !guide(cx, v, at) && cx.stops() {
-                                    return false;
-                                }
-                            }
-                            {
-                                if cx.quiet(s46, v, at) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/GuideIndexResult/properties/guides/items/allOf/1/not",
-                                            Why::Not(v, "{\"required\":[\"body\"]}"),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
+                                return false;
                             }
                         }
                     }
                 }
-                _ => {}
             }
         }
         if seen < 1usize {
@@ -3052,7 +3048,7 @@ fn s46(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for name in ["body"] {
-            if !o.contains_key(name) {
+            if !::pilotage_types::validate::runtime::has_member(o, name) {
                 if cx
                     .fail(
                         at,
@@ -3076,35 +3072,37 @@ pub fn initialize_meta_value(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        for (k, v) in o {
-            match k.as_str() {
-                "manifest" => {
-                    let at = &at.key(k);
-                    if !manifest(cx, v, at) && cx.stops() {
-                        return false;
-                    }
+        let found = ::pilotage_types::validate::runtime::pick(
+            o,
+            &["manifest", "manifest_uri"],
+        );
+        if let Some(v) = found[0usize] {
+            let at = &at.key("manifest");
+            if !manifest(cx, v, at) && cx.stops() {
+                return false;
+            }
+        }
+        if let Some(v) = found[1usize] {
+            if !(v.is_string()) {
+                if cx
+                    .fail(
+                        &at.key("manifest_uri"),
+                        "/$defs/InitializeMetaValue/properties/manifest_uri/type",
+                        Why::Type(v, &["string"]),
+                    )
+                {
+                    return false;
                 }
-                "manifest_uri" => {
-                    if !(v.is_string()) {
-                        if cx
-                            .fail(
-                                &at.key("manifest_uri"),
-                                "/$defs/InitializeMetaValue/properties/manifest_uri/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                }
-                _ => {}
             }
         }
     }
     {
         if let Value::Object(members) = v {
-            if !(members.contains_key("manifest")
-                || members.contains_key("manifest_uri"))
+            if !(::pilotage_types::validate::runtime::has_member(members, "manifest")
+                || ::pilotage_types::validate::runtime::has_member(
+                    members,
+                    "manifest_uri",
+                ))
             {
                 if cx.fail(at, "/$defs/InitializeMetaValue/anyOf", Why::AnyOf(v)) {
                     return false;
@@ -3629,7 +3627,7 @@ fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         for name in ["capabilities"] {
-            if !o.contains_key(name) {
+            if !::pilotage_types::validate::runtime::has_member(o, name) {
                 if cx.fail(at, "/$defs/Manifest/anyOf/0/required", Why::Required(name)) {
                     return false;
                 }
@@ -3642,32 +3640,31 @@ fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
 fn s45(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        for (k, v) in o {
-            match k.as_str() {
-                "languages" => {
-                    let at = &at.key(k);
-                    if let Value::Array(a) = v {
-                        for (index, v) in a.iter().enumerate() {
-                            let at = &at.index(index);
-                            if let Value::Object(o) = v {
-                                for name in ["capabilities"] {
-                                    if !o.contains_key(name) {
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/Manifest/anyOf/1/properties/languages/items/required",
-                                                Why::Required(name),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
+        let found = ::pilotage_types::validate::runtime::pick(o, &["languages"]);
+        if let Some(v) = found[0usize] {
+            let at = &at.key("languages");
+            if let Value::Array(a) = v {
+                for (index, v) in a.iter().enumerate() {
+                    let at = &at.index(index);
+                    if let Value::Object(o) = v {
+                        for name in ["capabilities"] {
+                            if !::pilotage_types::validate::runtime::has_member(
+                                o,
+                                name,
+                            ) {
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/Manifest/anyOf/1/properties/languages/items/required",
+                                        Why::Required(name),
+                                    )
+                                {
+                                    return false;
                                 }
                             }
                         }
                     }
                 }
-                _ => {}
             }
         }
     }
@@ -3891,37 +3888,36 @@ pub fn plan_step(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                     }
                     if let Value::Object(o) = v {
                         let mut seen = 0usize;
-                        for (k, v) in o {
-                            match k.as_str() {
-                                "branch" => {
-                                    seen += 1;
-                                    if !(v.is_string()) {
-                                        if cx
-                                            .fail(
-                                                &at.key("branch"),
-                                                "/$defs/PlanStep/properties/arm/properties/branch/type",
-                                                Why::Type(v, &["string"]),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
+                        let found = ::pilotage_types::validate::runtime::pick(
+                            o,
+                            &["branch", "label"],
+                        );
+                        if let Some(v) = found[0usize] {
+                            seen += 1;
+                            if !(v.is_string()) {
+                                if cx
+                                    .fail(
+                                        &at.key("branch"),
+                                        "/$defs/PlanStep/properties/arm/properties/branch/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
                                 }
-                                "label" => {
-                                    seen += 1;
-                                    if !(v.is_string()) {
-                                        if cx
-                                            .fail(
-                                                &at.key("label"),
-                                                "/$defs/PlanStep/properties/arm/properties/label/type",
-                                                Why::Type(v, &["string"]),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
+                            }
+                        }
+                        if let Some(v) = found[1usize] {
+                            seen += 1;
+                            if !(v.is_string()) {
+                                if cx
+                                    .fail(
+                                        &at.key("label"),
+                                        "/$defs/PlanStep/properties/arm/properties/label/type",
+                                        Why::Type(v, &["string"]),
+                                    )
+                                {
+                                    return false;
                                 }
-                                _ => {}
                             }
                         }
                         if seen < 2usize {
@@ -4039,30 +4035,29 @@ fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "argument" => {
-                    seen += 1;
-                    if !(v.is_string()) {
-                        if cx
-                            .fail(
-                                &at.key("argument"),
-                                "/$defs/ProgramDeclaration/anyOf/0/properties/argument/type",
-                                Why::Type(v, &["string"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
+        let found = ::pilotage_types::validate::runtime::pick(
+            o,
+            &["argument", "language"],
+        );
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            if !(v.is_string()) {
+                if cx
+                    .fail(
+                        &at.key("argument"),
+                        "/$defs/ProgramDeclaration/anyOf/0/properties/argument/type",
+                        Why::Type(v, &["string"]),
+                    )
+                {
+                    return false;
                 }
-                "language" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !language_identifier(cx, v, at) && cx.stops() {
-                        return false;
-                    }
-                }
-                _ => {}
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            let at = &at.key("language");
+            if !language_identifier(cx, v, at) && cx.stops() {
+                return false;
             }
         }
         if seen < 2usize {
@@ -4088,95 +4083,90 @@ fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "languages" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.is_array()) {
+        let found = ::pilotage_types::validate::runtime::pick(o, &["languages"]);
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            let at = &at.key("languages");
+            if !(v.is_array()) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/type",
+                        Why::Type(v, &["array"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Array(a) = v {
+                for (index, v) in a.iter().enumerate() {
+                    let at = &at.index(index);
+                    if !(v.is_object()) {
                         if cx
                             .fail(
                                 at,
-                                "/$defs/ProgramDeclaration/anyOf/1/properties/languages/type",
-                                Why::Type(v, &["array"]),
+                                "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/type",
+                                Why::Type(v, &["object"]),
                             )
                         {
                             return false;
                         }
                     }
-                    if let Value::Array(a) = v {
-                        for (index, v) in a.iter().enumerate() {
-                            let at = &at.index(index);
-                            if !(v.is_object()) {
+                    if let Value::Object(o) = v {
+                        let mut seen = 0usize;
+                        let found = ::pilotage_types::validate::runtime::pick(
+                            o,
+                            &["argument", "language"],
+                        );
+                        if let Some(v) = found[0usize] {
+                            seen += 1;
+                            if !(v.is_string()) {
                                 if cx
                                     .fail(
-                                        at,
-                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/type",
-                                        Why::Type(v, &["object"]),
+                                        &at.key("argument"),
+                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/properties/argument/type",
+                                        Why::Type(v, &["string"]),
                                     )
                                 {
                                     return false;
                                 }
                             }
-                            if let Value::Object(o) = v {
-                                let mut seen = 0usize;
-                                for (k, v) in o {
-                                    match k.as_str() {
-                                        "argument" => {
-                                            seen += 1;
-                                            if !(v.is_string()) {
-                                                if cx
-                                                    .fail(
-                                                        &at.key("argument"),
-                                                        "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/properties/argument/type",
-                                                        Why::Type(v, &["string"]),
-                                                    )
-                                                {
-                                                    return false;
-                                                }
-                                            }
-                                        }
-                                        "language" => {
-                                            seen += 1;
-                                            let at = &at.key(k);
-                                            if !language_identifier(cx, v, at) && cx.stops() {
-                                                return false;
-                                            }
-                                        }
-                                        _ => {}
-                                    }
-                                }
-                                if seen < 2usize {
-                                    for name in ["argument", "language"] {
-                                        if !o.contains_key(name) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/required",
-                                                    Why::Required(name),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                    }
-                                }
+                        }
+                        if let Some(v) = found[1usize] {
+                            seen += 1;
+                            let at = &at.key("language");
+                            if !language_identifier(cx, v, at) && cx.stops() {
+                                return false;
                             }
                         }
-                        if (a.len() as u64) < 2u64 {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/ProgramDeclaration/anyOf/1/properties/languages/minItems",
-                                    Why::MinItems(v, 2u64),
-                                )
-                            {
-                                return false;
+                        if seen < 2usize {
+                            for name in ["argument", "language"] {
+                                if !o.contains_key(name) {
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/ProgramDeclaration/anyOf/1/properties/languages/items/required",
+                                            Why::Required(name),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
                             }
                         }
                     }
                 }
-                _ => {}
+                if (a.len() as u64) < 2u64 {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/ProgramDeclaration/anyOf/1/properties/languages/minItems",
+                            Why::MinItems(v, 2u64),
+                        )
+                    {
+                        return false;
+                    }
+                }
             }
         }
         if seen < 1usize {
@@ -4207,14 +4197,96 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "catalog_version" => {
+        let found = ::pilotage_types::validate::runtime::pick(
+            o,
+            &["catalog_version", "error"],
+        );
+        if let Some(v) = found[0usize] {
+            if !(v.is_string()) {
+                if cx
+                    .fail(
+                        &at.key("catalog_version"),
+                        "/$defs/RequestError/properties/catalog_version/type",
+                        Why::Type(v, &["string"]),
+                    )
+                {
+                    return false;
+                }
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            let at = &at.key("error");
+            if !(v.is_object()) {
+                if cx
+                    .fail(
+                        at,
+                        "/$defs/RequestError/properties/error/type",
+                        Why::Type(v, &["object"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Object(o) = v {
+                let mut seen = 0usize;
+                let found = ::pilotage_types::validate::runtime::pick(
+                    o,
+                    &["kind", "message"],
+                );
+                if let Some(v) = found[0usize] {
+                    seen += 1;
+                    if cx.compatible() {
+                        if !v.is_string() {
+                            if cx
+                                .fail(
+                                    &at.key("kind"),
+                                    "/$defs/RequestError/properties/error/properties/kind/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    } else {
+                        if !(v.is_string()) {
+                            if cx
+                                .fail(
+                                    &at.key("kind"),
+                                    "/$defs/RequestError/properties/error/properties/kind/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if !(matches!(
+                            v.as_str(), Some("not_found" | "invalid_request" |
+                            "unknown_baseline" | "idempotency_conflict" |
+                            "bounds_exceeded" | "unsupported" | "internal")
+                        )) {
+                            if cx
+                                .fail(
+                                    &at.key("kind"),
+                                    "/$defs/RequestError/properties/error/properties/kind/enum",
+                                    Why::Enum(
+                                        v,
+                                        "\"not_found\", \"invalid_request\", \"unknown_baseline\", \"idempotency_conflict\", \"bounds_exceeded\", \"unsupported\", \"internal\"",
+                                    ),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+                if let Some(v) = found[1usize] {
+                    seen += 1;
                     if !(v.is_string()) {
                         if cx
                             .fail(
-                                &at.key("catalog_version"),
-                                "/$defs/RequestError/properties/catalog_version/type",
+                                &at.key("message"),
+                                "/$defs/RequestError/properties/error/properties/message/type",
                                 Why::Type(v, &["string"]),
                             )
                         {
@@ -4222,105 +4294,21 @@ pub fn request_error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
-                "error" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !(v.is_object()) {
-                        if cx
-                            .fail(
-                                at,
-                                "/$defs/RequestError/properties/error/type",
-                                Why::Type(v, &["object"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if let Value::Object(o) = v {
-                        let mut seen = 0usize;
-                        for (k, v) in o {
-                            match k.as_str() {
-                                "kind" => {
-                                    seen += 1;
-                                    if cx.compatible() {
-                                        if !v.is_string() {
-                                            if cx
-                                                .fail(
-                                                    &at.key("kind"),
-                                                    "/$defs/RequestError/properties/error/properties/kind/type",
-                                                    Why::Type(v, &["string"]),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                    } else {
-                                        if !(v.is_string()) {
-                                            if cx
-                                                .fail(
-                                                    &at.key("kind"),
-                                                    "/$defs/RequestError/properties/error/properties/kind/type",
-                                                    Why::Type(v, &["string"]),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                        if !(matches!(
-                                            v.as_str(), Some("not_found" | "invalid_request" |
-                                            "unknown_baseline" | "idempotency_conflict" |
-                                            "bounds_exceeded" | "unsupported" | "internal")
-                                        )) {
-                                            if cx
-                                                .fail(
-                                                    &at.key("kind"),
-                                                    "/$defs/RequestError/properties/error/properties/kind/enum",
-                                                    Why::Enum(
-                                                        v,
-                                                        "\"not_found\", \"invalid_request\", \"unknown_baseline\", \"idempotency_conflict\", \"bounds_exceeded\", \"unsupported\", \"internal\"",
-                                                    ),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                    }
-                                }
-                                "message" => {
-                                    seen += 1;
-                                    if !(v.is_string()) {
-                                        if cx
-                                            .fail(
-                                                &at.key("message"),
-                                                "/$defs/RequestError/properties/error/properties/message/type",
-                                                Why::Type(v, &["string"]),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                        if seen < 2usize {
-                            for name in ["kind", "message"] {
-                                if !o.contains_key(name) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/RequestError/properties/error/required",
-                                            Why::Required(name),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
+                if seen < 2usize {
+                    for name in ["kind", "message"] {
+                        if !o.contains_key(name) {
+                            if cx
+                                .fail(
+                                    at,
+                                    "/$defs/RequestError/properties/error/required",
+                                    Why::Required(name),
+                                )
+                            {
+                                return false;
                             }
                         }
                     }
                 }
-                _ => {}
             }
         }
         if seen < 1usize {
@@ -4480,71 +4468,67 @@ pub fn text_position(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "column" => {
-                    seen += 1;
-                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        if cx
-                            .fail(
-                                &at.key("column"),
-                                "/$defs/TextPosition/properties/column/type",
-                                Why::Type(v, &["integer"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if let Value::Number(n) = v {
-                        if ::pilotage_types::validate::runtime::compare(
-                            n,
-                            ::pilotage_types::validate::runtime::Num::U(1u64),
-                        ) == Some(::std::cmp::Ordering::Less)
-                        {
-                            if cx
-                                .fail(
-                                    &at.key("column"),
-                                    "/$defs/TextPosition/properties/column/minimum",
-                                    Why::Minimum(v, "1"),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+        let found = ::pilotage_types::validate::runtime::pick(o, &["column", "line"]);
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                if cx
+                    .fail(
+                        &at.key("column"),
+                        "/$defs/TextPosition/properties/column/type",
+                        Why::Type(v, &["integer"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Number(n) = v {
+                if ::pilotage_types::validate::runtime::compare(
+                    n,
+                    ::pilotage_types::validate::runtime::Num::U(1u64),
+                ) == Some(::std::cmp::Ordering::Less)
+                {
+                    if cx
+                        .fail(
+                            &at.key("column"),
+                            "/$defs/TextPosition/properties/column/minimum",
+                            Why::Minimum(v, "1"),
+                        )
+                    {
+                        return false;
                     }
                 }
-                "line" => {
-                    seen += 1;
-                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                        if cx
-                            .fail(
-                                &at.key("line"),
-                                "/$defs/TextPosition/properties/line/type",
-                                Why::Type(v, &["integer"]),
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    if let Value::Number(n) = v {
-                        if ::pilotage_types::validate::runtime::compare(
-                            n,
-                            ::pilotage_types::validate::runtime::Num::U(1u64),
-                        ) == Some(::std::cmp::Ordering::Less)
-                        {
-                            if cx
-                                .fail(
-                                    &at.key("line"),
-                                    "/$defs/TextPosition/properties/line/minimum",
-                                    Why::Minimum(v, "1"),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                if cx
+                    .fail(
+                        &at.key("line"),
+                        "/$defs/TextPosition/properties/line/type",
+                        Why::Type(v, &["integer"]),
+                    )
+                {
+                    return false;
+                }
+            }
+            if let Value::Number(n) = v {
+                if ::pilotage_types::validate::runtime::compare(
+                    n,
+                    ::pilotage_types::validate::runtime::Num::U(1u64),
+                ) == Some(::std::cmp::Ordering::Less)
+                {
+                    if cx
+                        .fail(
+                            &at.key("line"),
+                            "/$defs/TextPosition/properties/line/minimum",
+                            Why::Minimum(v, "1"),
+                        )
+                    {
+                        return false;
                     }
                 }
-                _ => {}
             }
         }
         if seen < 2usize {
@@ -4569,23 +4553,19 @@ pub fn text_range(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        for (k, v) in o {
-            match k.as_str() {
-                "end" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !text_position(cx, v, at) && cx.stops() {
-                        return false;
-                    }
-                }
-                "start" => {
-                    seen += 1;
-                    let at = &at.key(k);
-                    if !text_position(cx, v, at) && cx.stops() {
-                        return false;
-                    }
-                }
-                _ => {}
+        let found = ::pilotage_types::validate::runtime::pick(o, &["end", "start"]);
+        if let Some(v) = found[0usize] {
+            seen += 1;
+            let at = &at.key("end");
+            if !text_position(cx, v, at) && cx.stops() {
+                return false;
+            }
+        }
+        if let Some(v) = found[1usize] {
+            seen += 1;
+            let at = &at.key("start");
+            if !text_position(cx, v, at) && cx.stops() {
+                return false;
             }
         }
         if seen < 2usize {

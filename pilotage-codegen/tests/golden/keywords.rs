@@ -747,7 +747,7 @@ pub mod checks {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             for name in ["forbidden"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/choice/not/required", Why::Required(name)) {
                         return false;
                     }
@@ -766,7 +766,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             for name in ["a"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/choice/oneOf/0/required", Why::Required(name))
                     {
                         return false;
@@ -786,7 +786,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             for name in ["b"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/choice/oneOf/1/required", Why::Required(name))
                     {
                         return false;
@@ -871,7 +871,7 @@ pub mod checks {
             if holds_1 && seen_2 == 1usize {
                 if let Value::Object(o) = v {
                     for name in ["a"] {
-                        if !o.contains_key(name) {
+                        if !::pilotage_types::validate::runtime::has_member(o, name) {
                             if cx
                                 .fail(
                                     at,
@@ -887,7 +887,7 @@ pub mod checks {
             } else {
                 if let Value::Object(o) = v {
                     for name in ["b"] {
-                        if !o.contains_key(name) {
+                        if !::pilotage_types::validate::runtime::has_member(o, name) {
                             if cx
                                 .fail(
                                     at,
@@ -964,8 +964,8 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            if o.contains_key("card") {
-                if !o.contains_key("billing") {
+            if ::pilotage_types::validate::runtime::has_member(o, "card") {
+                if !::pilotage_types::validate::runtime::has_member(o, "billing") {
                     if cx
                         .fail(
                             at,
@@ -977,39 +977,38 @@ pub mod checks {
                     }
                 }
             }
-            if o.contains_key("gift") {
+            if ::pilotage_types::validate::runtime::has_member(o, "gift") {
                 if let Value::Object(o) = v {
                     let mut seen = 0usize;
-                    for (k, v) in o {
-                        match k.as_str() {
-                            "message" => {
-                                seen += 1;
-                                if !(v.is_string()) {
-                                    if cx
-                                        .fail(
-                                            &at.key("message"),
-                                            "/$defs/dependent/dependentSchemas/gift/properties/message/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                                if let Value::String(s) = v {
-                                    if ::pilotage_types::validate::runtime::length(s) > 20u64 {
-                                        if cx
-                                            .fail(
-                                                &at.key("message"),
-                                                "/$defs/dependent/dependentSchemas/gift/properties/message/maxLength",
-                                                Why::MaxLength(v, 20u64),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
+                    let found = ::pilotage_types::validate::runtime::pick(
+                        o,
+                        &["message"],
+                    );
+                    if let Some(v) = found[0usize] {
+                        seen += 1;
+                        if !(v.is_string()) {
+                            if cx
+                                .fail(
+                                    &at.key("message"),
+                                    "/$defs/dependent/dependentSchemas/gift/properties/message/type",
+                                    Why::Type(v, &["string"]),
+                                )
+                            {
+                                return false;
+                            }
+                        }
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 20u64 {
+                                if cx
+                                    .fail(
+                                        &at.key("message"),
+                                        "/$defs/dependent/dependentSchemas/gift/properties/message/maxLength",
+                                        Why::MaxLength(v, 20u64),
+                                    )
+                                {
+                                    return false;
                                 }
                             }
-                            _ => {}
                         }
                     }
                     if seen < 1usize {
@@ -1061,8 +1060,7 @@ pub mod checks {
                         .as_object()
                         .is_some_and(|o| {
                             o.len() == 1usize
-                                && o
-                                    .get("k")
+                                && ::pilotage_types::validate::runtime::lookup(o, "k")
                                     .is_some_and(|v| {
                                         v
                                             .as_array()
@@ -1118,8 +1116,7 @@ pub mod checks {
                                 .as_object()
                                 .is_some_and(|o| {
                                     o.len() == 1usize
-                                        && o
-                                            .get("one")
+                                        && ::pilotage_types::validate::runtime::lookup(o, "one")
                                             .is_some_and(|v| ::pilotage_types::validate::runtime::is_number(
                                                 v,
                                                 ::pilotage_types::validate::runtime::Num::U(1u64),
@@ -1158,8 +1155,7 @@ pub mod checks {
                             .as_object()
                             .is_some_and(|o| {
                                 o.len() == 1usize
-                                    && o
-                                        .get("k")
+                                    && ::pilotage_types::validate::runtime::lookup(o, "k")
                                         .is_some_and(|v| {
                                             v
                                                 .as_array()

@@ -1782,43 +1782,42 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "effect" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !execution_effect(cx, v, at) && cx.stops() {
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["effect", "tools"],
+            );
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                let at = &at.key("effect");
+                if !execution_effect(cx, v, at) && cx.stops() {
+                    return false;
+                }
+            }
+            if let Some(v) = found[1usize] {
+                seen += 1;
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    if cx
+                        .fail(
+                            &at.key("tools"),
+                            "/$defs/McpEffectCount/properties/tools/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::is_negative(n) {
+                        if cx
+                            .fail(
+                                &at.key("tools"),
+                                "/$defs/McpEffectCount/properties/tools/minimum",
+                                Why::Minimum(v, "0"),
+                            )
+                        {
                             return false;
                         }
                     }
-                    "tools" => {
-                        seen += 1;
-                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            if cx
-                                .fail(
-                                    &at.key("tools"),
-                                    "/$defs/McpEffectCount/properties/tools/type",
-                                    Why::Type(v, &["integer"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::is_negative(n) {
-                                if cx
-                                    .fail(
-                                        &at.key("tools"),
-                                        "/$defs/McpEffectCount/properties/tools/minimum",
-                                        Why::Minimum(v, "0"),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
                 }
             }
             if seen < 2usize {

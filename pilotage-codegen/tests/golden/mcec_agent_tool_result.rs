@@ -751,7 +751,7 @@ pub mod checks {
                 }
                 if let Value::Object(o) = v {
                     for name in ["error"] {
-                        if !o.contains_key(name) {
+                        if !::pilotage_types::validate::runtime::has_member(o, name) {
                             if cx.fail(at, "/allOf/0/then/required", Why::Required(name))
                             {
                                 return false;
@@ -1011,23 +1011,19 @@ pub mod checks {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "ok" => {
-                        seen += 1;
-                        if !(v.as_bool() == Some(true)) {
-                            if cx
-                                .fail(
-                                    &at.key("ok"),
-                                    "/allOf/1/if/properties/ok/const",
-                                    Why::Const("true"),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(o, &["ok"]);
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                if !(v.as_bool() == Some(true)) {
+                    if cx
+                        .fail(
+                            &at.key("ok"),
+                            "/allOf/1/if/properties/ok/const",
+                            Why::Const("true"),
+                        )
+                    {
+                        return false;
                     }
-                    _ => {}
                 }
             }
             if seen < 1usize {
@@ -1059,23 +1055,19 @@ pub mod checks {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "error" => {
-                        seen += 1;
-                        if !(v.is_object()) {
-                            if cx
-                                .fail(
-                                    &at.key("error"),
-                                    "/allOf/1/then/not/anyOf/0/properties/error/type",
-                                    Why::Type(v, &["object"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(o, &["error"]);
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                if !(v.is_object()) {
+                    if cx
+                        .fail(
+                            &at.key("error"),
+                            "/allOf/1/then/not/anyOf/0/properties/error/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
                     }
-                    _ => {}
                 }
             }
             if seen < 1usize {

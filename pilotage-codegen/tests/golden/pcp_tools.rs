@@ -6513,29 +6513,28 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "entries" => {
-                        seen += 1;
-                        if !(v.is_array()) {
-                            if cx
-                                .fail(
-                                    &at.key("entries"),
-                                    "/$defs/audit_list_output/properties/entries/type",
-                                    Why::Type(v, &["array"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["entries", "next_cursor"],
+            );
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            &at.key("entries"),
+                            "/$defs/audit_list_output/properties/entries/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
                     }
-                    "next_cursor" => {
-                        let at = &at.key(k);
-                        if !cursor(cx, v, at) && cx.stops() {
-                            return false;
-                        }
-                    }
-                    _ => {}
+                }
+            }
+            if let Some(v) = found[1usize] {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) && cx.stops() {
+                    return false;
                 }
             }
             if seen < 1usize {
@@ -6566,80 +6565,79 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for (k, v) in o {
-                match k.as_str() {
-                    "focus" => {
-                        if !(v.is_string()) {
-                            if cx
-                                .fail(
-                                    &at.key("focus"),
-                                    "/$defs/context_brief_input/properties/focus/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::String(s) = v {
-                            if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
-                                if cx
-                                    .fail(
-                                        &at.key("focus"),
-                                        "/$defs/context_brief_input/properties/focus/maxLength",
-                                        Why::MaxLength(v, 2000u64),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["focus", "token_budget"],
+            );
+            if let Some(v) = found[0usize] {
+                if !(v.is_string()) {
+                    if cx
+                        .fail(
+                            &at.key("focus"),
+                            "/$defs/context_brief_input/properties/focus/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::String(s) = v {
+                    if ::pilotage_types::validate::runtime::length(s) > 2000u64 {
+                        if cx
+                            .fail(
+                                &at.key("focus"),
+                                "/$defs/context_brief_input/properties/focus/maxLength",
+                                Why::MaxLength(v, 2000u64),
+                            )
+                        {
+                            return false;
                         }
                     }
-                    "token_budget" => {
-                        if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                            if cx
-                                .fail(
-                                    &at.key("token_budget"),
-                                    "/$defs/context_brief_input/properties/token_budget/type",
-                                    Why::Type(v, &["integer"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Number(n) = v {
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(200u64),
-                            ) == Some(::std::cmp::Ordering::Less)
-                            {
-                                if cx
-                                    .fail(
-                                        &at.key("token_budget"),
-                                        "/$defs/context_brief_input/properties/token_budget/minimum",
-                                        Why::Minimum(v, "200"),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
-                            if ::pilotage_types::validate::runtime::compare(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::U(50000u64),
-                            ) == Some(::std::cmp::Ordering::Greater)
-                            {
-                                if cx
-                                    .fail(
-                                        &at.key("token_budget"),
-                                        "/$defs/context_brief_input/properties/token_budget/maximum",
-                                        Why::Maximum(v, "50000"),
-                                    )
-                                {
-                                    return false;
-                                }
-                            }
+                }
+            }
+            if let Some(v) = found[1usize] {
+                if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                    if cx
+                        .fail(
+                            &at.key("token_budget"),
+                            "/$defs/context_brief_input/properties/token_budget/type",
+                            Why::Type(v, &["integer"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Number(n) = v {
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(200u64),
+                    ) == Some(::std::cmp::Ordering::Less)
+                    {
+                        if cx
+                            .fail(
+                                &at.key("token_budget"),
+                                "/$defs/context_brief_input/properties/token_budget/minimum",
+                                Why::Minimum(v, "200"),
+                            )
+                        {
+                            return false;
                         }
                     }
-                    _ => {}
+                    if ::pilotage_types::validate::runtime::compare(
+                        n,
+                        ::pilotage_types::validate::runtime::Num::U(50000u64),
+                    ) == Some(::std::cmp::Ordering::Greater)
+                    {
+                        if cx
+                            .fail(
+                                &at.key("token_budget"),
+                                "/$defs/context_brief_input/properties/token_budget/maximum",
+                                Why::Maximum(v, "50000"),
+                            )
+                        {
+                            return false;
+                        }
+                    }
                 }
             }
         }
@@ -6706,22 +6704,21 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if let Value::Object(o) = v {
-                                    for (k, v) in o {
-                                        match k.as_str() {
-                                            "excerpt" => {
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("excerpt"),
-                                                            "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
+                                    let found = ::pilotage_types::validate::runtime::pick(
+                                        o,
+                                        &["excerpt"],
+                                    );
+                                    if let Some(v) = found[0usize] {
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("excerpt"),
+                                                    "/$defs/context_brief_output/properties/memory/items/properties/excerpt/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
                                             }
-                                            _ => {}
                                         }
                                     }
                                 }
@@ -7094,68 +7091,67 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "dry_run" => {
-                        seen += 1;
-                        if !(v.is_boolean()) {
-                            if cx
-                                .fail(
-                                    &at.key("dry_run"),
-                                    "/$defs/erase_request_output/properties/dry_run/type",
-                                    Why::Type(v, &["boolean"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["dry_run", "would_erase"],
+            );
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                if !(v.is_boolean()) {
+                    if cx
+                        .fail(
+                            &at.key("dry_run"),
+                            "/$defs/erase_request_output/properties/dry_run/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
                     }
-                    "would_erase" => {
-                        let at = &at.key(k);
-                        if !(v.is_object()) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/erase_request_output/properties/would_erase/type",
-                                    Why::Type(v, &["object"]),
-                                )
-                            {
-                                return false;
+                }
+            }
+            if let Some(v) = found[1usize] {
+                let at = &at.key("would_erase");
+                if !(v.is_object()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/erase_request_output/properties/would_erase/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    for (k, v) in o {
+                        if !(false) {
+                            let at = &at.key(k);
+                            if !(::pilotage_types::validate::runtime::is_integer(v)) {
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/erase_request_output/properties/would_erase/additionalProperties/type",
+                                        Why::Type(v, &["integer"]),
+                                    )
+                                {
+                                    return false;
+                                }
                             }
-                        }
-                        if let Value::Object(o) = v {
-                            for (k, v) in o {
-                                if !(false) {
-                                    let at = &at.key(k);
-                                    if !(::pilotage_types::validate::runtime::is_integer(v)) {
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/erase_request_output/properties/would_erase/additionalProperties/type",
-                                                Why::Type(v, &["integer"]),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                    if let Value::Number(n) = v {
-                                        if ::pilotage_types::validate::runtime::is_negative(n) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/erase_request_output/properties/would_erase/additionalProperties/minimum",
-                                                    Why::Minimum(v, "0"),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
+                            if let Value::Number(n) = v {
+                                if ::pilotage_types::validate::runtime::is_negative(n) {
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/erase_request_output/properties/would_erase/additionalProperties/minimum",
+                                            Why::Minimum(v, "0"),
+                                        )
+                                    {
+                                        return false;
                                     }
                                 }
                             }
                         }
                     }
-                    _ => {}
                 }
             }
             if seen < 1usize {
@@ -7186,146 +7182,53 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "error" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.is_object()) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/error/properties/error/type",
-                                    Why::Type(v, &["object"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Object(o) = v {
-                            let mut seen = 0usize;
-                            for (k, v) in o {
-                                match k.as_str() {
-                                    "code" => {
-                                        seen += 1;
-                                        if cx.compatible() {
-                                            if !v.is_string() {
-                                                if cx
-                                                    .fail(
-                                                        &at.key("code"),
-                                                        "/$defs/error/properties/error/properties/code/type",
-                                                        Why::Type(v, &["string"]),
-                                                    )
-                                                {
-                                                    return false;
-                                                }
-                                            }
-                                        } else {
-                                            if !(matches!(
-                                                v.as_str(), Some("invalid_input" | "not_found" | "forbidden"
-                                                | "conflict" | "too_large" | "rate_limited" | "locked" |
-                                                "unsupported" | "internal")
-                                            )) {
-                                                if cx
-                                                    .fail(
-                                                        &at.key("code"),
-                                                        "/$defs/error/properties/error/properties/code/enum",
-                                                        Why::Enum(
-                                                            v,
-                                                            "\"invalid_input\", \"not_found\", \"forbidden\", \"conflict\", \"too_large\", \"rate_limited\", \"locked\", \"unsupported\", \"internal\"",
-                                                        ),
-                                                    )
-                                                {
-                                                    return false;
-                                                }
-                                            }
-                                        }
-                                    }
-                                    "message" => {
-                                        seen += 1;
-                                        if !(v.is_string()) {
-                                            if cx
-                                                .fail(
-                                                    &at.key("message"),
-                                                    "/$defs/error/properties/error/properties/message/type",
-                                                    Why::Type(v, &["string"]),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                    }
-                                    "required_scopes" => {
-                                        let at = &at.key(k);
-                                        if !(v.is_array()) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/error/properties/error/properties/required_scopes/type",
-                                                    Why::Type(v, &["array"]),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                        if let Value::Array(a) = v {
-                                            for (index, v) in a.iter().enumerate() {
-                                                let at = &at.index(index);
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            at,
-                                                            "/$defs/error/properties/error/properties/required_scopes/items/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                    "violations" => {
-                                        let at = &at.key(k);
-                                        if !(v.is_array()) {
-                                            if cx
-                                                .fail(
-                                                    at,
-                                                    "/$defs/error/properties/error/properties/violations/type",
-                                                    Why::Type(v, &["array"]),
-                                                )
-                                            {
-                                                return false;
-                                            }
-                                        }
-                                        if let Value::Array(a) = v {
-                                            for (index, v) in a.iter().enumerate() {
-                                                let at = &at.index(index);
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            at,
-                                                            "/$defs/error/properties/error/properties/violations/items/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                        }
-                                    }
-                                    _ => {}
-                                }
-                            }
-                            if seen < 2usize {
-                                for name in ["code", "message"] {
-                                    if !o.contains_key(name) {
+            let found = ::pilotage_types::validate::runtime::pick(o, &["error"]);
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                let at = &at.key("error");
+                if !(v.is_object()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/error/properties/error/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Object(o) = v {
+                    let mut seen = 0usize;
+                    for (k, v) in o {
+                        match k.as_str() {
+                            "code" => {
+                                seen += 1;
+                                if cx.compatible() {
+                                    if !v.is_string() {
                                         if cx
                                             .fail(
-                                                at,
-                                                "/$defs/error/properties/error/required",
-                                                Why::Required(name),
+                                                &at.key("code"),
+                                                "/$defs/error/properties/error/properties/code/type",
+                                                Why::Type(v, &["string"]),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
+                                } else {
+                                    if !(matches!(
+                                        v.as_str(), Some("invalid_input" | "not_found" | "forbidden"
+                                        | "conflict" | "too_large" | "rate_limited" | "locked" |
+                                        "unsupported" | "internal")
+                                    )) {
+                                        if cx
+                                            .fail(
+                                                &at.key("code"),
+                                                "/$defs/error/properties/error/properties/code/enum",
+                                                Why::Enum(
+                                                    v,
+                                                    "\"invalid_input\", \"not_found\", \"forbidden\", \"conflict\", \"too_large\", \"rate_limited\", \"locked\", \"unsupported\", \"internal\"",
+                                                ),
                                             )
                                         {
                                             return false;
@@ -7333,9 +7236,98 @@ pub mod checks {
                                     }
                                 }
                             }
+                            "message" => {
+                                seen += 1;
+                                if !(v.is_string()) {
+                                    if cx
+                                        .fail(
+                                            &at.key("message"),
+                                            "/$defs/error/properties/error/properties/message/type",
+                                            Why::Type(v, &["string"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                            }
+                            "required_scopes" => {
+                                let at = &at.key(k);
+                                if !(v.is_array()) {
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/error/properties/error/properties/required_scopes/type",
+                                            Why::Type(v, &["array"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if let Value::Array(a) = v {
+                                    for (index, v) in a.iter().enumerate() {
+                                        let at = &at.index(index);
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/error/properties/error/properties/required_scopes/items/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            "violations" => {
+                                let at = &at.key(k);
+                                if !(v.is_array()) {
+                                    if cx
+                                        .fail(
+                                            at,
+                                            "/$defs/error/properties/error/properties/violations/type",
+                                            Why::Type(v, &["array"]),
+                                        )
+                                    {
+                                        return false;
+                                    }
+                                }
+                                if let Value::Array(a) = v {
+                                    for (index, v) in a.iter().enumerate() {
+                                        let at = &at.index(index);
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/error/properties/error/properties/violations/items/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
-                    _ => {}
+                    if seen < 2usize {
+                        for name in ["code", "message"] {
+                            if !o.contains_key(name) {
+                                if cx
+                                    .fail(
+                                        at,
+                                        "/$defs/error/properties/error/required",
+                                        Why::Required(name),
+                                    )
+                                {
+                                    return false;
+                                }
+                            }
+                        }
+                    }
                 }
             }
             if seen < 1usize {
@@ -7360,56 +7352,44 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for (k, v) in o {
-                match k.as_str() {
-                    "encrypt_to" => {
-                        let at = &at.key(k);
-                        if !(v.is_array()) {
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["encrypt_to", "include_audit"],
+            );
+            if let Some(v) = found[0usize] {
+                let at = &at.key("encrypt_to");
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/export_create_input/properties/encrypt_to/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate() {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/export_create_input/properties/encrypt_to/type",
-                                    Why::Type(v, &["array"]),
+                                    "/$defs/export_create_input/properties/encrypt_to/items/type",
+                                    Why::Type(v, &["string"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate() {
-                                let at = &at.index(index);
-                                if !(v.is_string()) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/export_create_input/properties/encrypt_to/items/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                                if let Value::String(s) = v {
-                                    if ::pilotage_types::validate::runtime::length(s) > 1000u64
-                                    {
-                                        if cx
-                                            .fail(
-                                                at,
-                                                "/$defs/export_create_input/properties/encrypt_to/items/maxLength",
-                                                Why::MaxLength(v, 1000u64),
-                                            )
-                                        {
-                                            return false;
-                                        }
-                                    }
-                                }
-                            }
-                            if (a.len() as u64) > 10u64 {
+                        if let Value::String(s) = v {
+                            if ::pilotage_types::validate::runtime::length(s) > 1000u64 {
                                 if cx
                                     .fail(
                                         at,
-                                        "/$defs/export_create_input/properties/encrypt_to/maxItems",
-                                        Why::MaxItems(v, 10u64),
+                                        "/$defs/export_create_input/properties/encrypt_to/items/maxLength",
+                                        Why::MaxLength(v, 1000u64),
                                     )
                                 {
                                     return false;
@@ -7417,20 +7397,30 @@ pub mod checks {
                             }
                         }
                     }
-                    "include_audit" => {
-                        if !(v.is_boolean()) {
-                            if cx
-                                .fail(
-                                    &at.key("include_audit"),
-                                    "/$defs/export_create_input/properties/include_audit/type",
-                                    Why::Type(v, &["boolean"]),
-                                )
-                            {
-                                return false;
-                            }
+                    if (a.len() as u64) > 10u64 {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/export_create_input/properties/encrypt_to/maxItems",
+                                Why::MaxItems(v, 10u64),
+                            )
+                        {
+                            return false;
                         }
                     }
-                    _ => {}
+                }
+            }
+            if let Some(v) = found[1usize] {
+                if !(v.is_boolean()) {
+                    if cx
+                        .fail(
+                            &at.key("include_audit"),
+                            "/$defs/export_create_input/properties/include_audit/type",
+                            Why::Type(v, &["boolean"]),
+                        )
+                    {
+                        return false;
+                    }
                 }
             }
         }
@@ -7662,7 +7652,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             for name in ["title"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -7878,38 +7868,37 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "next_cursor" => {
-                        let at = &at.key(k);
-                        if !cursor(cx, v, at) && cx.stops() {
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["next_cursor", "pages"],
+            );
+            if let Some(v) = found[0usize] {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) && cx.stops() {
+                    return false;
+                }
+            }
+            if let Some(v) = found[1usize] {
+                seen += 1;
+                let at = &at.key("pages");
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/memory_list_output/properties/pages/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate() {
+                        let at = &at.index(index);
+                        if !page_summary(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
-                    "pages" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.is_array()) {
-                            if cx
-                                .fail(
-                                    at,
-                                    "/$defs/memory_list_output/properties/pages/type",
-                                    Why::Type(v, &["array"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate() {
-                                let at = &at.index(index);
-                                if !page_summary(cx, v, at) && cx.stops() {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
                 }
             }
             if seen < 1usize {
@@ -8534,35 +8523,34 @@ pub mod checks {
                             for (index, v) in a.iter().enumerate() {
                                 let at = &at.index(index);
                                 if let Value::Object(o) = v {
-                                    for (k, v) in o {
-                                        match k.as_str() {
-                                            "score" => {
-                                                if !(v.is_number()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("score"),
-                                                            "/$defs/memory_search_output/properties/results/items/properties/score/type",
-                                                            Why::Type(v, &["number"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
+                                    let found = ::pilotage_types::validate::runtime::pick(
+                                        o,
+                                        &["score", "snippet"],
+                                    );
+                                    if let Some(v) = found[0usize] {
+                                        if !(v.is_number()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("score"),
+                                                    "/$defs/memory_search_output/properties/results/items/properties/score/type",
+                                                    Why::Type(v, &["number"]),
+                                                )
+                                            {
+                                                return false;
                                             }
-                                            "snippet" => {
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("snippet"),
-                                                            "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
+                                        }
+                                    }
+                                    if let Some(v) = found[1usize] {
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("snippet"),
+                                                    "/$defs/memory_search_output/properties/results/items/properties/snippet/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
                                             }
-                                            _ => {}
                                         }
                                     }
                                 }
@@ -9022,91 +9010,77 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "partitions" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.is_array()) {
+            let found = ::pilotage_types::validate::runtime::pick(o, &["partitions"]);
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                let at = &at.key("partitions");
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/partition_list_output/properties/partitions/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate() {
+                        let at = &at.index(index);
+                        if !(v.is_object()) {
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/partition_list_output/properties/partitions/type",
-                                    Why::Type(v, &["array"]),
+                                    "/$defs/partition_list_output/properties/partitions/items/type",
+                                    Why::Type(v, &["object"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate() {
-                                let at = &at.index(index);
-                                if !(v.is_object()) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/partition_list_output/properties/partitions/items/type",
-                                            Why::Type(v, &["object"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                                if let Value::Object(o) = v {
-                                    let mut seen = 0usize;
-                                    for (k, v) in o {
-                                        match k.as_str() {
-                                            "access" => {
-                                                seen += 1;
-                                                let at = &at.key(k);
-                                                if !(v.is_array()) {
-                                                    if cx
-                                                        .fail(
-                                                            at,
-                                                            "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
-                                                            Why::Type(v, &["array"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                                if let Value::Array(a) = v {
-                                                    for (index, v) in a.iter().enumerate() {
-                                                        let at = &at.index(index);
-                                                        if cx.compatible() {
-                                                            if !v.is_string() {
-                                                                if cx
-                                                                    .fail(
-                                                                        at,
-                                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
-                                                                        Why::Type(v, &["string"]),
-                                                                    )
-                                                                {
-                                                                    return false;
-                                                                }
-                                                            }
-                                                        } else {
-                                                            if !(matches!(
-                                                                v.as_str(), Some("read" | "propose" | "write" | "review")
-                                                            )) {
-                                                                if cx
-                                                                    .fail(
-                                                                        at,
-                                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
-                                                                        Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
-                                                                    )
-                                                                {
-                                                                    return false;
-                                                                }
-                                                            }
-                                                        }
-                                                    }
-                                                    if !::pilotage_types::validate::runtime::all_unique(a) {
+                        if let Value::Object(o) = v {
+                            let mut seen = 0usize;
+                            for (k, v) in o {
+                                match k.as_str() {
+                                    "access" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if !(v.is_array()) {
+                                            if cx
+                                                .fail(
+                                                    at,
+                                                    "/$defs/partition_list_output/properties/partitions/items/properties/access/type",
+                                                    Why::Type(v, &["array"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                        if let Value::Array(a) = v {
+                                            for (index, v) in a.iter().enumerate() {
+                                                let at = &at.index(index);
+                                                if cx.compatible() {
+                                                    if !v.is_string() {
                                                         if cx
                                                             .fail(
                                                                 at,
-                                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
-                                                                Why::Unique(v),
+                                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/type",
+                                                                Why::Type(v, &["string"]),
+                                                            )
+                                                        {
+                                                            return false;
+                                                        }
+                                                    }
+                                                } else {
+                                                    if !(matches!(
+                                                        v.as_str(), Some("read" | "propose" | "write" | "review")
+                                                    )) {
+                                                        if cx
+                                                            .fail(
+                                                                at,
+                                                                "/$defs/partition_list_output/properties/partitions/items/properties/access/items/enum",
+                                                                Why::Enum(v, "\"read\", \"propose\", \"write\", \"review\""),
                                                             )
                                                         {
                                                             return false;
@@ -9114,50 +9088,12 @@ pub mod checks {
                                                     }
                                                 }
                                             }
-                                            "label" => {
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("label"),
-                                                            "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            "name" => {
-                                                seen += 1;
-                                                let at = &at.key(k);
-                                                if !partition_name(cx, v, at) && cx.stops() {
-                                                    return false;
-                                                }
-                                            }
-                                            "review_required" => {
-                                                if !(v.is_boolean()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("review_required"),
-                                                            "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
-                                                            Why::Type(v, &["boolean"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            _ => {}
-                                        }
-                                    }
-                                    if seen < 2usize {
-                                        for name in ["name", "access"] {
-                                            if !o.contains_key(name) {
+                                            if !::pilotage_types::validate::runtime::all_unique(a) {
                                                 if cx
                                                     .fail(
                                                         at,
-                                                        "/$defs/partition_list_output/properties/partitions/items/required",
-                                                        Why::Required(name),
+                                                        "/$defs/partition_list_output/properties/partitions/items/properties/access/uniqueItems",
+                                                        Why::Unique(v),
                                                     )
                                                 {
                                                     return false;
@@ -9165,11 +9101,59 @@ pub mod checks {
                                             }
                                         }
                                     }
+                                    "label" => {
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("label"),
+                                                    "/$defs/partition_list_output/properties/partitions/items/properties/label/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    "name" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if !partition_name(cx, v, at) && cx.stops() {
+                                            return false;
+                                        }
+                                    }
+                                    "review_required" => {
+                                        if !(v.is_boolean()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("review_required"),
+                                                    "/$defs/partition_list_output/properties/partitions/items/properties/review_required/type",
+                                                    Why::Type(v, &["boolean"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            if seen < 2usize {
+                                for name in ["name", "access"] {
+                                    if !o.contains_key(name) {
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/partition_list_output/properties/partitions/items/required",
+                                                Why::Required(name),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
                                 }
                             }
                         }
                     }
-                    _ => {}
                 }
             }
             if seen < 1usize {
@@ -9360,39 +9344,35 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            for (k, v) in o {
-                match k.as_str() {
-                    "namespaces" => {
-                        let at = &at.key(k);
-                        if !(v.is_array()) {
+            let found = ::pilotage_types::validate::runtime::pick(o, &["namespaces"]);
+            if let Some(v) = found[0usize] {
+                let at = &at.key("namespaces");
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/profile_get_input/properties/namespaces/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate() {
+                        let at = &at.index(index);
+                        if !(v.is_string()) {
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/profile_get_input/properties/namespaces/type",
-                                    Why::Type(v, &["array"]),
+                                    "/$defs/profile_get_input/properties/namespaces/items/type",
+                                    Why::Type(v, &["string"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate() {
-                                let at = &at.index(index);
-                                if !(v.is_string()) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/profile_get_input/properties/namespaces/items/type",
-                                            Why::Type(v, &["string"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                            }
-                        }
                     }
-                    _ => {}
                 }
             }
         }
@@ -9547,36 +9527,35 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "namespace" => {
-                        if !(v.is_string()) {
-                            if cx
-                                .fail(
-                                    &at.key("namespace"),
-                                    "/$defs/profile_update_input/properties/namespace/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["namespace", "patch"],
+            );
+            if let Some(v) = found[0usize] {
+                if !(v.is_string()) {
+                    if cx
+                        .fail(
+                            &at.key("namespace"),
+                            "/$defs/profile_update_input/properties/namespace/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
                     }
-                    "patch" => {
-                        seen += 1;
-                        if !(v.is_object()) {
-                            if cx
-                                .fail(
-                                    &at.key("patch"),
-                                    "/$defs/profile_update_input/properties/patch/type",
-                                    Why::Type(v, &["object"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
+                }
+            }
+            if let Some(v) = found[1usize] {
+                seen += 1;
+                if !(v.is_object()) {
+                    if cx
+                        .fail(
+                            &at.key("patch"),
+                            "/$defs/profile_update_input/properties/patch/type",
+                            Why::Type(v, &["object"]),
+                        )
+                    {
+                        return false;
                     }
-                    _ => {}
                 }
             }
             if seen < 1usize {
@@ -9756,161 +9735,110 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "items" => {
-                        seen += 1;
-                        let at = &at.key(k);
-                        if !(v.is_array()) {
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["items", "next_cursor"],
+            );
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                let at = &at.key("items");
+                if !(v.is_array()) {
+                    if cx
+                        .fail(
+                            at,
+                            "/$defs/review_list_output/properties/items/type",
+                            Why::Type(v, &["array"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+                if let Value::Array(a) = v {
+                    for (index, v) in a.iter().enumerate() {
+                        let at = &at.index(index);
+                        if !(v.is_object()) {
                             if cx
                                 .fail(
                                     at,
-                                    "/$defs/review_list_output/properties/items/type",
-                                    Why::Type(v, &["array"]),
+                                    "/$defs/review_list_output/properties/items/items/type",
+                                    Why::Type(v, &["object"]),
                                 )
                             {
                                 return false;
                             }
                         }
-                        if let Value::Array(a) = v {
-                            for (index, v) in a.iter().enumerate() {
-                                let at = &at.index(index);
-                                if !(v.is_object()) {
-                                    if cx
-                                        .fail(
-                                            at,
-                                            "/$defs/review_list_output/properties/items/items/type",
-                                            Why::Type(v, &["object"]),
-                                        )
-                                    {
-                                        return false;
-                                    }
-                                }
-                                if let Value::Object(o) = v {
-                                    let mut seen = 0usize;
-                                    for (k, v) in o {
-                                        match k.as_str() {
-                                            "generated" => {
-                                                seen += 1;
-                                                let at = &at.key(k);
-                                                if !actor_at(cx, v, at) && cx.stops() {
-                                                    return false;
-                                                }
-                                            }
-                                            "note" => {
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("note"),
-                                                            "/$defs/review_list_output/properties/items/items/properties/note/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            "partition" => {
-                                                let at = &at.key(k);
-                                                if !partition_name(cx, v, at) && cx.stops() {
-                                                    return false;
-                                                }
-                                            }
-                                            "path" => {
-                                                seen += 1;
-                                                let at = &at.key(k);
-                                                if !path(cx, v, at) && cx.stops() {
-                                                    return false;
-                                                }
-                                            }
-                                            "revision" => {
-                                                seen += 1;
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("revision"),
-                                                            "/$defs/review_list_output/properties/items/items/properties/revision/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            "state" => {
-                                                seen += 1;
-                                                if cx.compatible() {
-                                                    if !v.is_string() {
-                                                        if cx
-                                                            .fail(
-                                                                &at.key("state"),
-                                                                "/$defs/review_list_output/properties/items/items/properties/state/type",
-                                                                Why::Type(v, &["string"]),
-                                                            )
-                                                        {
-                                                            return false;
-                                                        }
-                                                    }
-                                                } else {
-                                                    if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
-                                                        if cx
-                                                            .fail(
-                                                                &at.key("state"),
-                                                                "/$defs/review_list_output/properties/items/items/properties/state/enum",
-                                                                Why::Enum(v, "\"proposed\", \"rejected\""),
-                                                            )
-                                                        {
-                                                            return false;
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                            "target_exists" => {
-                                                seen += 1;
-                                                if !(v.is_boolean()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("target_exists"),
-                                                            "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
-                                                            Why::Type(v, &["boolean"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            "title" => {
-                                                seen += 1;
-                                                if !(v.is_string()) {
-                                                    if cx
-                                                        .fail(
-                                                            &at.key("title"),
-                                                            "/$defs/review_list_output/properties/items/items/properties/title/type",
-                                                            Why::Type(v, &["string"]),
-                                                        )
-                                                    {
-                                                        return false;
-                                                    }
-                                                }
-                                            }
-                                            _ => {}
+                        if let Value::Object(o) = v {
+                            let mut seen = 0usize;
+                            for (k, v) in o {
+                                match k.as_str() {
+                                    "generated" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if !actor_at(cx, v, at) && cx.stops() {
+                                            return false;
                                         }
                                     }
-                                    if seen < 6usize {
-                                        for name in [
-                                            "path",
-                                            "revision",
-                                            "title",
-                                            "state",
-                                            "generated",
-                                            "target_exists",
-                                        ] {
-                                            if !o.contains_key(name) {
+                                    "note" => {
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("note"),
+                                                    "/$defs/review_list_output/properties/items/items/properties/note/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    "partition" => {
+                                        let at = &at.key(k);
+                                        if !partition_name(cx, v, at) && cx.stops() {
+                                            return false;
+                                        }
+                                    }
+                                    "path" => {
+                                        seen += 1;
+                                        let at = &at.key(k);
+                                        if !path(cx, v, at) && cx.stops() {
+                                            return false;
+                                        }
+                                    }
+                                    "revision" => {
+                                        seen += 1;
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("revision"),
+                                                    "/$defs/review_list_output/properties/items/items/properties/revision/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    "state" => {
+                                        seen += 1;
+                                        if cx.compatible() {
+                                            if !v.is_string() {
                                                 if cx
                                                     .fail(
-                                                        at,
-                                                        "/$defs/review_list_output/properties/items/items/required",
-                                                        Why::Required(name),
+                                                        &at.key("state"),
+                                                        "/$defs/review_list_output/properties/items/items/properties/state/type",
+                                                        Why::Type(v, &["string"]),
+                                                    )
+                                                {
+                                                    return false;
+                                                }
+                                            }
+                                        } else {
+                                            if !(matches!(v.as_str(), Some("proposed" | "rejected"))) {
+                                                if cx
+                                                    .fail(
+                                                        &at.key("state"),
+                                                        "/$defs/review_list_output/properties/items/items/properties/state/enum",
+                                                        Why::Enum(v, "\"proposed\", \"rejected\""),
                                                     )
                                                 {
                                                     return false;
@@ -9918,17 +9846,67 @@ pub mod checks {
                                             }
                                         }
                                     }
+                                    "target_exists" => {
+                                        seen += 1;
+                                        if !(v.is_boolean()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("target_exists"),
+                                                    "/$defs/review_list_output/properties/items/items/properties/target_exists/type",
+                                                    Why::Type(v, &["boolean"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    "title" => {
+                                        seen += 1;
+                                        if !(v.is_string()) {
+                                            if cx
+                                                .fail(
+                                                    &at.key("title"),
+                                                    "/$defs/review_list_output/properties/items/items/properties/title/type",
+                                                    Why::Type(v, &["string"]),
+                                                )
+                                            {
+                                                return false;
+                                            }
+                                        }
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            if seen < 6usize {
+                                for name in [
+                                    "path",
+                                    "revision",
+                                    "title",
+                                    "state",
+                                    "generated",
+                                    "target_exists",
+                                ] {
+                                    if !o.contains_key(name) {
+                                        if cx
+                                            .fail(
+                                                at,
+                                                "/$defs/review_list_output/properties/items/items/required",
+                                                Why::Required(name),
+                                            )
+                                        {
+                                            return false;
+                                        }
+                                    }
                                 }
                             }
                         }
                     }
-                    "next_cursor" => {
-                        let at = &at.key(k);
-                        if !cursor(cx, v, at) && cx.stops() {
-                            return false;
-                        }
-                    }
-                    _ => {}
+                }
+            }
+            if let Some(v) = found[1usize] {
+                let at = &at.key("next_cursor");
+                if !cursor(cx, v, at) && cx.stops() {
+                    return false;
                 }
             }
             if seen < 1usize {
