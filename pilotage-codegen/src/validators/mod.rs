@@ -1773,6 +1773,7 @@ impl<'a> Gen<'a> {
         }
         let mut pattern_idents = Vec::new();
         let mut pattern_checks = TokenStream::new();
+        let mut pattern_bodies = Vec::new();
         if let Some(patterns) = object.get("patternProperties") {
             let Value::Object(patterns) = patterns else {
                 return Err(self.error(&at("patternProperties"), "`patternProperties` must be an object"));
@@ -1782,6 +1783,7 @@ impl<'a> Gen<'a> {
                 let ident = self.pattern(source, &pointer)?;
                 let body = self.descend(subschema, &pointer)?;
                 pattern_checks.extend(quote!(if #ident.is_match(k) { let at = &at.key(k); #body }));
+                pattern_bodies.push((ident.clone(), body));
                 pattern_idents.push(ident);
             }
         }
@@ -1860,10 +1862,19 @@ impl<'a> Gen<'a> {
         // pass counts them) and recorded as evaluated for `unevaluatedProperties`.
         let mut looked = Vec::new();
         let mut lookups = TokenStream::new();
+        // Where `unevaluatedProperties` needs the members `properties` and `patternProperties`
+        // evaluated (without `additionalProperties`, which evaluates them all), the pick or the
+        // pass records them as it reads them: not in a second pass of its own.
         let marked = match inner {
-            Some(ev) if looked_up && !object.contains_key("additionalProperties") => Some(ev),
+            Some(ev) if (looked_up || pass) && !object.contains_key("additionalProperties") => Some(ev),
             _ => None,
         };
+        if let (true, Some(ev)) = (pass, marked) {
+            pattern_checks = pattern_bodies
+                .iter()
+                .map(|(ident, body)| quote!(if #ident.is_match(k) { #ev.prop(k); let at = &at.key(k); #body }))
+                .collect();
+        }
         if looked_up {
             looked.extend(
                 arm_names
@@ -1894,6 +1905,8 @@ impl<'a> Gen<'a> {
         }
         for (name, body) in arm_names.iter().zip(bodies) {
             let count = (pass && required.contains(name)).then(|| quote!(seen += 1;));
+            // A name of `properties` (not one only `required` lists) is evaluated.
+            let mark = marked.filter(|_| pass && body.is_some()).map(|ev| quote!(#ev.prop(k);));
             // A name only `required` lists is not one of `properties`: `additionalProperties`
             // applies to it as to any other member.
             let undeclared = if body.is_none() {
@@ -1920,14 +1933,14 @@ impl<'a> Gen<'a> {
                 }
             }
             // With nothing to do, an arm is still needed when `_` must see only the others.
-            if body.is_empty() && count.is_none() && conditional.is_empty() && other.is_empty() {
+            if body.is_empty() && count.is_none() && mark.is_none() && conditional.is_empty() && other.is_empty() {
                 continue;
             }
             let scoped = (!body.is_empty()).then(|| match member_fails_lazily(&body, name) {
                 Some(lazy) => lazy,
                 None => quote!(let at = &at.key(k); #body),
             });
-            arms.extend(quote!(#name => { #count #conditional #scoped #undeclared }));
+            arms.extend(quote!(#name => { #count #mark #conditional #scoped #undeclared }));
         }
         if !required.is_empty() {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
@@ -1968,6 +1981,8 @@ impl<'a> Gen<'a> {
             // evaluated (all of them, with `additionalProperties`).
             if object.contains_key("additionalProperties") {
                 objects.extend(quote!(#ev.all_props();));
+            } else if pass && marked.is_some() {
+                // Recorded by the pass, as it read them.
             } else if !known.is_empty() || !matched_pattern.is_empty() {
                 // The names the lookups above did not already record.
                 let unmarked: Vec<&str> = known
@@ -3129,6 +3144,34 @@ mod tests {
         let tokens = generate(&schema, "t.json", false).unwrap().tokens.to_string();
         assert!(tokens.contains("quiet_ev"), "{tokens}");
         assert!(tokens.contains(". unevaluated (o)"), "{tokens}");
+        // The members `properties` and `patternProperties` evaluated are recorded as the pass
+        // (or the pick) reads them, not in a pass of their own.
+        let text = |schema: serde_json::Value| {
+            let schema = json!({"$defs": {"a": schema}});
+            generate(&schema, "t.json", false).unwrap().tokens.to_string()
+        };
+        let passed = text(json!({
+            "properties": {"a": {"type": "string"}, "b": true, "c": {"type": "integer"}, "d": {"type": "null"}},
+            "patternProperties": {"^x": true},
+            "unevaluatedProperties": false
+        }));
+        assert_eq!(passed.matches("for (k , v) in o").count(), 1, "{passed}");
+        assert!(!passed.contains("o . keys ()"), "{passed}");
+        assert_eq!(
+            passed.matches(". prop (k)").count(),
+            5,
+            "four names and a pattern: {passed}"
+        );
+        let picked = text(json!({"properties": {"a": {"type": "string"}, "b": true}, "unevaluatedProperties": false}));
+        assert!(picked.contains(r#"runtime :: pick (o , & ["a"])"#), "{picked}");
+        assert!(
+            picked.contains(r#". prop ("a")"#) && picked.contains(r#"has_member (o , "b")"#),
+            "{picked}"
+        );
+        assert!(
+            !picked.contains("for (k , v) in o") && !picked.contains("o . keys ()"),
+            "{picked}"
+        );
     }
 
     #[test]
