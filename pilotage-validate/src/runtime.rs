@@ -876,8 +876,9 @@ pub fn has_any_member(object: &serde_json::Map<String, Value>, sorted: &[&str]) 
 }
 
 /// Whether `object` has a member `name`, kept out of line: generated checks call it where a
-/// member is only looked up (`required` without a pass over the members, `dependentRequired`,
-/// `dependentSchemas`, the members `unevaluatedProperties` records). One shared copy instead
+/// member is only looked up (`required` without a pass over the members, `required` in an
+/// `anyOf` / `oneOf` branch, a `then` or an `else`, `dependentRequired`, `dependentSchemas`, the
+/// members `unevaluatedProperties` records). One shared copy instead
 /// of the map's search inlined in every check keeps the code of many schemas small enough to
 /// stay cached (the official suite's groups). A small object is scanned, comparing names in
 /// place; a large one searched.
@@ -903,14 +904,19 @@ pub fn lookup<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Opt
 
 /// The members of `object` named `names` (without repeats), each `None` when absent: one pass
 /// over the object's members, out of line and shared by every check that reads only a few
-/// named members (`properties` of one or two names, with no `additionalProperties`). Each
+/// named members (`properties` with one or two names to check, and nothing checked of the
+/// other members: no `patternProperties`, no `additionalProperties` but `true` or `{}`). Each
 /// member's name is compared with `names` in turn, lengths first; the pass stops once every
-/// name is found.
+/// name is found. The caller then checks the members in the order of `names`.
 #[inline(never)]
 pub fn pick<'v, const N: usize>(
     object: &'v serde_json::Map<String, Value>,
     names: &[&str; N],
 ) -> [Option<&'v Value>; N] {
+    debug_assert!(
+        names.iter().enumerate().all(|(i, name)| !names[..i].contains(name)),
+        "pick's names repeat: {names:?}"
+    );
     let mut found = [None; N];
     let mut left = N;
     for (name, value) in object {

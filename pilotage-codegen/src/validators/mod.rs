@@ -1839,10 +1839,10 @@ impl<'a> Gen<'a> {
                 None => None,
             });
         }
-        // Whether anything but `required` needs the pass over the members. When nothing does,
-        // each required name is looked up (a few lookups) rather than every member read: a
-        // `{"required": ["x"]}` branch of a 96-branch `anyOf` (SchemaStore's renovate) read
-        // every member 96 times.
+        // How the members are read: picked (below), in a pass, or not at all. When nothing but
+        // `required` needs them, each required name is looked up (a few lookups) rather than
+        // every member read: a `{"required": ["x"]}` branch of a 96-branch `anyOf` (SchemaStore's
+        // renovate) read every member 96 times.
         let checked = bodies
             .iter()
             .filter(|body| body.as_ref().is_some_and(|body| !body.is_empty()))
@@ -1853,6 +1853,8 @@ impl<'a> Gen<'a> {
         // `patternProperties` or fused conditional). The inlined pass is the map's iteration,
         // about 600 bytes of code at every such location; the official suite's 1,404 required
         // groups, most with one or two properties, did not fit in a core's 1 MiB cache with it.
+        // Their violations come in the order of the names, which is the map's order (with
+        // serde_json's `preserve_order`, a pass reports in the instance's order instead).
         let looked_up = other.is_empty()
             && fused.is_empty()
             && pattern_checks.is_empty()
@@ -1863,8 +1865,9 @@ impl<'a> Gen<'a> {
         let mut looked = Vec::new();
         let mut lookups = TokenStream::new();
         // Where `unevaluatedProperties` needs the members `properties` and `patternProperties`
-        // evaluated (without `additionalProperties`, which evaluates them all), the pick or the
-        // pass records them as it reads them: not in a second pass of its own.
+        // evaluated (without `additionalProperties`, which evaluates them all), the pass records
+        // them as it reads them, not in a second pass of its own; the pick records those it
+        // picks, and the others (names whose subschema checks nothing) are looked up below.
         let marked = match inner {
             Some(ev) if (looked_up || pass) && !object.contains_key("additionalProperties") => Some(ev),
             _ => None,
@@ -1996,7 +1999,7 @@ impl<'a> Gen<'a> {
                         #(if ::pilotage_types::validate::runtime::has_member(o, #unmarked) { #ev.prop(#unmarked); })*
                     });
                 } else {
-                    let named = (!known.is_empty()).then(|| quote!(matches!(k.as_str(), #(#known)|*)));
+                    let named = (!unmarked.is_empty()).then(|| quote!(matches!(k.as_str(), #(#unmarked)|*)));
                     let tests: Vec<TokenStream> = named.into_iter().chain(matched_pattern.iter().cloned()).collect();
                     objects.extend(quote! {
                         for k in o.keys() { if #(#tests)||* { #ev.prop(k); } }
