@@ -884,18 +884,25 @@ pub fn has_any_member(object: &serde_json::Map<String, Value>, sorted: &[&str]) 
 /// place; a large one searched.
 #[inline(never)]
 pub fn has_member(object: &serde_json::Map<String, Value>, name: &str) -> bool {
-    if object.len() <= 16 {
-        object.keys().any(|k| same_name(k, name))
-    } else {
-        object.contains_key(name)
-    }
+    scan_or_search(object, name).is_some()
 }
 
 /// The member `name` of `object`, kept out of line for the same reason as [`has_member`] and
 /// read the same way: a discriminating member (a tag), an object `const`'s members.
 #[inline(never)]
 pub fn lookup<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
-    if object.len() <= 16 {
+    scan_or_search(object, name)
+}
+
+/// The most members of an object that a lookup scans ([`member`], [`has_member`], [`lookup`]);
+/// a larger object is searched.
+const SCANNED_MEMBERS: usize = 16;
+
+/// The body of [`has_member`] and [`lookup`]: a small object scanned, names compared in place
+/// ([`same_name`]), a large one searched.
+#[inline(always)]
+fn scan_or_search<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if object.len() <= SCANNED_MEMBERS {
         object.iter().find_map(|(k, v)| same_name(k, name).then_some(v))
     } else {
         object.get(name)
@@ -947,7 +954,7 @@ fn same_name(a: &str, b: &str) -> bool {
 /// `if` asks for `status` among Outcome's three members.
 #[inline]
 pub fn member<'v>(object: &'v serde_json::Map<String, Value>, name: &str) -> Option<&'v Value> {
-    if object.len() <= 16 {
+    if object.len() <= SCANNED_MEMBERS {
         object.iter().find_map(|(k, v)| (k.as_str() == name).then_some(v))
     } else {
         object.get(name)

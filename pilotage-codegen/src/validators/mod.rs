@@ -1771,8 +1771,7 @@ impl<'a> Gen<'a> {
                 objects.extend(quote!(if cx.stops() { #early }));
             }
         }
-        let mut pattern_idents = Vec::new();
-        let mut pattern_checks = TokenStream::new();
+        // Each pattern of `patternProperties` and the check of the members it matches.
         let mut pattern_bodies = Vec::new();
         if let Some(patterns) = object.get("patternProperties") {
             let Value::Object(patterns) = patterns else {
@@ -1782,11 +1781,10 @@ impl<'a> Gen<'a> {
                 let pointer = child(&at("patternProperties"), source);
                 let ident = self.pattern(source, &pointer)?;
                 let body = self.descend(subschema, &pointer)?;
-                pattern_checks.extend(quote!(if #ident.is_match(k) { let at = &at.key(k); #body }));
-                pattern_bodies.push((ident.clone(), body));
-                pattern_idents.push(ident);
+                pattern_bodies.push((ident, body));
             }
         }
+        let pattern_idents: Vec<&Ident> = pattern_bodies.iter().map(|(ident, _)| ident).collect();
         let matched_pattern: Vec<TokenStream> = pattern_idents.iter().map(|ident| quote!(#ident.is_match(k))).collect();
         let mut after = TokenStream::new();
         let mut before = TokenStream::new();
@@ -1843,10 +1841,12 @@ impl<'a> Gen<'a> {
         // `required` needs them, each required name is looked up (a few lookups) rather than
         // every member read: a `{"required": ["x"]}` branch of a 96-branch `anyOf` (SchemaStore's
         // renovate) read every member 96 times.
-        let checked = bodies
+        // The names of `properties` whose subschema checks something, with that check.
+        let checked: Vec<(&str, &TokenStream)> = arm_names
             .iter()
-            .filter(|body| body.as_ref().is_some_and(|body| !body.is_empty()))
-            .count();
+            .zip(&bodies)
+            .filter_map(|(name, body)| body.as_ref().filter(|body| !body.is_empty()).map(|body| (*name, body)))
+            .collect();
         // Whether the few members `properties` checks are picked out by a shared call
         // (`runtime::pick`, one pass over the members out of line) instead of the pass inlined
         // here: when nothing else is done with the other members (no `additionalProperties`,
@@ -1857,13 +1857,10 @@ impl<'a> Gen<'a> {
         // serde_json's `preserve_order`, a pass reports in the instance's order instead).
         let looked_up = other.is_empty()
             && fused.is_empty()
-            && pattern_checks.is_empty()
-            && (1..=LOOKED_UP_AT_MOST).contains(&checked);
-        let pass = !looked_up && (!other.is_empty() || !fused.is_empty() || !pattern_checks.is_empty() || checked > 0);
-        // The members picked, each also counted when `required` names only such members (as the
-        // pass counts them) and recorded as evaluated for `unevaluatedProperties`.
-        let mut looked = Vec::new();
-        let mut lookups = TokenStream::new();
+            && pattern_bodies.is_empty()
+            && (1..=LOOKED_UP_AT_MOST).contains(&checked.len());
+        let pass =
+            !looked_up && (!other.is_empty() || !fused.is_empty() || !pattern_bodies.is_empty() || !checked.is_empty());
         // Where `unevaluatedProperties` needs the members `properties` and `patternProperties`
         // evaluated (without `additionalProperties`, which evaluates them all), the pass records
         // them as it reads them, not in a second pass of its own; the pick records those it
@@ -1872,39 +1869,33 @@ impl<'a> Gen<'a> {
             Some(ev) if (looked_up || pass) && !object.contains_key("additionalProperties") => Some(ev),
             _ => None,
         };
-        if let (true, Some(ev)) = (pass, marked) {
-            pattern_checks = pattern_bodies
-                .iter()
-                .map(|(ident, body)| quote!(if #ident.is_match(k) { #ev.prop(k); let at = &at.key(k); #body }))
-                .collect();
-        }
-        if looked_up {
-            looked.extend(
-                arm_names
-                    .iter()
-                    .zip(&bodies)
-                    .filter(|(_, body)| body.as_ref().is_some_and(|body| !body.is_empty()))
-                    .map(|(name, _)| *name),
-            );
-        }
+        let pattern_mark = marked.filter(|_| pass).map(|ev| quote!(#ev.prop(k);));
+        let pattern_checks: TokenStream = pattern_bodies
+            .iter()
+            .map(|(ident, body)| quote!(if #ident.is_match(k) { #pattern_mark let at = &at.key(k); #body }))
+            .collect();
+        // The members picked, each also counted when `required` names only such members (as the
+        // pass counts them) and recorded as evaluated for `unevaluatedProperties`.
+        let looked: Vec<&str> = if looked_up {
+            checked.iter().map(|(name, _)| *name).collect()
+        } else {
+            Vec::new()
+        };
         let counted = pass || (looked_up && !required.is_empty() && required.iter().all(|name| looked.contains(name)));
-        if !looked.is_empty() {
+        let mut lookups = TokenStream::new();
+        if looked_up {
             lookups.extend(quote!(let found = ::pilotage_types::validate::runtime::pick(o, &[#(#looked),*]);));
-        }
-        for (name, body) in arm_names.iter().zip(&bodies) {
-            let Some(body) = body.as_ref().filter(|_| looked.contains(name)) else {
-                continue;
-            };
-            let index = looked.iter().position(|n| n == name).expect("a looked-up name");
-            let scoped = match member_fails_lazily(body, name) {
-                Some(lazy) => lazy,
-                None => quote!(let at = &at.key(#name); #body),
-            };
-            let count = (counted && required.contains(name)).then(|| quote!(seen += 1;));
-            let mark = marked.map(|ev| quote!(#ev.prop(#name);));
-            lookups.extend(quote! {
-                if let Some(v) = found[#index] { #count #mark #scoped }
-            });
+            for (index, (name, body)) in checked.iter().enumerate() {
+                let scoped = match member_fails_lazily(body, name) {
+                    Some(lazy) => lazy,
+                    None => quote!(let at = &at.key(#name); #body),
+                };
+                let count = (counted && required.contains(name)).then(|| quote!(seen += 1;));
+                let mark = marked.map(|ev| quote!(#ev.prop(#name);));
+                lookups.extend(quote! {
+                    if let Some(v) = found[#index] { #count #mark #scoped }
+                });
+            }
         }
         for (name, body) in arm_names.iter().zip(bodies) {
             let count = (pass && required.contains(name)).then(|| quote!(seen += 1;));
@@ -1984,25 +1975,22 @@ impl<'a> Gen<'a> {
             // evaluated (all of them, with `additionalProperties`).
             if object.contains_key("additionalProperties") {
                 objects.extend(quote!(#ev.all_props();));
-            } else if pass && marked.is_some() {
-                // Recorded by the pass, as it read them.
-            } else if !known.is_empty() || !matched_pattern.is_empty() {
-                // The names the lookups above did not already record.
+            } else if !(pass && marked.is_some()) {
+                // Not recorded by a pass: patterns always take one, so only names are left here,
+                // those the pick did not record.
                 let unmarked: Vec<&str> = known
                     .iter()
                     .copied()
                     .filter(|name| marked.is_none() || !looked.contains(name))
                     .collect();
-                if matched_pattern.is_empty() && unmarked.len() <= LOOKED_UP_AT_MOST {
+                if unmarked.len() <= LOOKED_UP_AT_MOST {
                     // A few names: each looked up (a shared call) rather than every member read.
                     objects.extend(quote! {
                         #(if ::pilotage_types::validate::runtime::has_member(o, #unmarked) { #ev.prop(#unmarked); })*
                     });
                 } else {
-                    let named = (!unmarked.is_empty()).then(|| quote!(matches!(k.as_str(), #(#unmarked)|*)));
-                    let tests: Vec<TokenStream> = named.into_iter().chain(matched_pattern.iter().cloned()).collect();
                     objects.extend(quote! {
-                        for k in o.keys() { if #(#tests)||* { #ev.prop(k); } }
+                        for k in o.keys() { if matches!(k.as_str(), #(#unmarked)|*) { #ev.prop(k); } }
                     });
                 }
             }
