@@ -610,7 +610,8 @@ pub fn render(
                 impl #trait_path for #ident {
                     const DEF: &'static str = #def;
                     #cfg
-                    const CHECK: ::pilotage_types::validate::runtime::Check = #checks_path::#check;
+                    const CHECK: ::pilotage_types::validate::runtime::Check =
+                        ::pilotage_types::validate::runtime::Check::new(#checks_path::#check, #checks_path::#check);
                     #stream
                     #from_value
                 }

@@ -3036,7 +3036,10 @@ pub const DEFS: &[&str] = &[
 impl crate::SchemaDef for CapabilityDeclaration {
     const DEF: &'static str = "CapabilityDeclaration";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_declaration;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::capability_declaration,
+        crate::validators::capability_declaration,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3048,7 +3051,10 @@ impl crate::SchemaDef for CapabilityDeclaration {
 impl crate::SchemaDef for CapabilitySettings {
     const DEF: &'static str = "CapabilitySettings";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_settings;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::capability_settings,
+        crate::validators::capability_settings,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3060,7 +3066,10 @@ impl crate::SchemaDef for CapabilitySettings {
 impl crate::SchemaDef for CapabilityValue {
     const DEF: &'static str = "CapabilityValue";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::capability_value;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::capability_value,
+        crate::validators::capability_value,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3111,7 +3120,10 @@ impl crate::SchemaDef for CapabilityValue {
 impl crate::SchemaDef for CatalogChangedResult {
     const DEF: &'static str = "CatalogChangedResult";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_changed_result;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::catalog_changed_result,
+        crate::validators::catalog_changed_result,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3123,7 +3135,10 @@ impl crate::SchemaDef for CatalogChangedResult {
 impl crate::SchemaDef for CatalogEntry {
     const DEF: &'static str = "CatalogEntry";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_entry;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::catalog_entry,
+        crate::validators::catalog_entry,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3135,7 +3150,10 @@ impl crate::SchemaDef for CatalogEntry {
 impl crate::SchemaDef for CatalogGetResult {
     const DEF: &'static str = "CatalogGetResult";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_get_result;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::catalog_get_result,
+        crate::validators::catalog_get_result,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3147,7 +3165,10 @@ impl crate::SchemaDef for CatalogGetResult {
 impl crate::SchemaDef for CatalogListResult {
     const DEF: &'static str = "CatalogListResult";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_list_result;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::catalog_list_result,
+        crate::validators::catalog_list_result,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3159,7 +3180,10 @@ impl crate::SchemaDef for CatalogListResult {
 impl crate::SchemaDef for CatalogToolOutput {
     const DEF: &'static str = "CatalogToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::catalog_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::catalog_tool_output,
+        crate::validators::catalog_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3234,7 +3258,10 @@ impl crate::SchemaDef for CatalogToolOutput {
 impl crate::SchemaDef for Decision {
     const DEF: &'static str = "Decision";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::decision;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::decision,
+        crate::validators::decision,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3246,7 +3273,10 @@ impl crate::SchemaDef for Decision {
 impl crate::SchemaDef for Diagnostic {
     const DEF: &'static str = "Diagnostic";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::diagnostic;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::diagnostic,
+        crate::validators::diagnostic,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3258,7 +3288,10 @@ impl crate::SchemaDef for Diagnostic {
 impl crate::SchemaDef for ExecuteRequest {
     const DEF: &'static str = "ExecuteRequest";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_request;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::execute_request,
+        crate::validators::execute_request,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3270,7 +3303,10 @@ impl crate::SchemaDef for ExecuteRequest {
 impl crate::SchemaDef for ExecuteResponse {
     const DEF: &'static str = "ExecuteResponse";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_response;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::execute_response,
+        crate::validators::execute_response,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3282,7 +3318,10 @@ impl crate::SchemaDef for ExecuteResponse {
 impl crate::SchemaDef for ExecuteToolOutput {
     const DEF: &'static str = "ExecuteToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::execute_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::execute_tool_output,
+        crate::validators::execute_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3333,7 +3372,10 @@ impl crate::SchemaDef for ExecuteToolOutput {
 impl crate::SchemaDef for GetGuideToolOutput {
     const DEF: &'static str = "GetGuideToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::get_guide_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::get_guide_tool_output,
+        crate::validators::get_guide_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3396,7 +3438,10 @@ impl crate::SchemaDef for GetGuideToolOutput {
 impl crate::SchemaDef for Guide {
     const DEF: &'static str = "Guide";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::guide,
+        crate::validators::guide,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3408,7 +3453,10 @@ impl crate::SchemaDef for Guide {
 impl crate::SchemaDef for GuideFetchResult {
     const DEF: &'static str = "GuideFetchResult";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_fetch_result;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::guide_fetch_result,
+        crate::validators::guide_fetch_result,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3420,7 +3468,10 @@ impl crate::SchemaDef for GuideFetchResult {
 impl crate::SchemaDef for GuideIndexResult {
     const DEF: &'static str = "GuideIndexResult";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::guide_index_result;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::guide_index_result,
+        crate::validators::guide_index_result,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3432,7 +3483,10 @@ impl crate::SchemaDef for GuideIndexResult {
 impl crate::SchemaDef for InitializeMetaValue {
     const DEF: &'static str = "InitializeMetaValue";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::initialize_meta_value;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::initialize_meta_value,
+        crate::validators::initialize_meta_value,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3444,7 +3498,10 @@ impl crate::SchemaDef for InitializeMetaValue {
 impl crate::SchemaDef for LanguageEntry {
     const DEF: &'static str = "LanguageEntry";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_entry;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::language_entry,
+        crate::validators::language_entry,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3456,7 +3513,10 @@ impl crate::SchemaDef for LanguageEntry {
 impl crate::SchemaDef for LanguageIdentifier {
     const DEF: &'static str = "LanguageIdentifier";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::language_identifier;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::language_identifier,
+        crate::validators::language_identifier,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3468,7 +3528,10 @@ impl crate::SchemaDef for LanguageIdentifier {
 impl crate::SchemaDef for LoopObject {
     const DEF: &'static str = "LoopObject";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::loop_object;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::loop_object,
+        crate::validators::loop_object,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3480,7 +3543,10 @@ impl crate::SchemaDef for LoopObject {
 impl crate::SchemaDef for Manifest {
     const DEF: &'static str = "Manifest";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::manifest,
+        crate::validators::manifest,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3492,7 +3558,10 @@ impl crate::SchemaDef for Manifest {
 impl crate::SchemaDef for ManifestToolOutput {
     const DEF: &'static str = "ManifestToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::manifest_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::manifest_tool_output,
+        crate::validators::manifest_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3543,7 +3612,10 @@ impl crate::SchemaDef for ManifestToolOutput {
 impl crate::SchemaDef for Outcome {
     const DEF: &'static str = "Outcome";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::outcome;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::outcome,
+        crate::validators::outcome,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3555,7 +3627,10 @@ impl crate::SchemaDef for Outcome {
 impl crate::SchemaDef for Plan {
     const DEF: &'static str = "Plan";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::plan,
+        crate::validators::plan,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3567,7 +3642,10 @@ impl crate::SchemaDef for Plan {
 impl crate::SchemaDef for PlanStep {
     const DEF: &'static str = "PlanStep";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::plan_step;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::plan_step,
+        crate::validators::plan_step,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3579,7 +3657,10 @@ impl crate::SchemaDef for PlanStep {
 impl crate::SchemaDef for ProgramDeclaration {
     const DEF: &'static str = "ProgramDeclaration";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::program_declaration;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::program_declaration,
+        crate::validators::program_declaration,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3591,7 +3672,10 @@ impl crate::SchemaDef for ProgramDeclaration {
 impl crate::SchemaDef for RequestError {
     const DEF: &'static str = "RequestError";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::request_error;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::request_error,
+        crate::validators::request_error,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3603,7 +3687,10 @@ impl crate::SchemaDef for RequestError {
 impl crate::SchemaDef for Retention {
     const DEF: &'static str = "Retention";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::retention;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::retention,
+        crate::validators::retention,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3615,7 +3702,10 @@ impl crate::SchemaDef for Retention {
 impl crate::SchemaDef for RiskHints {
     const DEF: &'static str = "RiskHints";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::risk_hints;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::risk_hints,
+        crate::validators::risk_hints,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3627,7 +3717,10 @@ impl crate::SchemaDef for RiskHints {
 impl crate::SchemaDef for TextPosition {
     const DEF: &'static str = "TextPosition";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_position;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::text_position,
+        crate::validators::text_position,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3639,7 +3732,10 @@ impl crate::SchemaDef for TextPosition {
 impl crate::SchemaDef for TextRange {
     const DEF: &'static str = "TextRange";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::text_range;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::text_range,
+        crate::validators::text_range,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3651,7 +3747,10 @@ impl crate::SchemaDef for TextRange {
 impl crate::SchemaDef for Trace {
     const DEF: &'static str = "Trace";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::trace,
+        crate::validators::trace,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3663,7 +3762,10 @@ impl crate::SchemaDef for Trace {
 impl crate::SchemaDef for TraceFetchRequest {
     const DEF: &'static str = "TraceFetchRequest";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_request;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::trace_fetch_request,
+        crate::validators::trace_fetch_request,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3675,7 +3777,10 @@ impl crate::SchemaDef for TraceFetchRequest {
 impl crate::SchemaDef for TraceFetchResponse {
     const DEF: &'static str = "TraceFetchResponse";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_fetch_response;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::trace_fetch_response,
+        crate::validators::trace_fetch_response,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3687,7 +3792,10 @@ impl crate::SchemaDef for TraceFetchResponse {
 impl crate::SchemaDef for TraceStep {
     const DEF: &'static str = "TraceStep";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_step;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::trace_step,
+        crate::validators::trace_step,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3699,7 +3807,10 @@ impl crate::SchemaDef for TraceStep {
 impl crate::SchemaDef for TraceToolOutput {
     const DEF: &'static str = "TraceToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::trace_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::trace_tool_output,
+        crate::validators::trace_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3750,7 +3861,10 @@ impl crate::SchemaDef for TraceToolOutput {
 impl crate::SchemaDef for ValidateResponse {
     const DEF: &'static str = "ValidateResponse";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_response;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::validate_response,
+        crate::validators::validate_response,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3762,7 +3876,10 @@ impl crate::SchemaDef for ValidateResponse {
 impl crate::SchemaDef for ValidateToolOutput {
     const DEF: &'static str = "ValidateToolOutput";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::validate_tool_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::validate_tool_output,
+        crate::validators::validate_tool_output,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(
@@ -3813,7 +3930,10 @@ impl crate::SchemaDef for ValidateToolOutput {
 impl crate::SchemaDef for VersionString {
     const DEF: &'static str = "VersionString";
     #[cfg(feature = "validate")]
-    const CHECK: ::pilotage_types::validate::runtime::Check = crate::validators::version_string;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        crate::validators::version_string,
+        crate::validators::version_string,
+    );
     #[cfg(feature = "validate")]
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(

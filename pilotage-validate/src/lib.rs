@@ -30,7 +30,7 @@ pub mod pattern;
 pub mod runtime;
 pub mod stream;
 
-use runtime::{Check, Cx, Loc};
+use runtime::{Check, Collect, Cx, Loc, Stop};
 
 /// One violation of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,18 +123,18 @@ impl std::error::Error for SchemaError {}
 /// Generated code builds the table; by hand it looks like this:
 ///
 /// ```
-/// use pilotage_validate::runtime::{Check, Cx, Loc, Why};
+/// use pilotage_validate::runtime::{Check, Cx, Loc, Mode, Why};
 /// use pilotage_validate::Validators;
 /// use serde_json::{json, Value};
 ///
-/// fn is_string(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+/// fn is_string<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
 ///     if v.is_string() {
 ///         return true;
 ///     }
 ///     cx.fail(at, "/type", Why::Type(v, &["string"]));
 ///     false
 /// }
-/// static TABLE: Validators = Validators::new(&[("Name", is_string as Check)], &[]);
+/// static TABLE: Validators = Validators::new(&[("Name", Check::new(is_string, is_string))], &[]);
 ///
 /// assert!(TABLE.is_valid("Name", &json!("x")).unwrap());
 /// let errors = TABLE.validate("Name", &json!(1)).unwrap().unwrap_err();
@@ -231,8 +231,8 @@ impl Validators {
 /// its first `propertyNames`).
 #[inline]
 pub fn verdict(check: Check, instance: &Value, compatible: bool) -> bool {
-    let mut cx = Cx::new(false, compatible);
-    let verdict = check(&mut cx, instance, &Loc::Root);
+    let mut cx = Cx::<Stop>::new(compatible);
+    let verdict = check.stop()(&mut cx, instance, &Loc::Root);
     if cx.holds_nothing() {
         std::mem::forget(cx);
     }
@@ -253,9 +253,10 @@ pub fn run(def: &str, check: Check, instance: &Value, compatible: bool) -> Resul
 #[cold]
 #[inline(never)]
 fn collect(def: &str, check: Check, instance: &Value, compatible: bool) -> Result<(), ValidationErrors> {
-    let mut cx = Cx::new(true, compatible);
-    check(&mut cx, instance, &Loc::Root);
-    // `Ok` is unreachable for a correct generator: both passes run the same code.
+    let mut cx = Cx::<Collect>::new(compatible);
+    check.collect()(&mut cx, instance, &Loc::Root);
+    // `Ok` is unreachable for a correct generator: both passes run the same generic function
+    // (its two instances, `runtime::Check`).
     cx.into_list().into_result(def)
 }
 

@@ -1,5 +1,6 @@
-//! What generated validators call: the evaluation context ([`Cx`]: collect every violation or
-//! stop at the first, pinned or compatible reading), the lazily built instance location
+//! What generated validators call: the evaluation context ([`Cx`], in a [`Mode`]: collect every
+//! violation or stop at the first; pinned or compatible reading), a check's two instances
+//! ([`Check`]: each generated function is generic over the mode), the lazily built instance location
 //! ([`Loc`]), JSON equality and number comparison with JSON Schema's semantics, and the
 //! reasons of failure ([`Why`]), formatted only when violations are collected.
 //!
@@ -14,14 +15,90 @@ use serde_json::{Number, Value};
 use crate::few::{Few, FewSet};
 use crate::{bounded_message, Violation, ViolationList};
 
-/// A generated check: `true` when `value` (at `at`) is valid against one schema location.
-pub type Check = fn(&mut Cx, &Value, &Loc<'_>) -> bool;
+/// A generated check in one [`Mode`]: `true` when `value` (at `at`) is valid against one schema
+/// location.
+pub type CheckIn<M> = fn(&mut Cx<M>, &Value, &Loc<'_>) -> bool;
 
-/// The state of one evaluation.
+/// A generated check, in both modes: each generated function is generic over the [`Mode`], and
+/// a definition's table entry holds both of its instances. The one that stops at the first
+/// violation ([`Stop`]) has none of the code that records violations (its `fail` is `true`, its
+/// `mark` and `passed` constants), so a verdict runs the smaller of the two. Over the official
+/// suite's required tests, that code was 42 % of the generated functions' size, and a verdict
+/// on many schemas, each checked a few times, is spent mostly fetching code.
+#[derive(Debug, Clone, Copy)]
+pub struct Check {
+    stop: CheckIn<Stop>,
+    collect: CheckIn<Collect>,
+}
+
+impl Check {
+    /// The check whose instances are `stop` and `collect` (generated code writes the same
+    /// generic function twice: `Check::new(root, root)`).
+    pub const fn new(stop: CheckIn<Stop>, collect: CheckIn<Collect>) -> Self {
+        Self { stop, collect }
+    }
+
+    /// The instance that stops at the first violation (for a verdict).
+    pub fn stop(self) -> CheckIn<Stop> {
+        self.stop
+    }
+
+    /// The instance that collects every violation.
+    pub fn collect(self) -> CheckIn<Collect> {
+        self.collect
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Stop {}
+    impl Sealed for super::Collect {}
+}
+
+/// How an evaluation runs: stopping at the first violation ([`Stop`]) or collecting every one
+/// ([`Collect`]). Generated checks are generic over it, so each mode's instance is compiled
+/// with the other's code left out. Sealed: the two modes are the only ones.
+pub trait Mode: sealed::Sealed + Sized + 'static {
+    /// Whether violations are collected.
+    const COLLECTS: bool;
+
+    /// `cx` itself when this is [`Stop`] (what [`Cx::quiet`] calls the check with).
+    #[doc(hidden)]
+    fn as_stop(cx: &mut Cx<Self>) -> Option<&mut Cx<Stop>>;
+}
+
+/// The mode that stops at the first violation and records nothing (a verdict, and every
+/// [`Cx::quiet`] check).
 #[derive(Debug)]
-pub struct Cx {
+pub enum Stop {}
+
+/// The mode that collects every violation (up to [`crate::MAX_VIOLATIONS_BYTES`]).
+#[derive(Debug)]
+pub enum Collect {}
+
+impl Mode for Stop {
+    const COLLECTS: bool = false;
+
+    #[inline(always)]
+    fn as_stop(cx: &mut Cx<Self>) -> Option<&mut Cx<Stop>> {
+        Some(cx)
+    }
+}
+
+impl Mode for Collect {
+    const COLLECTS: bool = true;
+
+    #[inline(always)]
+    fn as_stop(_: &mut Cx<Self>) -> Option<&mut Cx<Stop>> {
+        None
+    }
+}
+
+/// The state of one evaluation, in the mode `M`.
+#[derive(Debug)]
+pub struct Cx<M: Mode> {
     /// `Some` when every violation is collected (up to [`crate::MAX_VIOLATIONS_BYTES`]);
-    /// `None` to stop at the first.
+    /// `None` to stop at the first (always, in [`Stop`]).
     errors: Option<ViolationList>,
     compatible: bool,
     /// The dynamic scope: the schema resources entered, outermost first (only for schema
@@ -29,11 +106,12 @@ pub struct Cx {
     /// entered again while innermost is not pushed again, so a schema's recursion into itself
     /// does not deepen it; recursion through several resources does).
     scope: Few<u32, 4>,
+    mode: std::marker::PhantomData<M>,
 }
 
 /// A generated check that also reports what it evaluated of the instance (for
 /// `unevaluatedProperties` / `unevaluatedItems`).
-pub type CheckEv = for<'v> fn(&mut Cx, &'v Value, &Loc<'_>, &mut Ev<'v>) -> bool;
+pub type CheckEv<M> = for<'v> fn(&mut Cx<M>, &'v Value, &Loc<'_>, &mut Ev<'v>) -> bool;
 
 /// A member name as a JSON string, for `propertyNames`, whose subschema reads a `Value`. The
 /// text is kept in a buffer that each thread keeps between evaluations: taken when an object's
@@ -239,15 +317,15 @@ impl<'o> Iterator for Unevaluated<'_, '_, 'o> {
     }
 }
 
-impl Cx {
-    /// An evaluation that collects every violation (`collect`) or stops at the first, in the
-    /// pinned or the `compatible` reading.
+impl<M: Mode> Cx<M> {
+    /// An evaluation in the mode `M`, in the pinned or the `compatible` reading.
     #[inline]
-    pub fn new(collect: bool, compatible: bool) -> Self {
+    pub fn new(compatible: bool) -> Self {
         Self {
-            errors: collect.then(ViolationList::new),
+            errors: M::COLLECTS.then(ViolationList::new),
             compatible,
             scope: Few::new(0),
+            mode: std::marker::PhantomData,
         }
     }
 
@@ -259,7 +337,7 @@ impl Cx {
     /// store forwarding on every call.
     #[inline]
     pub fn holds_nothing(&self) -> bool {
-        self.errors.is_none() && !self.scope.spilled()
+        (!M::COLLECTS || self.errors.is_none()) && !self.scope.spilled()
     }
 
     /// Enters the schema resource `resource` in the dynamic scope, unless it is the innermost
@@ -290,19 +368,43 @@ impl Cx {
 
     /// [`Self::quiet`] for a check that reports annotations.
     #[inline(always)]
-    pub fn quiet_ev<'v>(&mut self, check: CheckEv, value: &'v Value, at: &Loc<'_>, ev: &mut Ev<'v>) -> bool {
-        if self.errors.is_none() {
-            return check(self, value, at, ev);
+    pub fn quiet_ev<'v>(&mut self, check: CheckEv<Stop>, value: &'v Value, at: &Loc<'_>, ev: &mut Ev<'v>) -> bool {
+        match self.as_stop() {
+            Some(cx) => check(cx, value, at, ev),
+            None => self.quiet_ev_collecting(check, value, at, ev),
         }
-        self.quiet_ev_collecting(check, value, at, ev)
     }
 
-    /// [`Self::quiet_ev`] while collecting: the record is set aside during the check.
+    /// [`Self::quiet_ev`] while collecting: the check runs in a context of its own that stops
+    /// at the first violation, with this one's dynamic scope.
     #[inline(never)]
-    fn quiet_ev_collecting<'v>(&mut self, check: CheckEv, value: &'v Value, at: &Loc<'_>, ev: &mut Ev<'v>) -> bool {
-        let errors = self.errors.take();
-        let verdict = check(self, value, at, ev);
-        self.errors = errors;
+    fn quiet_ev_collecting<'v>(
+        &mut self,
+        check: CheckEv<Stop>,
+        value: &'v Value,
+        at: &Loc<'_>,
+        ev: &mut Ev<'v>,
+    ) -> bool {
+        self.stopping(|cx| check(cx, value, at, ev))
+    }
+
+    /// This context as one that stops at the first violation, when it is one ([`Stop`]).
+    #[inline(always)]
+    fn as_stop(&mut self) -> Option<&mut Cx<Stop>> {
+        M::as_stop(self)
+    }
+
+    /// Runs `f` in a context that stops at the first violation, with this one's reading and
+    /// dynamic scope (lent, and taken back after).
+    fn stopping(&mut self, f: impl FnOnce(&mut Cx<Stop>) -> bool) -> bool {
+        let mut cx = Cx::<Stop> {
+            errors: None,
+            compatible: self.compatible,
+            scope: std::mem::replace(&mut self.scope, Few::new(0)),
+            mode: std::marker::PhantomData,
+        };
+        let verdict = f(&mut cx);
+        self.scope = std::mem::replace(&mut cx.scope, Few::new(0));
         verdict
     }
 
@@ -315,13 +417,16 @@ impl Cx {
     /// Whether the evaluation stops at the first violation.
     #[inline(always)]
     pub fn stops(&self) -> bool {
-        self.errors.is_none()
+        !M::COLLECTS || self.errors.is_none()
     }
 
     /// Records a violation at `at` of the keyword at `schema`; returns whether to stop (at
     /// the first violation, or once the list is full).
     #[inline]
     pub fn fail(&mut self, at: &Loc<'_>, schema: &'static str, why: Why<'_>) -> bool {
+        if !M::COLLECTS {
+            return true;
+        }
         match &mut self.errors {
             None => true,
             Some(errors) => record(errors, at, schema, why),
@@ -329,29 +434,31 @@ impl Cx {
     }
 
     /// Evaluates `check` for its verdict alone (an `anyOf` branch, a `not`, an `if`): nothing
-    /// it finds is recorded. Stopping at the first violation, this is the call itself (inlined
-    /// at every branch: a 96-branch `anyOf` spent a fifth of its time in this function's
-    /// prologue when it was a call); collecting, a call out of line.
+    /// it finds is recorded, so it is always the instance that stops at the first violation.
+    /// Stopping at the first violation, this is the call itself (inlined at every branch: a
+    /// 96-branch `anyOf` spent a fifth of its time in this function's prologue when it was a
+    /// call); collecting, a call out of line.
     #[inline(always)]
-    pub fn quiet(&mut self, check: Check, value: &Value, at: &Loc<'_>) -> bool {
-        if self.errors.is_none() {
-            return check(self, value, at);
+    pub fn quiet(&mut self, check: CheckIn<Stop>, value: &Value, at: &Loc<'_>) -> bool {
+        match self.as_stop() {
+            Some(cx) => check(cx, value, at),
+            None => self.quiet_collecting(check, value, at),
         }
-        self.quiet_collecting(check, value, at)
     }
 
-    /// [`Self::quiet`] while collecting: the record is set aside during the check.
+    /// [`Self::quiet`] while collecting: the check runs in a context of its own that stops at
+    /// the first violation, with this one's dynamic scope.
     #[inline(never)]
-    fn quiet_collecting(&mut self, check: Check, value: &Value, at: &Loc<'_>) -> bool {
-        let errors = self.errors.take();
-        let verdict = check(self, value, at);
-        self.errors = errors;
-        verdict
+    fn quiet_collecting(&mut self, check: CheckIn<Stop>, value: &Value, at: &Loc<'_>) -> bool {
+        self.stopping(|cx| check(cx, value, at))
     }
 
     /// Where the record of violations stands, for [`Self::passed`].
     #[inline(always)]
     pub fn mark(&self) -> usize {
+        if !M::COLLECTS {
+            return 0;
+        }
         self.errors.as_ref().map_or(0, ViolationList::len)
     }
 
@@ -360,6 +467,9 @@ impl Cx {
     /// list is full, nothing is recorded and nothing passes).
     #[inline(always)]
     pub fn passed(&self, mark: usize) -> bool {
+        if !M::COLLECTS {
+            return true;
+        }
         self.errors
             .as_ref()
             .is_none_or(|errors| errors.len() == mark && !errors.is_full())
@@ -1135,8 +1245,8 @@ pub fn length(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::{
-        decimal_divides, decimal_parts, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Cx, Ev, Loc,
-        NameBuffer, Num, Violation, Why,
+        decimal_divides, decimal_parts, is_integer, is_integer_draft4, is_multiple_of, surely_not_whole, Collect, Cx,
+        Ev, Loc, NameBuffer, Num, Stop, Violation, Why,
     };
     use serde_json::{Number, Value};
 
@@ -1365,13 +1475,45 @@ mod tests {
     /// list 200 MB of pointers. The first is always listed, however large; once full, `fail`
     /// says to stop, nothing is recorded and no check passes; the errors say the list is
     /// truncated.
+    /// A check run for its verdict alone while collecting runs in a context of its own that
+    /// stops at the first violation: it sees the dynamic scope (`$dynamicRef` resolves through
+    /// it), records nothing, and the scope is whole again after.
+    #[test]
+    fn a_quiet_check_while_collecting_sees_the_scope_and_records_nothing() {
+        fn sees_seven(cx: &mut Cx<Stop>, v: &Value, at: &Loc<'_>) -> bool {
+            assert!(cx.stops(), "a quiet check stops at the first violation");
+            assert_eq!(cx.outermost(&[7, 9]), Some(7), "the scope is lent");
+            let entered = cx.enter(9);
+            let failed = cx.fail(at, "/type", Why::Type(v, &["string"]));
+            cx.leave(entered);
+            !failed
+        }
+        let mut cx = Cx::<Collect>::new(false);
+        let entered = cx.enter(7);
+        let value = Value::from(1);
+        assert!(!cx.quiet(sees_seven, &value, &Loc::Root), "the failure is the verdict");
+        assert_eq!(cx.outermost(&[7, 9]), Some(7), "the scope is given back, as it was");
+        assert!(!cx.stops(), "still collecting");
+        cx.leave(entered);
+        assert_eq!(cx.outermost(&[7]), None);
+        assert!(cx.into_violations().is_empty(), "nothing recorded by the quiet check");
+        let mut stop = Cx::<Stop>::new(false);
+        let mark = stop.mark();
+        assert!(stop.fail(&Loc::Root, "/type", Why::Type(&value, &["string"])), "stops");
+        assert!(
+            stop.passed(mark),
+            "constant: a check that stops returns at its first failure, before `passed`"
+        );
+        assert!(stop.holds_nothing());
+    }
+
     #[test]
     fn a_full_list_of_violations_stops_the_search() {
         let long = "k".repeat(100_000);
         let root = Loc::Root;
         let member = root.key(&long);
         let value = Value::from(0);
-        let mut cx = Cx::new(true, false);
+        let mut cx = Cx::<Collect>::new(false);
         let mut listed = 0;
         for index in 0..2_000 {
             let mark = cx.mark();

@@ -146,7 +146,11 @@ fn main() {
                             ),
                             None => "None".to_owned(),
                         };
-                        (format!("Some({module}::{root})"), stream, "None".to_owned())
+                        (
+                            format!("Some(pilotage_types::validate::runtime::Check::new({module}::{root}, {module}::{root}))"),
+                            stream,
+                            "None".to_owned(),
+                        )
                     }
                     Ok(Err(error)) => (
                         "None".to_owned(),

@@ -1788,6 +1788,14 @@ impl<'a> Gen<'a> {
         let matched_pattern: Vec<TokenStream> = pattern_idents.iter().map(|ident| quote!(#ident.is_match(k))).collect();
         let mut after = TokenStream::new();
         let mut before = TokenStream::new();
+        // `additionalProperties: false` beside one or two names of `properties` and nothing
+        // else read of the members (no pattern, no fused conditional): the names are picked
+        // (`runtime::pick`, below) and the object has a member of another name exactly when it
+        // has more members than were picked (names in an object are distinct). No pass.
+        let closed = matches!(object.get("additionalProperties"), Some(Value::Bool(false)))
+            && pattern_bodies.is_empty()
+            && fused.is_empty()
+            && (1..=LOOKED_UP_AT_MOST).contains(&known.len());
         let other = match object.get("additionalProperties") {
             None | Some(Value::Bool(true)) => TokenStream::new(),
             Some(Value::Bool(false)) if known.is_empty() && pattern_idents.is_empty() => {
@@ -1795,6 +1803,14 @@ impl<'a> Gen<'a> {
                 // for this: quicktype's `keyword-unions` has 277 such objects, each a loop).
                 let fail = fail(&at("additionalProperties"), quote!(Why::Additional(v, &[], &[])));
                 after.extend(quote!(if !o.is_empty() { #fail }));
+                TokenStream::new()
+            }
+            Some(Value::Bool(false)) if closed => {
+                let fail = fail(
+                    &at("additionalProperties"),
+                    quote!(Why::Additional(v, &[#(#known),*], &[])),
+                );
+                after.extend(quote!(if o.len() > found.iter().flatten().count() { #fail }));
                 TokenStream::new()
             }
             Some(Value::Bool(false)) => {
@@ -1855,10 +1871,11 @@ impl<'a> Gen<'a> {
         // groups, most with one or two properties, did not fit in a core's 1 MiB cache with it.
         // Their violations come in the order of the names, which is the map's order (with
         // serde_json's `preserve_order`, a pass reports in the instance's order instead).
-        let looked_up = other.is_empty()
-            && fused.is_empty()
-            && pattern_bodies.is_empty()
-            && (1..=LOOKED_UP_AT_MOST).contains(&checked.len());
+        let looked_up = closed
+            || (other.is_empty()
+                && fused.is_empty()
+                && pattern_bodies.is_empty()
+                && (1..=LOOKED_UP_AT_MOST).contains(&checked.len()));
         let pass =
             !looked_up && (!other.is_empty() || !fused.is_empty() || !pattern_bodies.is_empty() || !checked.is_empty());
         // Where `unevaluatedProperties` needs the members `properties` and `patternProperties`
@@ -1876,7 +1893,11 @@ impl<'a> Gen<'a> {
             .collect();
         // The members picked, each also counted when `required` names only such members (as the
         // pass counts them) and recorded as evaluated for `unevaluatedProperties`.
-        let looked: Vec<&str> = if looked_up {
+        // Closed, every name of `properties` is picked, those that check nothing too: the
+        // count of members found is what tells whether there is another.
+        let looked: Vec<&str> = if closed {
+            known.clone()
+        } else if looked_up {
             checked.iter().map(|(name, _)| *name).collect()
         } else {
             Vec::new()
@@ -1885,16 +1906,26 @@ impl<'a> Gen<'a> {
         let mut lookups = TokenStream::new();
         if looked_up {
             lookups.extend(quote!(let found = ::pilotage_types::validate::runtime::pick(o, &[#(#looked),*]);));
-            for (index, (name, body)) in checked.iter().enumerate() {
-                let scoped = match member_fails_lazily(body, name) {
+            for (index, name) in looked.iter().enumerate() {
+                let body = checked
+                    .iter()
+                    .find(|(checked, _)| checked == name)
+                    .map(|(_, body)| *body);
+                let scoped = body.map(|body| match member_fails_lazily(body, name) {
                     Some(lazy) => lazy,
                     None => quote!(let at = &at.key(#name); #body),
-                };
+                });
                 let count = (counted && required.contains(name)).then(|| quote!(seen += 1;));
                 let mark = marked.map(|ev| quote!(#ev.prop(#name);));
-                lookups.extend(quote! {
-                    if let Some(v) = found[#index] { #count #mark #scoped }
-                });
+                match scoped {
+                    Some(scoped) => lookups.extend(quote! {
+                        if let Some(v) = found[#index] { #count #mark #scoped }
+                    }),
+                    None if count.is_some() || mark.is_some() => {
+                        lookups.extend(quote!(if found[#index].is_some() { #count #mark }));
+                    }
+                    None => {}
+                }
             }
         }
         for (name, body) in arm_names.iter().zip(bodies) {
@@ -2329,14 +2360,17 @@ impl<'a> Gen<'a> {
             )
         };
         let vis = if public { quote!(pub) } else { quote!() };
+        // Generic over the mode (`runtime::Mode`): a verdict runs the instance that stops at the
+        // first violation, compiled without the code that records violations; the table holds
+        // both instances (`runtime::Check::new(f, f)`), and `cx.quiet` takes the first.
         let (signature, args) = if *annotating {
             (
-                quote!(<'v>(cx: &mut Cx, v: &'v Value, at: &Loc<'_>, ev: &mut ::pilotage_types::validate::runtime::Ev<'v>) -> bool),
+                quote!(<'v, M: Mode>(cx: &mut Cx<M>, v: &'v Value, at: &Loc<'_>, ev: &mut ::pilotage_types::validate::runtime::Ev<'v>) -> bool),
                 quote!((cx, v, at, ev)),
             )
         } else {
             (
-                quote!((cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool),
+                quote!(<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool),
                 quote!((cx, v, at)),
             )
         };
@@ -2660,12 +2694,14 @@ fn generate_set(
     // Deterministic order: by schema location.
     functions.sort_by(|a, b| a.0.cmp(&b.0));
     let count = functions.len();
-    let table = checks.iter().map(|(name, ident)| quote!((#name, #ident as Check)));
+    let table = checks
+        .iter()
+        .map(|(name, ident)| quote!((#name, Check::new(#ident, #ident))));
     let functions = functions.into_iter().map(|(_, tokens)| tokens);
     let items = &gen.items;
     let unresolved: Vec<&String> = gen.unresolved.iter().collect();
     let tokens = quote! {
-        use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+        use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
         use ::serde_json::Value;
 
         /// Every definition's check, sorted by definition (`.` is the document's root).
@@ -3163,6 +3199,26 @@ mod tests {
             !picked.contains("for (k , v) in o") && !picked.contains("o . keys ()"),
             "{picked}"
         );
+        // Closed (`additionalProperties: false`) with two names: both picked, the one that
+        // checks nothing too, and the others counted; no pass. With a pattern, a pass.
+        let closed = text(json!({"properties": {"a": {"type": "string"}, "b": true}, "additionalProperties": false}));
+        assert!(closed.contains(r#"runtime :: pick (o , & ["a" , "b"])"#), "{closed}");
+        assert!(
+            closed.contains("o . len () > found . iter () . flatten () . count ()"),
+            "{closed}"
+        );
+        assert!(!closed.contains("for (k , v) in o"), "{closed}");
+        let patterned = text(json!({
+            "properties": {"a": {"type": "string"}},
+            "patternProperties": {"^x": true},
+            "additionalProperties": false
+        }));
+        assert!(
+            patterned.contains("for (k , v) in o") && !patterned.contains("pick"),
+            "{patterned}"
+        );
+        let three = text(json!({"properties": {"a": true, "b": true, "c": true}, "additionalProperties": false}));
+        assert!(three.contains("for (k , v) in o") && !three.contains("pick"), "{three}");
     }
 
     #[test]

@@ -13,39 +13,39 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
-    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
             &[
-                ("anything", anything as Check),
-                ("choice", choice as Check),
-                ("closed", closed as Check),
-                ("conditional", conditional as Check),
-                ("contains", contains as Check),
-                ("dependent", dependent as Check),
-                ("literals", literals as Check),
-                ("nothing", nothing as Check),
-                ("numbers", numbers as Check),
-                ("p_alternation", p_alternation as Check),
-                ("p_classes", p_classes as Check),
-                ("p_counted", p_counted as Check),
-                ("p_dot", p_dot as Check),
-                ("p_end_only", p_end_only as Check),
-                ("p_escapes", p_escapes as Check),
-                ("p_lookahead", p_lookahead as Check),
-                ("p_negative", p_negative as Check),
-                ("p_optional_group", p_optional_group as Check),
-                ("p_overlap", p_overlap as Check),
-                ("p_unanchored", p_unanchored as Check),
-                ("p_unicode", p_unicode as Check),
-                ("pattern_members", pattern_members as Check),
-                ("pointer_ref", pointer_ref as Check),
-                ("strings_open", strings_open as Check),
-                ("tuple", tuple as Check),
-                ("tuple_closed", tuple_closed as Check),
-                ("types", types as Check),
-                ("unique", unique as Check),
+                ("anything", Check::new(anything, anything)),
+                ("choice", Check::new(choice, choice)),
+                ("closed", Check::new(closed, closed)),
+                ("conditional", Check::new(conditional, conditional)),
+                ("contains", Check::new(contains, contains)),
+                ("dependent", Check::new(dependent, dependent)),
+                ("literals", Check::new(literals, literals)),
+                ("nothing", Check::new(nothing, nothing)),
+                ("numbers", Check::new(numbers, numbers)),
+                ("p_alternation", Check::new(p_alternation, p_alternation)),
+                ("p_classes", Check::new(p_classes, p_classes)),
+                ("p_counted", Check::new(p_counted, p_counted)),
+                ("p_dot", Check::new(p_dot, p_dot)),
+                ("p_end_only", Check::new(p_end_only, p_end_only)),
+                ("p_escapes", Check::new(p_escapes, p_escapes)),
+                ("p_lookahead", Check::new(p_lookahead, p_lookahead)),
+                ("p_negative", Check::new(p_negative, p_negative)),
+                ("p_optional_group", Check::new(p_optional_group, p_optional_group)),
+                ("p_overlap", Check::new(p_overlap, p_overlap)),
+                ("p_unanchored", Check::new(p_unanchored, p_unanchored)),
+                ("p_unicode", Check::new(p_unicode, p_unicode)),
+                ("pattern_members", Check::new(pattern_members, pattern_members)),
+                ("pointer_ref", Check::new(pointer_ref, pointer_ref)),
+                ("strings_open", Check::new(strings_open, strings_open)),
+                ("tuple", Check::new(tuple, tuple)),
+                ("tuple_closed", Check::new(tuple_closed, tuple_closed)),
+                ("types", Check::new(types, types)),
+                ("unique", Check::new(unique, unique)),
             ],
             &[],
         )
@@ -704,12 +704,12 @@ pub mod checks {
         &[],
     );
     /// The schema at `/$defs/anything`.
-    pub fn anything(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn anything<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice`.
-    pub fn choice(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn choice<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         {
             let mut holds = 0usize;
@@ -743,7 +743,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/not`.
-    fn s35(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s35<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             for name in ["forbidden"] {
@@ -757,7 +757,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/0`.
-    fn s33(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s33<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/choice/oneOf/0/type", Why::Type(v, &["object"])) {
@@ -777,7 +777,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/choice/oneOf/1`.
-    fn s34(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s34<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/choice/oneOf/1/type", Why::Type(v, &["object"])) {
@@ -797,7 +797,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/closed`.
-    pub fn closed(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn closed<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/closed/type", Why::Type(v, &["object"])) {
@@ -845,7 +845,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/conditional`.
-    pub fn conditional(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn conditional<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/conditional/type", Why::Type(v, &["object"])) {
@@ -905,7 +905,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/contains`.
-    pub fn contains(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn contains<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_array()) {
             if cx.fail(at, "/$defs/contains/type", Why::Type(v, &["array"])) {
@@ -933,7 +933,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/contains/contains`.
-    fn s32(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s32<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/contains/contains/type", Why::Type(v, &["string"])) {
@@ -956,7 +956,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/dependent`.
-    pub fn dependent(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn dependent<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/dependent/type", Why::Type(v, &["object"])) {
@@ -1032,7 +1032,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/literals`.
-    pub fn literals(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn literals<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/literals/type", Why::Type(v, &["object"])) {
@@ -1201,7 +1201,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/nothing`.
-    pub fn nothing(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn nothing<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if cx.fail(at, "/$defs/nothing", Why::False(v)) {
             return false;
@@ -1209,7 +1209,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/numbers`.
-    pub fn numbers(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn numbers<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/numbers/type", Why::Type(v, &["object"])) {
@@ -1374,7 +1374,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/numbers/properties/open`.
-    fn open(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn open<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_number()) {
             if cx
@@ -1422,7 +1422,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_alternation`.
-    pub fn p_alternation(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_alternation<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_alternation/type", Why::Type(v, &["string"])) {
@@ -1445,7 +1445,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_classes`.
-    pub fn p_classes(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_classes<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_classes/type", Why::Type(v, &["string"])) {
@@ -1468,7 +1468,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_counted`.
-    pub fn p_counted(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_counted<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_counted/type", Why::Type(v, &["string"])) {
@@ -1491,7 +1491,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_dot`.
-    pub fn p_dot(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_dot<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_dot/type", Why::Type(v, &["string"])) {
@@ -1514,7 +1514,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_end_only`.
-    pub fn p_end_only(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_end_only<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_end_only/type", Why::Type(v, &["string"])) {
@@ -1537,7 +1537,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_escapes`.
-    pub fn p_escapes(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_escapes<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_escapes/type", Why::Type(v, &["string"])) {
@@ -1560,7 +1560,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_lookahead`.
-    pub fn p_lookahead(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_lookahead<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_lookahead/type", Why::Type(v, &["string"])) {
@@ -1583,7 +1583,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_negative`.
-    pub fn p_negative(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_negative<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_negative/type", Why::Type(v, &["string"])) {
@@ -1606,7 +1606,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_optional_group`.
-    pub fn p_optional_group(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_optional_group<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_optional_group/type", Why::Type(v, &["string"])) {
@@ -1629,7 +1629,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_overlap`.
-    pub fn p_overlap(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_overlap<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_overlap/type", Why::Type(v, &["string"])) {
@@ -1652,7 +1652,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_unanchored`.
-    pub fn p_unanchored(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_unanchored<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_unanchored/type", Why::Type(v, &["string"])) {
@@ -1675,7 +1675,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/p_unicode`.
-    pub fn p_unicode(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn p_unicode<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/p_unicode/type", Why::Type(v, &["string"])) {
@@ -1698,7 +1698,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/pattern_members`.
-    pub fn pattern_members(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn pattern_members<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/pattern_members/type", Why::Type(v, &["object"])) {
@@ -1807,7 +1807,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/pattern_members/propertyNames`.
-    fn s31(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s31<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::String(s) = v {
             if ::pilotage_types::validate::runtime::length(s) > 12u64 {
@@ -1825,7 +1825,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/pointer_ref`.
-    pub fn pointer_ref(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn pointer_ref<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !open(cx, v, at) && cx.stops() {
             return false;
@@ -1833,7 +1833,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open`.
-    pub fn strings_open(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn strings_open<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
@@ -1853,7 +1853,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open/anyOf/0`.
-    fn s28(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s28<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.as_str() == Some("x")) {
             if cx.fail(at, "/$defs/strings_open/anyOf/0/const", Why::Const("\"x\"")) {
@@ -1863,7 +1863,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/strings_open/anyOf/1`.
-    fn s29(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s29<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.as_str() == Some("y")) {
             if cx.fail(at, "/$defs/strings_open/anyOf/1/const", Why::Const("\"y\"")) {
@@ -1873,7 +1873,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/tuple`.
-    pub fn tuple(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn tuple<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_array()) {
             if cx.fail(at, "/$defs/tuple/type", Why::Type(v, &["array"])) {
@@ -1945,7 +1945,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/tuple_closed`.
-    pub fn tuple_closed(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn tuple_closed<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_array()) {
             if cx.fail(at, "/$defs/tuple_closed/type", Why::Type(v, &["array"])) {
@@ -1977,7 +1977,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/types`.
-    pub fn types(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn types<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string() || v.is_null()
             || ::pilotage_types::validate::runtime::is_integer(v))
@@ -1995,7 +1995,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/unique`.
-    pub fn unique(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn unique<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_array()) {
             if cx.fail(at, "/$defs/unique/type", Why::Type(v, &["array"])) {

@@ -188,11 +188,14 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
-    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
-            &[(".", root as Check), ("ExecutionEffect", execution_effect as Check)],
+            &[
+                (".", Check::new(root, root)),
+                ("ExecutionEffect", Check::new(execution_effect, execution_effect)),
+            ],
             &[],
         )
         .with_streams(STREAM_PROGRAM, &[(".", 0u32), ("ExecutionEffect", 1u32)]);
@@ -248,7 +251,7 @@ pub mod checks {
         &[],
     );
     /// The schema at ``.
-    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn root<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
@@ -256,29 +259,20 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut unexpected = false;
-            for (k, v) in o {
-                match k.as_str() {
-                    "effect" => {
-                        let at = &at.key(k);
-                        {
-                            if !(cx.quiet(execution_effect, v, at)
-                                || matches!(v, Value::Null) && cx.quiet(s2, v, at))
-                            {
-                                if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
-                                    return false;
-                                }
-                            }
-                        }
-                    }
-                    _ => {
-                        if !(false) {
-                            unexpected = true;
+            let found = ::pilotage_types::validate::runtime::pick(o, &["effect"]);
+            if let Some(v) = found[0usize] {
+                let at = &at.key("effect");
+                {
+                    if !(cx.quiet(execution_effect, v, at)
+                        || matches!(v, Value::Null) && cx.quiet(s2, v, at))
+                    {
+                        if cx.fail(at, "/properties/effect/anyOf", Why::AnyOf(v)) {
+                            return false;
                         }
                     }
                 }
             }
-            if unexpected {
+            if o.len() > found.iter().flatten().count() {
                 if cx
                     .fail(
                         at,
@@ -293,7 +287,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect`.
-    pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn execution_effect<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
@@ -328,7 +322,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
-    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s3<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -351,7 +345,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
-    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s4<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -378,7 +372,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
-    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s5<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -405,7 +399,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/properties/effect/anyOf/1`.
-    fn s2(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s2<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_null()) {
             if cx.fail(at, "/properties/effect/anyOf/1/type", Why::Type(v, &["null"])) {
@@ -417,14 +411,20 @@ pub mod checks {
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::execution_effect,
+        checks::execution_effect,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpProjectionInput {
     const DEF: &'static str = ".";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::root,
+        checks::root,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
     );

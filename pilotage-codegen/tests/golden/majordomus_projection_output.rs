@@ -786,23 +786,35 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
-    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
             &[
-                (".", root as Check),
-                ("ExecutionEffect", execution_effect as Check),
-                ("ExecutionHints", execution_hints as Check),
-                ("McpClient", mcp_client as Check),
-                ("McpClientStanding", mcp_client_standing as Check),
-                ("McpEffectCount", mcp_effect_count as Check),
-                ("McpFinding", mcp_finding as Check),
-                ("McpResourceSummary", mcp_resource_summary as Check),
-                ("McpServerIdentity", mcp_server_identity as Check),
-                ("McpServing", mcp_serving as Check),
-                ("McpToolEntry", mcp_tool_entry as Check),
-                ("McpTransportEntry", mcp_transport_entry as Check),
+                (".", Check::new(root, root)),
+                ("ExecutionEffect", Check::new(execution_effect, execution_effect)),
+                ("ExecutionHints", Check::new(execution_hints, execution_hints)),
+                ("McpClient", Check::new(mcp_client, mcp_client)),
+                (
+                    "McpClientStanding",
+                    Check::new(mcp_client_standing, mcp_client_standing),
+                ),
+                ("McpEffectCount", Check::new(mcp_effect_count, mcp_effect_count)),
+                ("McpFinding", Check::new(mcp_finding, mcp_finding)),
+                (
+                    "McpResourceSummary",
+                    Check::new(mcp_resource_summary, mcp_resource_summary),
+                ),
+                (
+                    "McpServerIdentity",
+                    Check::new(mcp_server_identity, mcp_server_identity),
+                ),
+                ("McpServing", Check::new(mcp_serving, mcp_serving)),
+                ("McpToolEntry", Check::new(mcp_tool_entry, mcp_tool_entry)),
+                (
+                    "McpTransportEntry",
+                    Check::new(mcp_transport_entry, mcp_transport_entry),
+                ),
             ],
             &[],
         )
@@ -1099,7 +1111,7 @@ pub mod checks {
         &[],
     );
     /// The schema at ``.
-    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn root<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
@@ -1378,7 +1390,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect`.
-    pub fn execution_effect(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn execution_effect<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
@@ -1413,7 +1425,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/0`.
-    fn s15(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s15<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1436,7 +1448,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/1`.
-    fn s16(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s16<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1463,7 +1475,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionEffect/oneOf/2`.
-    fn s17(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s17<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1490,7 +1502,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/ExecutionHints`.
-    pub fn execution_hints(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn execution_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/ExecutionHints/type", Why::Type(v, &["object"])) {
@@ -1579,7 +1591,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpClient`.
-    pub fn mcp_client(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_client<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpClient/type", Why::Type(v, &["object"])) {
@@ -1656,7 +1668,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding`.
-    pub fn mcp_client_standing(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_client_standing<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if cx.compatible() {
             if !v.is_string() {
@@ -1692,7 +1708,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/0`.
-    fn s12(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s12<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1719,7 +1735,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/1`.
-    fn s13(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s13<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1746,7 +1762,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpClientStanding/oneOf/2`.
-    fn s14(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s14<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx
@@ -1773,7 +1789,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpEffectCount`.
-    pub fn mcp_effect_count(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_effect_count<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpEffectCount/type", Why::Type(v, &["object"])) {
@@ -1839,7 +1855,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpFinding`.
-    pub fn mcp_finding(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_finding<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpFinding/type", Why::Type(v, &["object"])) {
@@ -1909,7 +1925,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpResourceSummary`.
-    pub fn mcp_resource_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_resource_summary<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpResourceSummary/type", Why::Type(v, &["object"])) {
@@ -2010,7 +2030,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpServerIdentity`.
-    pub fn mcp_server_identity(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_server_identity<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpServerIdentity/type", Why::Type(v, &["object"])) {
@@ -2085,7 +2109,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpServing`.
-    pub fn mcp_serving(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_serving<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpServing/type", Why::Type(v, &["object"])) {
@@ -2206,7 +2230,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpToolEntry`.
-    pub fn mcp_tool_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_tool_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpToolEntry/type", Why::Type(v, &["object"])) {
@@ -2316,7 +2340,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/McpTransportEntry`.
-    pub fn mcp_transport_entry(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn mcp_transport_entry<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/McpTransportEntry/type", Why::Type(v, &["object"])) {
@@ -2406,84 +2434,120 @@ pub mod checks {
 }
 impl ::pilotage_types::SchemaDef for ExecutionEffect {
     const DEF: &'static str = "ExecutionEffect";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_effect;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::execution_effect,
+        checks::execution_effect,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ExecutionHints {
     const DEF: &'static str = "ExecutionHints";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::execution_hints;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::execution_hints,
+        checks::execution_hints,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpClient {
     const DEF: &'static str = "McpClient";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_client,
+        checks::mcp_client,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 3u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpClientStanding {
     const DEF: &'static str = "McpClientStanding";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_client_standing;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_client_standing,
+        checks::mcp_client_standing,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 4u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpEffectCount {
     const DEF: &'static str = "McpEffectCount";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_effect_count;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_effect_count,
+        checks::mcp_effect_count,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 5u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpFinding {
     const DEF: &'static str = "McpFinding";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_finding;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_finding,
+        checks::mcp_finding,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 6u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpResourceSummary {
     const DEF: &'static str = "McpResourceSummary";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_resource_summary;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_resource_summary,
+        checks::mcp_resource_summary,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 7u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpServerIdentity {
     const DEF: &'static str = "McpServerIdentity";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_server_identity;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_server_identity,
+        checks::mcp_server_identity,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 8u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpServing {
     const DEF: &'static str = "McpServing";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_serving;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_serving,
+        checks::mcp_serving,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 9u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpToolEntry {
     const DEF: &'static str = "McpToolEntry";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_tool_entry;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_tool_entry,
+        checks::mcp_tool_entry,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 10u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpTransportEntry {
     const DEF: &'static str = "McpTransportEntry";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::mcp_transport_entry;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::mcp_transport_entry,
+        checks::mcp_transport_entry,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 11u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McpProjection {
     const DEF: &'static str = ".";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::root,
+        checks::root,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
     );

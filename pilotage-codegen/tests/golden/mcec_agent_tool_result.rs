@@ -364,14 +364,14 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
-    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
             &[
-                (".", root as Check),
-                ("error", error as Check),
-                ("warning", warning as Check),
+                (".", Check::new(root, root)),
+                ("error", Check::new(error, error)),
+                ("warning", Check::new(warning, warning)),
             ],
             &[],
         )
@@ -621,7 +621,7 @@ pub mod checks {
         &[],
     );
     /// The schema at ``.
-    pub fn root(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn root<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/type", Why::Type(v, &["object"])) {
@@ -782,7 +782,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/error`.
-    pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
@@ -936,7 +936,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/warning`.
-    pub fn warning(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn warning<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/warning/type", Why::Type(v, &["object"])) {
@@ -944,46 +944,40 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut unexpected = false;
             let mut seen = 0usize;
-            for (k, v) in o {
-                match k.as_str() {
-                    "code" => {
-                        seen += 1;
-                        if !(v.is_string()) {
-                            if cx
-                                .fail(
-                                    &at.key("code"),
-                                    "/$defs/warning/properties/code/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    "detail" => {
-                        seen += 1;
-                        if !(v.is_string()) {
-                            if cx
-                                .fail(
-                                    &at.key("detail"),
-                                    "/$defs/warning/properties/detail/type",
-                                    Why::Type(v, &["string"]),
-                                )
-                            {
-                                return false;
-                            }
-                        }
-                    }
-                    _ => {
-                        if !(false) {
-                            unexpected = true;
-                        }
+            let found = ::pilotage_types::validate::runtime::pick(
+                o,
+                &["code", "detail"],
+            );
+            if let Some(v) = found[0usize] {
+                seen += 1;
+                if !(v.is_string()) {
+                    if cx
+                        .fail(
+                            &at.key("code"),
+                            "/$defs/warning/properties/code/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
                     }
                 }
             }
-            if unexpected {
+            if let Some(v) = found[1usize] {
+                seen += 1;
+                if !(v.is_string()) {
+                    if cx
+                        .fail(
+                            &at.key("detail"),
+                            "/$defs/warning/properties/detail/type",
+                            Why::Type(v, &["string"]),
+                        )
+                    {
+                        return false;
+                    }
+                }
+            }
+            if o.len() > found.iter().flatten().count() {
                 if cx
                     .fail(
                         at,
@@ -1007,7 +1001,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/allOf/1/if`.
-    fn s3(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s3<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
@@ -1039,7 +1033,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not`.
-    fn s4(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s4<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         {
             if !(cx.quiet(s5, v, at)) {
@@ -1051,7 +1045,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/allOf/1/then/not/anyOf/0`.
-    fn s5(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s5<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
@@ -1091,21 +1085,30 @@ pub mod checks {
 }
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::error,
+        checks::error,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Warning {
     const DEF: &'static str = "warning";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::warning;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::warning,
+        checks::warning,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
     );
 }
 impl ::pilotage_types::SchemaDef for McecAgentToolResult {
     const DEF: &'static str = ".";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::root;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::root,
+        checks::root,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
     );

@@ -5352,49 +5352,115 @@ pub fn validators() -> ::pilotage_types::validate::Validators {
 /// check per definition.
 #[allow(unused_variables, clippy::all, clippy::pedantic)]
 pub mod checks {
-    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Why};
+    use ::pilotage_types::validate::runtime::{Check, Cx, Loc, Mode, Why};
     use ::serde_json::Value;
     /// Every definition's check, sorted by definition (`.` is the document's root).
     pub static VALIDATORS: ::pilotage_types::validate::Validators = ::pilotage_types::validate::Validators::new(
             &[
-                ("actor_at", actor_at as Check),
-                ("audit_list_input", audit_list_input as Check),
-                ("audit_list_output", audit_list_output as Check),
-                ("context_brief_input", context_brief_input as Check),
-                ("context_brief_output", context_brief_output as Check),
-                ("cursor", cursor as Check),
-                ("erase_request_input", erase_request_input as Check),
-                ("erase_request_output", erase_request_output as Check),
-                ("error", error as Check),
-                ("export_create_input", export_create_input as Check),
-                ("export_create_output", export_create_output as Check),
-                ("frontmatter_input", frontmatter_input as Check),
-                ("limit", limit as Check),
-                ("memory_list_input", memory_list_input as Check),
-                ("memory_list_output", memory_list_output as Check),
-                ("memory_propose_input", memory_propose_input as Check),
-                ("memory_propose_output", memory_propose_output as Check),
-                ("memory_read_input", memory_read_input as Check),
-                ("memory_read_output", memory_read_output as Check),
-                ("memory_search_input", memory_search_input as Check),
-                ("memory_search_output", memory_search_output as Check),
-                ("memory_write_input", memory_write_input as Check),
-                ("memory_write_output", memory_write_output as Check),
-                ("page_summary", page_summary as Check),
-                ("partition_list_input", partition_list_input as Check),
-                ("partition_list_output", partition_list_output as Check),
-                ("partition_name", partition_name as Check),
-                ("path", path as Check),
-                ("principal", principal as Check),
-                ("profile_get_input", profile_get_input as Check),
-                ("profile_get_output", profile_get_output as Check),
-                ("profile_update_input", profile_update_input as Check),
-                ("profile_update_output", profile_update_output as Check),
-                ("review_list_input", review_list_input as Check),
-                ("review_list_output", review_list_output as Check),
-                ("review_resolve_input", review_resolve_input as Check),
-                ("review_resolve_output", review_resolve_output as Check),
-                ("utc_datetime", utc_datetime as Check),
+                ("actor_at", Check::new(actor_at, actor_at)),
+                ("audit_list_input", Check::new(audit_list_input, audit_list_input)),
+                ("audit_list_output", Check::new(audit_list_output, audit_list_output)),
+                (
+                    "context_brief_input",
+                    Check::new(context_brief_input, context_brief_input),
+                ),
+                (
+                    "context_brief_output",
+                    Check::new(context_brief_output, context_brief_output),
+                ),
+                ("cursor", Check::new(cursor, cursor)),
+                (
+                    "erase_request_input",
+                    Check::new(erase_request_input, erase_request_input),
+                ),
+                (
+                    "erase_request_output",
+                    Check::new(erase_request_output, erase_request_output),
+                ),
+                ("error", Check::new(error, error)),
+                (
+                    "export_create_input",
+                    Check::new(export_create_input, export_create_input),
+                ),
+                (
+                    "export_create_output",
+                    Check::new(export_create_output, export_create_output),
+                ),
+                ("frontmatter_input", Check::new(frontmatter_input, frontmatter_input)),
+                ("limit", Check::new(limit, limit)),
+                ("memory_list_input", Check::new(memory_list_input, memory_list_input)),
+                (
+                    "memory_list_output",
+                    Check::new(memory_list_output, memory_list_output),
+                ),
+                (
+                    "memory_propose_input",
+                    Check::new(memory_propose_input, memory_propose_input),
+                ),
+                (
+                    "memory_propose_output",
+                    Check::new(memory_propose_output, memory_propose_output),
+                ),
+                ("memory_read_input", Check::new(memory_read_input, memory_read_input)),
+                (
+                    "memory_read_output",
+                    Check::new(memory_read_output, memory_read_output),
+                ),
+                (
+                    "memory_search_input",
+                    Check::new(memory_search_input, memory_search_input),
+                ),
+                (
+                    "memory_search_output",
+                    Check::new(memory_search_output, memory_search_output),
+                ),
+                (
+                    "memory_write_input",
+                    Check::new(memory_write_input, memory_write_input),
+                ),
+                (
+                    "memory_write_output",
+                    Check::new(memory_write_output, memory_write_output),
+                ),
+                ("page_summary", Check::new(page_summary, page_summary)),
+                (
+                    "partition_list_input",
+                    Check::new(partition_list_input, partition_list_input),
+                ),
+                (
+                    "partition_list_output",
+                    Check::new(partition_list_output, partition_list_output),
+                ),
+                ("partition_name", Check::new(partition_name, partition_name)),
+                ("path", Check::new(path, path)),
+                ("principal", Check::new(principal, principal)),
+                ("profile_get_input", Check::new(profile_get_input, profile_get_input)),
+                (
+                    "profile_get_output",
+                    Check::new(profile_get_output, profile_get_output),
+                ),
+                (
+                    "profile_update_input",
+                    Check::new(profile_update_input, profile_update_input),
+                ),
+                (
+                    "profile_update_output",
+                    Check::new(profile_update_output, profile_update_output),
+                ),
+                ("review_list_input", Check::new(review_list_input, review_list_input)),
+                (
+                    "review_list_output",
+                    Check::new(review_list_output, review_list_output),
+                ),
+                (
+                    "review_resolve_input",
+                    Check::new(review_resolve_input, review_resolve_input),
+                ),
+                (
+                    "review_resolve_output",
+                    Check::new(review_resolve_output, review_resolve_output),
+                ),
+                ("utc_datetime", Check::new(utc_datetime, utc_datetime)),
             ],
             &[
                 "audit.entry.schema.json",
@@ -6439,12 +6505,12 @@ pub mod checks {
         &[],
     );
     /// The schema at `/$defs/actor_at`.
-    pub fn actor_at(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn actor_at<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/audit_list_input`.
-    pub fn audit_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn audit_list_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/audit_list_input/type", Why::Type(v, &["object"])) {
@@ -6504,7 +6570,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/audit_list_output`.
-    pub fn audit_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn audit_list_output<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/audit_list_output/type", Why::Type(v, &["object"])) {
@@ -6556,7 +6622,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_input`.
-    pub fn context_brief_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn context_brief_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/context_brief_input/type", Why::Type(v, &["object"]))
@@ -6644,7 +6714,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output`.
-    pub fn context_brief_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn context_brief_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/context_brief_output/type", Why::Type(v, &["object"]))
@@ -6848,7 +6922,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/0`.
-    fn s42(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_null()) {
             if cx
@@ -6864,17 +6938,17 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/1`.
-    fn s43(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/context_brief_output/properties/profile/anyOf/2`.
-    fn s44(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s44<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/cursor`.
-    pub fn cursor(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn cursor<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_string()) {
             if cx.fail(at, "/$defs/cursor/type", Why::Type(v, &["string"])) {
@@ -6891,7 +6965,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/erase_request_input`.
-    pub fn erase_request_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn erase_request_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/erase_request_input/type", Why::Type(v, &["object"]))
@@ -7081,7 +7159,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/erase_request_output`.
-    pub fn erase_request_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn erase_request_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/erase_request_output/type", Why::Type(v, &["object"]))
@@ -7173,7 +7255,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/error`.
-    pub fn error(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/error/type", Why::Type(v, &["object"])) {
@@ -7343,7 +7425,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/export_create_input`.
-    pub fn export_create_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn export_create_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/export_create_input/type", Why::Type(v, &["object"]))
@@ -7427,7 +7513,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/export_create_output`.
-    pub fn export_create_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn export_create_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/export_create_output/type", Why::Type(v, &["object"]))
@@ -7643,7 +7733,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/frontmatter_input`.
-    pub fn frontmatter_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn frontmatter_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/frontmatter_input/type", Why::Type(v, &["object"])) {
@@ -7669,7 +7759,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/limit`.
-    pub fn limit(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn limit<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(::pilotage_types::validate::runtime::is_integer(v)) {
             if cx.fail(at, "/$defs/limit/type", Why::Type(v, &["integer"])) {
@@ -7699,7 +7789,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_list_input`.
-    pub fn memory_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_list_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_list_input/type", Why::Type(v, &["object"])) {
@@ -7859,7 +7949,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_list_output`.
-    pub fn memory_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_list_output<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_list_output/type", Why::Type(v, &["object"])) {
@@ -7920,7 +8010,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_propose_input`.
-    pub fn memory_propose_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_propose_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_propose_input/type", Why::Type(v, &["object"]))
@@ -8007,7 +8101,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_propose_output`.
-    pub fn memory_propose_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_propose_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx
@@ -8101,7 +8199,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_read_input`.
-    pub fn memory_read_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_read_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_read_input/type", Why::Type(v, &["object"])) {
@@ -8150,7 +8248,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_read_output`.
-    pub fn memory_read_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_read_output<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_read_output/type", Why::Type(v, &["object"])) {
@@ -8233,7 +8331,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_search_input`.
-    pub fn memory_search_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_search_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_search_input/type", Why::Type(v, &["object"]))
@@ -8474,7 +8576,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_search_output`.
-    pub fn memory_search_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_search_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_search_output/type", Why::Type(v, &["object"]))
@@ -8584,7 +8690,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_write_input`.
-    pub fn memory_write_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_write_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_write_input/type", Why::Type(v, &["object"])) {
@@ -8650,7 +8756,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/memory_write_output`.
-    pub fn memory_write_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn memory_write_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/memory_write_output/type", Why::Type(v, &["object"]))
@@ -8764,7 +8874,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/page_summary`.
-    pub fn page_summary(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn page_summary<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/page_summary/type", Why::Type(v, &["object"])) {
@@ -8988,7 +9098,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_input`.
-    pub fn partition_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn partition_list_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/partition_list_input/type", Why::Type(v, &["object"]))
@@ -8999,7 +9113,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_output`.
-    pub fn partition_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn partition_list_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx
@@ -9175,7 +9293,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/partition_list_output/properties/partitions`.
-    fn partitions(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn partitions<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_array()) {
             if cx
@@ -9321,22 +9439,22 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/partition_name`.
-    pub fn partition_name(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn partition_name<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/path`.
-    pub fn path(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn path<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/principal`.
-    pub fn principal(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn principal<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_input`.
-    pub fn profile_get_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn profile_get_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/profile_get_input/type", Why::Type(v, &["object"])) {
@@ -9379,7 +9497,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output`.
-    pub fn profile_get_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn profile_get_output<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/profile_get_output/type", Why::Type(v, &["object"])) {
@@ -9491,7 +9609,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/0`.
-    fn s38(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s38<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_null()) {
             if cx
@@ -9507,17 +9625,21 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/1`.
-    fn s39(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s39<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_get_output/properties/profile/anyOf/2`.
-    fn s40(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    fn s40<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_update_input`.
-    pub fn profile_update_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn profile_update_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/profile_update_input/type", Why::Type(v, &["object"]))
@@ -9577,7 +9699,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/profile_update_output`.
-    pub fn profile_update_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn profile_update_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx
@@ -9664,7 +9790,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/review_list_input`.
-    pub fn review_list_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn review_list_input<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/review_list_input/type", Why::Type(v, &["object"])) {
@@ -9726,7 +9852,7 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/review_list_output`.
-    pub fn review_list_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn review_list_output<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/review_list_output/type", Why::Type(v, &["object"])) {
@@ -9928,7 +10054,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/review_resolve_input`.
-    pub fn review_resolve_input(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn review_resolve_input<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx.fail(at, "/$defs/review_resolve_input/type", Why::Type(v, &["object"]))
@@ -10036,7 +10166,11 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/review_resolve_output`.
-    pub fn review_resolve_output(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn review_resolve_output<M: Mode>(
+        cx: &mut Cx<M>,
+        v: &Value,
+        at: &Loc<'_>,
+    ) -> bool {
         let mark = cx.mark();
         if !(v.is_object()) {
             if cx
@@ -10128,273 +10262,387 @@ pub mod checks {
         cx.passed(mark)
     }
     /// The schema at `/$defs/utc_datetime`.
-    pub fn utc_datetime(cx: &mut Cx, v: &Value, at: &Loc<'_>) -> bool {
+    pub fn utc_datetime<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         cx.passed(mark)
     }
 }
 impl ::pilotage_types::SchemaDef for ActorAt {
     const DEF: &'static str = "actor_at";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::actor_at;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::actor_at,
+        checks::actor_at,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 0u32),
     );
 }
 impl ::pilotage_types::SchemaDef for AuditListInput {
     const DEF: &'static str = "audit_list_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::audit_list_input,
+        checks::audit_list_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 1u32),
     );
 }
 impl ::pilotage_types::SchemaDef for AuditListOutput {
     const DEF: &'static str = "audit_list_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::audit_list_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::audit_list_output,
+        checks::audit_list_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 2u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ContextBriefInput {
     const DEF: &'static str = "context_brief_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::context_brief_input,
+        checks::context_brief_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 3u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ContextBriefOutput {
     const DEF: &'static str = "context_brief_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::context_brief_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::context_brief_output,
+        checks::context_brief_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 4u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Cursor {
     const DEF: &'static str = "cursor";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::cursor;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::cursor,
+        checks::cursor,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 5u32),
     );
 }
 impl ::pilotage_types::SchemaDef for EraseRequestInput {
     const DEF: &'static str = "erase_request_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::erase_request_input,
+        checks::erase_request_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 6u32),
     );
 }
 impl ::pilotage_types::SchemaDef for EraseRequestOutput {
     const DEF: &'static str = "erase_request_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::erase_request_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::erase_request_output,
+        checks::erase_request_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 7u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Error {
     const DEF: &'static str = "error";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::error;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::error,
+        checks::error,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 8u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ExportCreateInput {
     const DEF: &'static str = "export_create_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::export_create_input,
+        checks::export_create_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 9u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ExportCreateOutput {
     const DEF: &'static str = "export_create_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::export_create_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::export_create_output,
+        checks::export_create_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 10u32),
     );
 }
 impl ::pilotage_types::SchemaDef for FrontmatterInput {
     const DEF: &'static str = "frontmatter_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::frontmatter_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::frontmatter_input,
+        checks::frontmatter_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 11u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Limit {
     const DEF: &'static str = "limit";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::limit;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::limit,
+        checks::limit,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 12u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryListInput {
     const DEF: &'static str = "memory_list_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_list_input,
+        checks::memory_list_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 13u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryListOutput {
     const DEF: &'static str = "memory_list_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_list_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_list_output,
+        checks::memory_list_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 14u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeInput {
     const DEF: &'static str = "memory_propose_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_propose_input,
+        checks::memory_propose_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 15u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryProposeOutput {
     const DEF: &'static str = "memory_propose_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_propose_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_propose_output,
+        checks::memory_propose_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 16u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryReadInput {
     const DEF: &'static str = "memory_read_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_read_input,
+        checks::memory_read_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 17u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryReadOutput {
     const DEF: &'static str = "memory_read_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_read_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_read_output,
+        checks::memory_read_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 18u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemorySearchInput {
     const DEF: &'static str = "memory_search_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_search_input,
+        checks::memory_search_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 19u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemorySearchOutput {
     const DEF: &'static str = "memory_search_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_search_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_search_output,
+        checks::memory_search_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 20u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteInput {
     const DEF: &'static str = "memory_write_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_write_input,
+        checks::memory_write_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 21u32),
     );
 }
 impl ::pilotage_types::SchemaDef for MemoryWriteOutput {
     const DEF: &'static str = "memory_write_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::memory_write_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::memory_write_output,
+        checks::memory_write_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 22u32),
     );
 }
 impl ::pilotage_types::SchemaDef for PageSummary {
     const DEF: &'static str = "page_summary";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::page_summary;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::page_summary,
+        checks::page_summary,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 23u32),
     );
 }
 impl ::pilotage_types::SchemaDef for PartitionListInput {
     const DEF: &'static str = "partition_list_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::partition_list_input,
+        checks::partition_list_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 24u32),
     );
 }
 impl ::pilotage_types::SchemaDef for PartitionListOutput {
     const DEF: &'static str = "partition_list_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_list_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::partition_list_output,
+        checks::partition_list_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 25u32),
     );
 }
 impl ::pilotage_types::SchemaDef for PartitionName {
     const DEF: &'static str = "partition_name";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::partition_name;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::partition_name,
+        checks::partition_name,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 26u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Path {
     const DEF: &'static str = "path";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::path;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::path,
+        checks::path,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 27u32),
     );
 }
 impl ::pilotage_types::SchemaDef for Principal {
     const DEF: &'static str = "principal";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::principal;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::principal,
+        checks::principal,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 28u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ProfileGetInput {
     const DEF: &'static str = "profile_get_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::profile_get_input,
+        checks::profile_get_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 29u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ProfileGetOutput {
     const DEF: &'static str = "profile_get_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_get_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::profile_get_output,
+        checks::profile_get_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 30u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateInput {
     const DEF: &'static str = "profile_update_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::profile_update_input,
+        checks::profile_update_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 31u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ProfileUpdateOutput {
     const DEF: &'static str = "profile_update_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::profile_update_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::profile_update_output,
+        checks::profile_update_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 32u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ReviewListInput {
     const DEF: &'static str = "review_list_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::review_list_input,
+        checks::review_list_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 33u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ReviewListOutput {
     const DEF: &'static str = "review_list_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_list_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::review_list_output,
+        checks::review_list_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 34u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveInput {
     const DEF: &'static str = "review_resolve_input";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_input;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::review_resolve_input,
+        checks::review_resolve_input,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 35u32),
     );
 }
 impl ::pilotage_types::SchemaDef for ReviewResolveOutput {
     const DEF: &'static str = "review_resolve_output";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::review_resolve_output;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::review_resolve_output,
+        checks::review_resolve_output,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 36u32),
     );
 }
 impl ::pilotage_types::SchemaDef for UtcDatetime {
     const DEF: &'static str = "utc_datetime";
-    const CHECK: ::pilotage_types::validate::runtime::Check = checks::utc_datetime;
+    const CHECK: ::pilotage_types::validate::runtime::Check = ::pilotage_types::validate::runtime::Check::new(
+        checks::utc_datetime,
+        checks::utc_datetime,
+    );
     const STREAM: ::std::option::Option<::pilotage_types::validate::stream::Stream> = ::std::option::Option::Some(
         ::pilotage_types::validate::stream::Stream::new(checks::STREAM_PROGRAM, 37u32),
     );
