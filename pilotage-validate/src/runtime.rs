@@ -32,8 +32,10 @@ pub struct Check {
 }
 
 impl Check {
-    /// The check whose instances are `stop` and `collect` (generated code writes the same
-    /// generic function twice: `Check::new(root, root)`).
+    /// The check whose instances are `stop` and `collect`: the two instances of one generic
+    /// function, as generated code writes it (`Check::new(root, root)`). Two different
+    /// functions would give different answers to a verdict and to the list of violations
+    /// (`validate` could then fail with no violation listed).
     pub const fn new(stop: CheckIn<Stop>, collect: CheckIn<Collect>) -> Self {
         Self { stop, collect }
     }
@@ -58,7 +60,7 @@ mod sealed {
 /// How an evaluation runs: stopping at the first violation ([`Stop`]) or collecting every one
 /// ([`Collect`]). Generated checks are generic over it, so each mode's instance is compiled
 /// with the other's code left out. Sealed: the two modes are the only ones.
-pub trait Mode: sealed::Sealed + Sized + 'static {
+pub trait Mode: sealed::Sealed + std::fmt::Debug + Sized + 'static {
     /// Whether violations are collected.
     const COLLECTS: bool;
 
@@ -1022,7 +1024,9 @@ fn scan_or_search<'v>(object: &'v serde_json::Map<String, Value>, name: &str) ->
 /// The members of `object` named `names` (without repeats), each `None` when absent: one pass
 /// over the object's members, out of line and shared by every check that reads only a few
 /// named members (`properties` with one or two names to check, and nothing checked of the
-/// other members: no `patternProperties`, no `additionalProperties` but `true` or `{}`). Each
+/// other members: no `patternProperties`, no `additionalProperties` but `true` or `{}`; or
+/// `additionalProperties: false` beside one or two names, where the caller counts the other
+/// members against those found). Each
 /// member's name is compared with `names` in turn, lengths first; the pass stops once every
 /// name is found. The caller then checks the members in the order of `names`.
 #[inline(never)]
@@ -1470,11 +1474,6 @@ mod tests {
         );
     }
 
-    /// A list of violations stops at its budget: each violation here repeats a name of 100 KB
-    /// in its pointer (an array of wrong items under a long member name), 2,000 of them would
-    /// list 200 MB of pointers. The first is always listed, however large; once full, `fail`
-    /// says to stop, nothing is recorded and no check passes; the errors say the list is
-    /// truncated.
     /// A check run for its verdict alone while collecting runs in a context of its own that
     /// stops at the first violation: it sees the dynamic scope (`$dynamicRef` resolves through
     /// it), records nothing, and the scope is whole again after.
@@ -1507,6 +1506,11 @@ mod tests {
         assert!(stop.holds_nothing());
     }
 
+    /// A list of violations stops at its budget: each violation here repeats a name of 100 KB
+    /// in its pointer (an array of wrong items under a long member name), 2,000 of them would
+    /// list 200 MB of pointers. The first is always listed, however large; once full, `fail`
+    /// says to stop, nothing is recorded and no check passes; the errors say the list is
+    /// truncated.
     #[test]
     fn a_full_list_of_violations_stops_the_search() {
         let long = "k".repeat(100_000);

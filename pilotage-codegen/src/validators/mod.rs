@@ -1706,8 +1706,9 @@ impl<'a> Gen<'a> {
         // Objects: one pass over the instance's members, dispatching on the name (cheaper
         // than one lookup per declared property), counting the required members seen; only
         // when some are missing are they looked up one by one to name them. A location that
-        // checks at most `LOOKED_UP_AT_MOST` members and nothing else of the others picks them
-        // out by a shared call instead (`runtime::pick`, below).
+        // checks at most `LOOKED_UP_AT_MOST` members and nothing else of the others (or only
+        // that there are none: `additionalProperties: false`) picks them out by a shared call
+        // instead (`runtime::pick`, below).
         let mut objects = TokenStream::new();
         // This location's own conditional, and those of its `allOf` members that are nothing
         // else (Outcome's `allOf: [{"if": ..., "then": ..., "else": ...}]`), keyed by the member.
@@ -1866,9 +1867,11 @@ impl<'a> Gen<'a> {
         // Whether the few members `properties` checks are picked out by a shared call
         // (`runtime::pick`, one pass over the members out of line) instead of the pass inlined
         // here: when nothing else is done with the other members (no `additionalProperties`,
-        // `patternProperties` or fused conditional). The inlined pass is the map's iteration,
-        // about 600 bytes of code at every such location; the official suite's 1,404 required
-        // groups, most with one or two properties, did not fit in a core's 1 MiB cache with it.
+        // `patternProperties` or fused conditional), or when only their absence is checked
+        // (`closed`, above: every name of `properties` is picked then). The inlined pass is the
+        // map's iteration, about 600 bytes of code at every such location; the official suite's
+        // 1,404 required groups, most with one or two properties, did not fit in a core's 1 MiB
+        // cache with it.
         // Their violations come in the order of the names, which is the map's order (with
         // serde_json's `preserve_order`, a pass reports in the instance's order instead).
         let looked_up = closed
