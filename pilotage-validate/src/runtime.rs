@@ -99,8 +99,9 @@ impl Mode for Collect {
 /// The state of one evaluation, in the mode `M`.
 #[derive(Debug)]
 pub struct Cx<M: Mode> {
-    /// `Some` when every violation is collected (up to [`crate::MAX_VIOLATIONS_BYTES`]);
-    /// `None` to stop at the first (always, in [`Stop`]).
+    /// The violations collected (up to [`crate::MAX_VIOLATIONS_BYTES`]): `Some` in [`Collect`],
+    /// `None` in [`Stop`] (a check run for its verdict alone while collecting gets a context of
+    /// its own, [`Self::quiet`]).
     errors: Option<ViolationList>,
     compatible: bool,
     /// The dynamic scope: the schema resources entered, outermost first (only for schema
@@ -339,7 +340,7 @@ impl<M: Mode> Cx<M> {
     /// store forwarding on every call.
     #[inline]
     pub fn holds_nothing(&self) -> bool {
-        (!M::COLLECTS || self.errors.is_none()) && !self.scope.spilled()
+        !M::COLLECTS && !self.scope.spilled()
     }
 
     /// Enters the schema resource `resource` in the dynamic scope, unless it is the innermost
@@ -373,21 +374,8 @@ impl<M: Mode> Cx<M> {
     pub fn quiet_ev<'v>(&mut self, check: CheckEv<Stop>, value: &'v Value, at: &Loc<'_>, ev: &mut Ev<'v>) -> bool {
         match self.as_stop() {
             Some(cx) => check(cx, value, at, ev),
-            None => self.quiet_ev_collecting(check, value, at, ev),
+            None => self.stopping(|cx| check(cx, value, at, ev)),
         }
-    }
-
-    /// [`Self::quiet_ev`] while collecting: the check runs in a context of its own that stops
-    /// at the first violation, with this one's dynamic scope.
-    #[inline(never)]
-    fn quiet_ev_collecting<'v>(
-        &mut self,
-        check: CheckEv<Stop>,
-        value: &'v Value,
-        at: &Loc<'_>,
-        ev: &mut Ev<'v>,
-    ) -> bool {
-        self.stopping(|cx| check(cx, value, at, ev))
     }
 
     /// This context as one that stops at the first violation, when it is one ([`Stop`]).
@@ -397,7 +385,9 @@ impl<M: Mode> Cx<M> {
     }
 
     /// Runs `f` in a context that stops at the first violation, with this one's reading and
-    /// dynamic scope (lent, and taken back after).
+    /// dynamic scope (lent, and taken back after): [`Self::quiet`] and [`Self::quiet_ev`] while
+    /// collecting, out of line.
+    #[inline(never)]
     fn stopping(&mut self, f: impl FnOnce(&mut Cx<Stop>) -> bool) -> bool {
         let mut cx = Cx::<Stop> {
             errors: None,
@@ -419,7 +409,7 @@ impl<M: Mode> Cx<M> {
     /// Whether the evaluation stops at the first violation.
     #[inline(always)]
     pub fn stops(&self) -> bool {
-        !M::COLLECTS || self.errors.is_none()
+        !M::COLLECTS
     }
 
     /// Records a violation at `at` of the keyword at `schema`; returns whether to stop (at
@@ -444,15 +434,8 @@ impl<M: Mode> Cx<M> {
     pub fn quiet(&mut self, check: CheckIn<Stop>, value: &Value, at: &Loc<'_>) -> bool {
         match self.as_stop() {
             Some(cx) => check(cx, value, at),
-            None => self.quiet_collecting(check, value, at),
+            None => self.stopping(|cx| check(cx, value, at)),
         }
-    }
-
-    /// [`Self::quiet`] while collecting: the check runs in a context of its own that stops at
-    /// the first violation, with this one's dynamic scope.
-    #[inline(never)]
-    fn quiet_collecting(&mut self, check: CheckIn<Stop>, value: &Value, at: &Loc<'_>) -> bool {
-        self.stopping(|cx| check(cx, value, at))
     }
 
     /// Where the record of violations stands, for [`Self::passed`].

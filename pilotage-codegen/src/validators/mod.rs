@@ -1806,22 +1806,19 @@ impl<'a> Gen<'a> {
                 after.extend(quote!(if !o.is_empty() { #fail }));
                 TokenStream::new()
             }
-            Some(Value::Bool(false)) if closed => {
-                let fail = fail(
-                    &at("additionalProperties"),
-                    quote!(Why::Additional(v, &[#(#known),*], &[])),
-                );
-                after.extend(quote!(if o.len() > found.iter().flatten().count() { #fail }));
-                TokenStream::new()
-            }
             Some(Value::Bool(false)) => {
-                before.extend(quote!(let mut unexpected = false;));
                 let fail = fail(
                     &at("additionalProperties"),
                     quote!(Why::Additional(v, &[#(#known),*], &[#(&#pattern_idents),*])),
                 );
-                after.extend(quote!(if unexpected { #fail }));
-                quote!(if !(false #(|| #matched_pattern)*) { unexpected = true; })
+                if closed {
+                    after.extend(quote!(if o.len() > found.iter().flatten().count() { #fail }));
+                    TokenStream::new()
+                } else {
+                    before.extend(quote!(let mut unexpected = false;));
+                    after.extend(quote!(if unexpected { #fail }));
+                    quote!(if !(false #(|| #matched_pattern)*) { unexpected = true; })
+                }
             }
             Some(subschema) => {
                 let body = self.descend(subschema, &at("additionalProperties"))?;
