@@ -1832,7 +1832,10 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                         }
                         if seen < 2usize {
                             for name in ["id", "change"] {
-                                if !o.contains_key(name) {
+                                if !::pilotage_types::validate::runtime::has_member(
+                                    o,
+                                    name,
+                                ) {
                                     if cx
                                         .fail(
                                             at,
@@ -1851,7 +1854,7 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
         }
         if seen < 2usize {
             for name in ["catalog_version", "changes"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -2051,7 +2054,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 5usize {
             for name in ["id", "kind", "name", "risk", "risk_hints"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/CatalogEntry/required", Why::Required(name)) {
                         return false;
                     }
@@ -2098,7 +2101,7 @@ pub fn catalog_get_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
         if seen < 2usize {
             for name in ["entry", "catalog_version"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -2181,7 +2184,7 @@ pub fn catalog_list_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
         }
         if seen < 2usize {
             for name in ["items", "catalog_version"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -2270,7 +2273,7 @@ pub fn decision<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["at", "took", "because"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Decision/required", Why::Required(name)) {
                         return false;
                     }
@@ -2402,7 +2405,7 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 4usize {
             for name in ["severity", "code", "path", "message"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Diagnostic/required", Why::Required(name)) {
                         return false;
                     }
@@ -2652,7 +2655,7 @@ pub fn execute_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> boo
         }
         if seen < 2usize {
             for name in ["run_id", "outcome"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(at, "/$defs/ExecuteResponse/required", Why::Required(name))
                     {
@@ -2934,7 +2937,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 "version",
                 "size_bytes",
             ] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Guide/required", Why::Required(name)) {
                         return false;
                     }
@@ -2981,7 +2984,7 @@ pub fn guide_fetch_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
         if seen < 1usize {
             for name in ["guide"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -3048,7 +3051,7 @@ pub fn guide_index_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
         if seen < 1usize {
             for name in ["guides"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -3461,7 +3464,7 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
         }
         if seen < 5usize {
             for name in ["name", "title", "guides", "loop", "locator"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/LanguageEntry/required", Why::Required(name))
                     {
                         return false;
@@ -3552,7 +3555,7 @@ pub fn loop_object<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 1usize {
             for name in ["validate"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/LoopObject/required", Why::Required(name)) {
                         return false;
                     }
@@ -3626,7 +3629,7 @@ pub fn manifest<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 2usize {
             for name in ["pilotage", "languages"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Manifest/required", Why::Required(name)) {
                         return false;
                     }
@@ -3770,7 +3773,7 @@ pub fn outcome<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["ok", "status", "error"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Outcome/required", Why::Required(name)) {
                         return false;
                     }
@@ -3872,7 +3875,7 @@ pub fn plan<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["steps", "max_risk", "max_risk_hints"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Plan/required", Why::Required(name)) {
                         return false;
                     }
@@ -3943,7 +3946,10 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         }
                         if seen < 2usize {
                             for name in ["branch", "label"] {
-                                if !o.contains_key(name) {
+                                if !::pilotage_types::validate::runtime::has_member(
+                                    o,
+                                    name,
+                                ) {
                                     if cx
                                         .fail(
                                             at,
@@ -4024,7 +4030,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["id", "risk", "risk_hints"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/PlanStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -4083,7 +4089,7 @@ fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 2usize {
             for name in ["argument", "language"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -4162,7 +4168,10 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         }
                         if seen < 2usize {
                             for name in ["argument", "language"] {
-                                if !o.contains_key(name) {
+                                if !::pilotage_types::validate::runtime::has_member(
+                                    o,
+                                    name,
+                                ) {
                                     if cx
                                         .fail(
                                             at,
@@ -4192,7 +4201,7 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 1usize {
             for name in ["languages"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -4317,7 +4326,7 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 }
                 if seen < 2usize {
                     for name in ["kind", "message"] {
-                        if !o.contains_key(name) {
+                        if !::pilotage_types::validate::runtime::has_member(o, name) {
                             if cx
                                 .fail(
                                     at,
@@ -4334,7 +4343,7 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 1usize {
             for name in ["error"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/RequestError/required", Why::Required(name)) {
                         return false;
                     }
@@ -4469,7 +4478,7 @@ pub fn risk_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["readOnly", "destructive", "openWorld"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/RiskHints/required", Why::Required(name)) {
                         return false;
                     }
@@ -4554,7 +4563,7 @@ pub fn text_position<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 2usize {
             for name in ["line", "column"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/TextPosition/required", Why::Required(name)) {
                         return false;
                     }
@@ -4591,7 +4600,7 @@ pub fn text_range<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 2usize {
             for name in ["start", "end"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/TextRange/required", Why::Required(name)) {
                         return false;
                     }
@@ -4707,7 +4716,7 @@ pub fn trace<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 3usize {
             for name in ["run_id", "level", "steps"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/Trace/required", Why::Required(name)) {
                         return false;
                     }
@@ -4799,7 +4808,7 @@ pub fn trace_fetch_request<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
         }
         if seen < 1usize {
             for name in ["run_id"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -4873,7 +4882,7 @@ pub fn trace_fetch_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) ->
         }
         if seen < 3usize {
             for name in ["run_id", "outcome", "trace"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,
@@ -4988,7 +4997,7 @@ pub fn trace_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
         if seen < 2usize {
             for name in ["id", "outcome"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx.fail(at, "/$defs/TraceStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -5113,7 +5122,7 @@ pub fn validate_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bo
         }
         if seen < 2usize {
             for name in ["valid", "diagnostics"] {
-                if !o.contains_key(name) {
+                if !::pilotage_types::validate::runtime::has_member(o, name) {
                     if cx
                         .fail(
                             at,

@@ -18,13 +18,20 @@ use std::collections::HashSet;
 use std::hash::Hash;
 
 /// Up to `N` values inline, then the rest on the heap, in the order they were pushed.
+///
+/// Only the inline half is inlined where it is used: reaching the heap (a push past `N`, a pop
+/// or a read of a value past `N`) is a call. The dynamic scope is pushed and popped at every
+/// schema resource a check enters, so these few instructions are copied into every generated
+/// check of such a schema; with the heap's half inline too (`Vec::push`, its growth and its
+/// bounds checks), they were most of the code of the official suite's `$dynamicRef` and
+/// `unevaluatedProperties` groups.
 #[derive(Debug, Clone)]
 pub(crate) struct Few<T: Copy, const N: usize> {
-    /// How many of `inline` are in use (at most `N`).
+    /// How many values the list holds: the first `N` of them in `inline`, the rest in `more`.
     len: usize,
     /// The first `N` values; slots from `len` on hold the filler.
     inline: [T; N],
-    /// The values after the first `N`.
+    /// The values after the first `N` (`len - N` of them, once `len > N`).
     more: Vec<T>,
 }
 
@@ -48,35 +55,56 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     /// Appends `value`.
     #[inline]
     pub(crate) fn push(&mut self, value: T) {
-        if self.len < N {
-            self.inline[self.len] = value;
-            self.len += 1;
-        } else {
-            self.more.push(value);
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = value,
+            None => self.push_more(value),
         }
+        self.len += 1;
+    }
+
+    /// [`Self::push`] past the inline slots.
+    #[inline(never)]
+    fn push_more(&mut self, value: T) {
+        self.more.push(value);
     }
 
     /// Removes and returns the last value.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<T> {
-        if let Some(value) = self.more.pop() {
-            return Some(value);
-        }
         let last = self.len.checked_sub(1)?;
         self.len = last;
-        Some(self.inline[last])
+        match self.inline.get(last) {
+            Some(value) => Some(*value),
+            None => self.pop_more(),
+        }
+    }
+
+    /// [`Self::pop`] past the inline slots.
+    #[inline(never)]
+    fn pop_more(&mut self) -> Option<T> {
+        self.more.pop()
     }
 
     /// The last value.
     #[inline]
-    pub(crate) fn last(&self) -> Option<&T> {
-        self.more.last().or_else(|| self.inline[..self.len].last())
+    pub(crate) fn last(&self) -> Option<T> {
+        let last = self.len.checked_sub(1)?;
+        match self.inline.get(last) {
+            Some(value) => Some(*value),
+            None => self.last_more(),
+        }
+    }
+
+    /// [`Self::last`] past the inline slots.
+    #[inline(never)]
+    fn last_more(&self) -> Option<T> {
+        self.more.last().copied()
     }
 
     /// The values, first pushed first.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        self.inline[..self.len].iter().chain(&self.more).copied()
+        self.inline[..self.len.min(N)].iter().chain(&self.more).copied()
     }
 }
 
@@ -96,7 +124,29 @@ pub(crate) struct FewSet<T: Copy + Eq + Hash, const N: usize> {
     /// The first `N` values; slots from `len` on hold the filler.
     inline: [T; N],
     /// The values after the first `N`, and the index.
-    spill: Option<Box<Spill<T>>>,
+    spill: Heap<T>,
+}
+
+/// A [`FewSet`]'s heap part, if it has one: its drop is a test where it is dropped and a call
+/// when there is something to free. As a plain `Option<Box<Spill>>`, the frees of the box, its
+/// list and its index were copied into every generated check that drops an `Ev` or calls its
+/// `all_props` (about 300 bytes each time).
+#[derive(Debug, Clone)]
+struct Heap<T>(Option<Box<Spill<T>>>);
+
+impl<T> Drop for Heap<T> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(spill) = self.0.take() {
+            free(spill);
+        }
+    }
+}
+
+/// Frees a [`FewSet`]'s heap part, out of line.
+#[inline(never)]
+fn free<T>(spill: Box<Spill<T>>) {
+    drop(spill);
 }
 
 /// What a [`FewSet`] holds on the heap.
@@ -115,7 +165,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
         Self {
             len: 0,
             inline: [fill; N],
-            spill: None,
+            spill: Heap(None),
         }
     }
 
@@ -129,8 +179,8 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     /// heap's is a call.
     #[inline(always)]
     pub(crate) fn contains(&self, value: &T) -> bool {
-        match &self.spill {
-            None => self.inline[..self.len].contains(value),
+        match &self.spill.0 {
+            None => self.inline[..self.len.min(N)].contains(value),
             Some(spill) => self.contains_spilled(spill, value),
         }
     }
@@ -140,7 +190,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     fn contains_spilled(&self, spill: &Spill<T>, value: &T) -> bool {
         match &spill.index {
             Some(index) => index.contains(value),
-            None => self.inline[..self.len].contains(value) || spill.more.contains(value),
+            None => self.inline[..self.len.min(N)].contains(value) || spill.more.contains(value),
         }
     }
 
@@ -168,7 +218,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     /// [`Self::push_new`] once the inline slots are full.
     #[inline(never)]
     fn push_spilled(&mut self, value: T) {
-        let spill = self.spill.get_or_insert_with(|| {
+        let spill = self.spill.0.get_or_insert_with(|| {
             Box::new(Spill {
                 more: Vec::new(),
                 index: None,
@@ -186,16 +236,16 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     #[inline]
     pub(crate) fn clear(&mut self) {
         self.len = 0;
-        self.spill = None;
+        self.spill = Heap(None);
     }
 
     /// Calls `f` with each value, first inserted first.
     #[inline]
     pub(crate) fn each(&self, mut f: impl FnMut(T)) {
-        for &value in &self.inline[..self.len] {
+        for &value in &self.inline[..self.len.min(N)] {
             f(value);
         }
-        if let Some(spill) = &self.spill {
+        if let Some(spill) = &self.spill.0 {
             for &value in &spill.more {
                 f(value);
             }
@@ -205,7 +255,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     /// Whether the hash index is kept (for the tests).
     #[cfg(test)]
     pub(crate) fn indexed(&self) -> bool {
-        self.spill.as_ref().is_some_and(|spill| spill.index.is_some())
+        self.spill.0.as_ref().is_some_and(|spill| spill.index.is_some())
     }
 }
 
@@ -246,7 +296,7 @@ mod tests {
                 }
                 _ => {}
             }
-            assert_eq!(few.last(), vec.last());
+            assert_eq!(few.last(), vec.last().copied());
             assert_eq!(few.iter().collect::<Vec<_>>(), vec);
             spilled_once |= few.spilled();
         }

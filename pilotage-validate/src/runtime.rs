@@ -140,7 +140,10 @@ impl Default for NameBuffer {
 
 impl NameBuffer {
     /// The thread's buffer (an empty one during the thread's teardown, or if it is in use).
-    #[inline]
+    /// Out of line, as [`Self::holding`] is: the thread-local's access (its first use
+    /// registers a destructor) and the string's growth were a few hundred bytes of code in
+    /// every generated `propertyNames` check.
+    #[inline(never)]
     pub fn new() -> Self {
         Self(Value::String(
             NAME_BUFFER.try_with(std::cell::Cell::take).unwrap_or_default(),
@@ -148,7 +151,7 @@ impl NameBuffer {
     }
 
     /// `name` as a JSON string, in this buffer (the previous name is overwritten).
-    #[inline]
+    #[inline(never)]
     pub fn holding(&mut self, name: &str) -> &Value {
         if let Value::String(text) = &mut self.0 {
             text.clear();
@@ -212,8 +215,9 @@ impl<'v> Ev<'v> {
         }
     }
 
-    /// The member `name` was evaluated.
-    #[inline]
+    /// The member `name` was evaluated. Out of line: a search of the names recorded and a
+    /// push, where a call is a few bytes in each generated check that records a member.
+    #[inline(never)]
     pub fn prop(&mut self, name: &'v str) {
         if !self.all_props {
             self.props.insert(Some(name));
@@ -344,10 +348,14 @@ impl<M: Mode> Cx<M> {
     }
 
     /// Enters the schema resource `resource` in the dynamic scope, unless it is the innermost
-    /// already; returns whether it entered (for [`Self::leave`]).
-    #[inline]
+    /// already; returns whether it entered (for [`Self::leave`]). Out of line, as
+    /// [`Self::leave`] is: every generated check of a schema resource in a schema set with a
+    /// dynamic reference calls both, and a call is a few bytes where the list's test and push
+    /// were about fifty (the official suite's `$dynamicRef` and `unevaluatedProperties` groups are
+    /// decided by their code's size more than by its instructions).
+    #[inline(never)]
     pub fn enter(&mut self, resource: u32) -> bool {
-        if self.scope.last() == Some(&resource) {
+        if self.scope.last() == Some(resource) {
             return false;
         }
         self.scope.push(resource);
@@ -355,7 +363,7 @@ impl<M: Mode> Cx<M> {
     }
 
     /// Leaves the resource [`Self::enter`] entered (when it did).
-    #[inline]
+    #[inline(never)]
     pub fn leave(&mut self, entered: bool) {
         if entered {
             self.scope.pop();
@@ -363,8 +371,9 @@ impl<M: Mode> Cx<M> {
     }
 
     /// The outermost resource of the dynamic scope among `candidates` (those defining a
-    /// dynamic anchor), if any is in scope.
-    #[inline]
+    /// dynamic anchor), if any is in scope. Out of line: a search over the scope, where a
+    /// call is a few bytes in each generated `$dynamicRef` and the iterator's set-up dozens.
+    #[inline(never)]
     pub fn outermost(&self, candidates: &[u32]) -> Option<u32> {
         self.scope.iter().find(|r| candidates.contains(r))
     }

@@ -1971,13 +1971,17 @@ impl<'a> Gen<'a> {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
             if counted {
                 // Counted during the pass (or the pick): looked up (to name them) only when some
-                // are missing. This lookup stays the map's own, inlined: it runs only on invalid
-                // input, and `runtime::has_member` here moved Pilotage's `is_valid/execute_9_4`
-                // from 71 ns to 75 ns with the same instructions executed (the code's layout).
+                // are missing, by the shared `runtime::has_member`. The map's own search, inlined
+                // here, was 150 to 250 bytes of code run only on invalid input, in each of 120
+                // checks of the official suite.
                 before.extend(quote!(let mut seen = 0usize;));
                 let count = required.len();
                 after.extend(quote! {
-                    if seen < #count { for name in [#(#required),*] { if !o.contains_key(name) { #fail } } }
+                    if seen < #count {
+                        for name in [#(#required),*] {
+                            if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
+                        }
+                    }
                 });
             } else {
                 after.extend(quote! {

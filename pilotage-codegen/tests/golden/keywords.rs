@@ -1013,7 +1013,10 @@ pub mod checks {
                     }
                     if seen < 1usize {
                         for name in ["message"] {
-                            if !o.contains_key(name) {
+                            if !::pilotage_types::validate::runtime::has_member(
+                                o,
+                                name,
+                            ) {
                                 if cx
                                     .fail(
                                         at,

@@ -1379,7 +1379,7 @@ pub mod checks {
                     "clients",
                     "findings",
                 ] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -1574,7 +1574,7 @@ pub mod checks {
             }
             if seen < 4usize {
                 for name in ["read_only", "destructive", "idempotent", "open_world"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -1656,7 +1656,7 @@ pub mod checks {
             }
             if seen < 4usize {
                 for name in ["id", "title", "config", "standing"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/McpClient/required", Why::Required(name))
                         {
                             return false;
@@ -1838,7 +1838,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["effect", "tools"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -1913,7 +1913,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["code", "message", "remedy"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name))
                         {
                             return false;
@@ -2013,7 +2013,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["builtin", "objects", "template"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -2092,7 +2092,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["name", "title", "version"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -2218,7 +2218,7 @@ pub mod checks {
                     "prompts",
                     "notifications",
                 ] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/McpServing/required", Why::Required(name))
                         {
                             return false;
@@ -2323,7 +2323,7 @@ pub mod checks {
                     "effect",
                     "hints",
                 ] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -2415,7 +2415,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["id", "reached_by", "attached"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,

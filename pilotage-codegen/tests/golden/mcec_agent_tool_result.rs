@@ -733,7 +733,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["ok"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -925,7 +925,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["code", "category", "detail"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -990,7 +990,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["code", "detail"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
                             return false;
                         }
@@ -1022,7 +1022,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["ok"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
                             return false;
                         }
@@ -1066,7 +1066,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["error"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,

@@ -6605,7 +6605,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["entries"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -6905,7 +6905,7 @@ pub mod checks {
             }
             if seen < 4usize {
                 for name in ["kind", "profile_type", "memory", "omitted"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -7238,7 +7238,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["dry_run"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -7397,7 +7397,10 @@ pub mod checks {
                     }
                     if seen < 2usize {
                         for name in ["code", "message"] {
-                            if !o.contains_key(name) {
+                            if !::pilotage_types::validate::runtime::has_member(
+                                o,
+                                name,
+                            ) {
                                 if cx
                                     .fail(
                                         at,
@@ -7414,7 +7417,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["error"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -7716,7 +7719,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["export_id", "status", "coverage"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -7993,7 +7996,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["pages"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8084,7 +8087,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["path", "body"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8182,7 +8185,7 @@ pub mod checks {
             }
             if seen < 4usize {
                 for name in ["path", "revision", "review_state", "target_exists"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8314,7 +8317,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["path", "frontmatter", "body"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8559,7 +8562,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["query"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8673,7 +8676,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["results"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8739,7 +8742,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["path", "body"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -8857,7 +8860,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["path", "applied"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -9081,7 +9084,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["path", "title", "updated"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -9257,7 +9260,10 @@ pub mod checks {
                             }
                             if seen < 2usize {
                                 for name in ["name", "access"] {
-                                    if !o.contains_key(name) {
+                                    if !::pilotage_types::validate::runtime::has_member(
+                                        o,
+                                        name,
+                                    ) {
                                         if cx
                                             .fail(
                                                 at,
@@ -9276,7 +9282,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["partitions"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -9420,7 +9426,10 @@ pub mod checks {
                     }
                     if seen < 2usize {
                         for name in ["name", "access"] {
-                            if !o.contains_key(name) {
+                            if !::pilotage_types::validate::runtime::has_member(
+                                o,
+                                name,
+                            ) {
                                 if cx
                                     .fail(
                                         at,
@@ -9592,7 +9601,7 @@ pub mod checks {
             }
             if seen < 2usize {
                 for name in ["profile_type", "profile"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -9682,7 +9691,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["patch"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -9773,7 +9782,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["namespace", "updated", "changed"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -10012,7 +10021,10 @@ pub mod checks {
                                     "generated",
                                     "target_exists",
                                 ] {
-                                    if !o.contains_key(name) {
+                                    if !::pilotage_types::validate::runtime::has_member(
+                                        o,
+                                        name,
+                                    ) {
                                         if cx
                                             .fail(
                                                 at,
@@ -10037,7 +10049,7 @@ pub mod checks {
             }
             if seen < 1usize {
                 for name in ["items"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -10149,7 +10161,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["path", "revision", "verb"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,
@@ -10245,7 +10257,7 @@ pub mod checks {
             }
             if seen < 3usize {
                 for name in ["path", "revision", "state"] {
-                    if !o.contains_key(name) {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
                         if cx
                             .fail(
                                 at,

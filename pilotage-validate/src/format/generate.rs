@@ -554,6 +554,12 @@ fn nfc_is_icu_s() {
     for c in chars() {
         let expected: Vec<char> = normalizer.normalize(c.encode_utf8(&mut buffer)).chars().collect();
         assert_eq!(unicode::nfc([c]), expected, "U+{:04X}", u32::from(c));
+        assert_eq!(
+            unicode::is_nfc(&[c]),
+            normalizer.is_normalized(c.encode_utf8(&mut buffer)),
+            "U+{:04X}",
+            u32::from(c)
+        );
     }
     // Sequences of the characters NFC moves or joins: starters with compositions, marks of
     // several classes, the Hangul jamo and syllables, singletons and the excluded composites.
@@ -579,6 +585,8 @@ fn nfc_is_icu_s() {
         let text: String = (0..length).map(|_| pool[next(pool.len())]).collect();
         let expected: Vec<char> = normalizer.normalize(&text).chars().collect();
         assert_eq!(unicode::nfc(text.chars()), expected, "{text:?}");
+        let chars: Vec<char> = text.chars().collect();
+        assert_eq!(unicode::is_nfc(&chars), normalizer.is_normalized(&text), "{text:?}");
     }
 }
 

@@ -533,6 +533,10 @@ fn punycode_encoded_len(input: &[char]) -> Option<usize> {
     Some(length)
 }
 
+/// The longest input whose code points [`punycode_encode_into`] sorts first (a label of DNS
+/// length has at most [`MAX_PAYLOAD`] characters); a longer one is read as RFC 3492 writes it.
+const SORTED_AT_MOST: usize = 64;
+
 /// RFC 3492 section 6.3, each output character given to `push` (all ASCII).
 fn punycode_encode_into(input: &[char], mut push: impl FnMut(char)) -> Option<()> {
     let mut basic = 0u32;
@@ -546,8 +550,32 @@ fn punycode_encode_into(input: &[char], mut push: impl FnMut(char)) -> Option<()
     let (mut n, mut delta, mut bias) = (INITIAL_N, 0u32, INITIAL_BIAS);
     let mut handled = basic;
     let total = u32::try_from(input.len()).ok()?;
+    // The code points to insert, ascending without repeats, sorted once for a label of DNS
+    // length: finding each next one by a pass over the input doubled the passes (the exact
+    // length of a long U-label was a fifth of the time of the official suite's hostname groups).
+    let mut sorted = [0u32; SORTED_AT_MOST];
+    let mut distinct = 0;
+    if input.len() <= SORTED_AT_MOST {
+        for c in input.iter().filter(|c| !c.is_ascii()) {
+            sorted[distinct] = u32::from(*c);
+            distinct += 1;
+        }
+        sorted[..distinct].sort_unstable();
+        let mut kept = 0;
+        for index in 0..distinct {
+            if kept == 0 || sorted[kept - 1] != sorted[index] {
+                sorted[kept] = sorted[index];
+                kept += 1;
+            }
+        }
+        distinct = kept;
+    }
+    let mut ascending = sorted[..distinct].iter().copied();
     while handled < total {
-        let m = input.iter().map(|&c| u32::from(c)).filter(|&c| c >= n).min()?;
+        let m = match ascending.next() {
+            Some(m) => m,
+            None => input.iter().map(|&c| u32::from(c)).filter(|&c| c >= n).min()?,
+        };
         delta = delta.checked_add((m - n).checked_mul(handled + 1)?)?;
         n = m;
         for &c in input {

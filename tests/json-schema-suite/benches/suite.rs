@@ -153,8 +153,8 @@ fn pass_touch(cases: &[&Case]) -> usize {
     over_instances(cases, |_, test| usize::from(test.is_object()))
 }
 
-/// `PILOTAGE_SUITE_PASSES=n`: `n` passes of each side over the required tests, one after the
-/// other, in the functions `pass_ours` and `pass_theirs`, then each pass's mean time. Under
+/// `PILOTAGE_SUITE_PASSES=n`: `n` passes of each side over the required tests (over every group
+/// with `PILOTAGE_SUITE_PASSES_OVER=all`), one after the other, in the functions `pass_ours` and `pass_theirs`, then each pass's mean time. Under
 /// `valgrind --tool=callgrind`, their inclusive instruction counts divided by `n` are the
 /// deterministic figures behind `suite/is_valid_required` (which the wall clock is not).
 ///
@@ -230,7 +230,11 @@ fn bench(c: &mut Criterion) {
     // The required tests alone: the keywords, without the optional formats and regex dialect.
     let required = pick(&is_required);
     if let Some(n) = std::env::var("PILOTAGE_SUITE_PASSES").ok().and_then(|n| n.parse().ok()) {
-        passes(n, &required);
+        if std::env::var_os("PILOTAGE_SUITE_PASSES_OVER").is_some_and(|over| over == "all") {
+            passes(n, &pick(&|_| true));
+        } else {
+            passes(n, &required);
+        }
     }
     measure(c, "suite/is_valid_required", &required);
 }
