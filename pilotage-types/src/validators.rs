@@ -1725,7 +1725,7 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
         let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
-            &["catalog_version", "changes"],
+            ["catalog_version", "changes"],
         );
         if let Some(v) = found[0usize] {
             seen += 1;
@@ -1773,7 +1773,7 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                         let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
-                            &["change", "id"],
+                            ["change", "id"],
                         );
                         if let Some(v) = found[0usize] {
                             seen += 1;
@@ -2076,7 +2076,7 @@ pub fn catalog_get_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
-            &["catalog_version", "entry"],
+            ["catalog_version", "entry"],
         );
         if let Some(v) = found[0usize] {
             seen += 1;
@@ -2957,7 +2957,7 @@ pub fn guide_fetch_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        let found = ::pilotage_types::validate::runtime::pick(o, &["guide"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["guide"]);
         if let Some(v) = found[0usize] {
             seen += 1;
             let at = &at.key("guide");
@@ -3010,7 +3010,7 @@ pub fn guide_index_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        let found = ::pilotage_types::validate::runtime::pick(o, &["guides"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["guides"]);
         if let Some(v) = found[0usize] {
             seen += 1;
             let at = &at.key("guides");
@@ -3098,7 +3098,7 @@ pub fn initialize_meta_value<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -
     if let Value::Object(o) = v {
         let found = ::pilotage_types::validate::runtime::pick(
             o,
-            &["manifest", "manifest_uri"],
+            ["manifest", "manifest_uri"],
         );
         if let Some(v) = found[0usize] {
             let at = &at.key("manifest");
@@ -3664,7 +3664,7 @@ fn s44<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
 fn s45<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let found = ::pilotage_types::validate::runtime::pick(o, &["languages"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["languages"]);
         if let Some(v) = found[0usize] {
             let at = &at.key("languages");
             if let Value::Array(a) = v {
@@ -3914,7 +3914,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
-                            &["branch", "label"],
+                            ["branch", "label"],
                         );
                         if let Some(v) = found[0usize] {
                             seen += 1;
@@ -4064,7 +4064,7 @@ fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
-            &["argument", "language"],
+            ["argument", "language"],
         );
         if let Some(v) = found[0usize] {
             seen += 1;
@@ -4110,7 +4110,7 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        let found = ::pilotage_types::validate::runtime::pick(o, &["languages"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["languages"]);
         if let Some(v) = found[0usize] {
             seen += 1;
             let at = &at.key("languages");
@@ -4143,7 +4143,7 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
-                            &["argument", "language"],
+                            ["argument", "language"],
                         );
                         if let Some(v) = found[0usize] {
                             seen += 1;
@@ -4229,7 +4229,7 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
-            &["catalog_version", "error"],
+            ["catalog_version", "error"],
         );
         if let Some(v) = found[0usize] {
             if !(v.is_string()) {
@@ -4262,7 +4262,7 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 let mut seen = 0usize;
                 let found = ::pilotage_types::validate::runtime::pick(
                     o,
-                    &["kind", "message"],
+                    ["kind", "message"],
                 );
                 if let Some(v) = found[0usize] {
                     seen += 1;
@@ -4498,7 +4498,7 @@ pub fn text_position<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        let found = ::pilotage_types::validate::runtime::pick(o, &["column", "line"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["column", "line"]);
         if let Some(v) = found[0usize] {
             seen += 1;
             if !(::pilotage_types::validate::runtime::is_integer(v)) {
@@ -4583,7 +4583,7 @@ pub fn text_range<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     }
     if let Value::Object(o) = v {
         let mut seen = 0usize;
-        let found = ::pilotage_types::validate::runtime::pick(o, &["end", "start"]);
+        let found = ::pilotage_types::validate::runtime::pick(o, ["end", "start"]);
         if let Some(v) = found[0usize] {
             seen += 1;
             let at = &at.key("end");

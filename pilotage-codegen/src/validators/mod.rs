@@ -1905,7 +1905,7 @@ impl<'a> Gen<'a> {
         let counted = pass || (looked_up && !required.is_empty() && required.iter().all(|name| looked.contains(name)));
         let mut lookups = TokenStream::new();
         if looked_up {
-            lookups.extend(quote!(let found = ::pilotage_types::validate::runtime::pick(o, &[#(#looked),*]);));
+            lookups.extend(quote!(let found = ::pilotage_types::validate::runtime::pick(o, [#(#looked),*]);));
             for (index, name) in looked.iter().enumerate() {
                 let body = checked
                     .iter()
@@ -3194,7 +3194,7 @@ mod tests {
             "four names and a pattern: {passed}"
         );
         let picked = text(json!({"properties": {"a": {"type": "string"}, "b": true}, "unevaluatedProperties": false}));
-        assert!(picked.contains(r#"runtime :: pick (o , & ["a"])"#), "{picked}");
+        assert!(picked.contains(r#"runtime :: pick (o , ["a"])"#), "{picked}");
         assert!(
             picked.contains(r#". prop ("a")"#) && picked.contains(r#"has_member (o , "b")"#),
             "{picked}"
@@ -3206,7 +3206,7 @@ mod tests {
         // Closed (`additionalProperties: false`) with two names: both picked, the one that
         // checks nothing too, and the others counted; no pass. With a pattern, a pass.
         let closed = text(json!({"properties": {"a": {"type": "string"}, "b": true}, "additionalProperties": false}));
-        assert!(closed.contains(r#"runtime :: pick (o , & ["a" , "b"])"#), "{closed}");
+        assert!(closed.contains(r#"runtime :: pick (o , ["a" , "b"])"#), "{closed}");
         assert!(
             closed.contains("o . len () > found . iter () . flatten () . count ()"),
             "{closed}"

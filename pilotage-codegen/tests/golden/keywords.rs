@@ -982,7 +982,7 @@ pub mod checks {
                     let mut seen = 0usize;
                     let found = ::pilotage_types::validate::runtime::pick(
                         o,
-                        &["message"],
+                        ["message"],
                     );
                     if let Some(v) = found[0usize] {
                         seen += 1;

@@ -259,7 +259,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let found = ::pilotage_types::validate::runtime::pick(o, &["effect"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["effect"]);
             if let Some(v) = found[0usize] {
                 let at = &at.key("effect");
                 {

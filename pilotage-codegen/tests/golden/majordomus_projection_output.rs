@@ -1800,7 +1800,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["effect", "tools"],
+                ["effect", "tools"],
             );
             if let Some(v) = found[0usize] {
                 seen += 1;

@@ -945,10 +945,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            let found = ::pilotage_types::validate::runtime::pick(
-                o,
-                &["code", "detail"],
-            );
+            let found = ::pilotage_types::validate::runtime::pick(o, ["code", "detail"]);
             if let Some(v) = found[0usize] {
                 seen += 1;
                 if !(v.is_string()) {
@@ -1005,7 +1002,7 @@ pub mod checks {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            let found = ::pilotage_types::validate::runtime::pick(o, &["ok"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["ok"]);
             if let Some(v) = found[0usize] {
                 seen += 1;
                 if !(v.as_bool() == Some(true)) {
@@ -1049,7 +1046,7 @@ pub mod checks {
         let mark = cx.mark();
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            let found = ::pilotage_types::validate::runtime::pick(o, &["error"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["error"]);
             if let Some(v) = found[0usize] {
                 seen += 1;
                 if !(v.is_object()) {

@@ -6581,7 +6581,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["entries", "next_cursor"],
+                ["entries", "next_cursor"],
             );
             if let Some(v) = found[0usize] {
                 seen += 1;
@@ -6637,7 +6637,7 @@ pub mod checks {
         if let Value::Object(o) = v {
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["focus", "token_budget"],
+                ["focus", "token_budget"],
             );
             if let Some(v) = found[0usize] {
                 if !(v.is_string()) {
@@ -6780,7 +6780,7 @@ pub mod checks {
                                 if let Value::Object(o) = v {
                                     let found = ::pilotage_types::validate::runtime::pick(
                                         o,
-                                        &["excerpt"],
+                                        ["excerpt"],
                                     );
                                     if let Some(v) = found[0usize] {
                                         if !(v.is_string()) {
@@ -7175,7 +7175,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["dry_run", "would_erase"],
+                ["dry_run", "would_erase"],
             );
             if let Some(v) = found[0usize] {
                 seen += 1;
@@ -7264,7 +7264,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            let found = ::pilotage_types::validate::runtime::pick(o, &["error"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["error"]);
             if let Some(v) = found[0usize] {
                 seen += 1;
                 let at = &at.key("error");
@@ -7443,7 +7443,7 @@ pub mod checks {
         if let Value::Object(o) = v {
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["encrypt_to", "include_audit"],
+                ["encrypt_to", "include_audit"],
             );
             if let Some(v) = found[0usize] {
                 let at = &at.key("encrypt_to");
@@ -7963,7 +7963,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["next_cursor", "pages"],
+                ["next_cursor", "pages"],
             );
             if let Some(v) = found[0usize] {
                 let at = &at.key("next_cursor");
@@ -8634,7 +8634,7 @@ pub mod checks {
                                 if let Value::Object(o) = v {
                                     let found = ::pilotage_types::validate::runtime::pick(
                                         o,
-                                        &["score", "snippet"],
+                                        ["score", "snippet"],
                                     );
                                     if let Some(v) = found[0usize] {
                                         if !(v.is_number()) {
@@ -9131,7 +9131,7 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut seen = 0usize;
-            let found = ::pilotage_types::validate::runtime::pick(o, &["partitions"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["partitions"]);
             if let Some(v) = found[0usize] {
                 seen += 1;
                 let at = &at.key("partitions");
@@ -9471,7 +9471,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let found = ::pilotage_types::validate::runtime::pick(o, &["namespaces"]);
+            let found = ::pilotage_types::validate::runtime::pick(o, ["namespaces"]);
             if let Some(v) = found[0usize] {
                 let at = &at.key("namespaces");
                 if !(v.is_array()) {
@@ -9660,7 +9660,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["namespace", "patch"],
+                ["namespace", "patch"],
             );
             if let Some(v) = found[0usize] {
                 if !(v.is_string()) {
@@ -9872,7 +9872,7 @@ pub mod checks {
             let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
-                &["items", "next_cursor"],
+                ["items", "next_cursor"],
             );
             if let Some(v) = found[0usize] {
                 seen += 1;

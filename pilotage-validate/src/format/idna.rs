@@ -578,12 +578,15 @@ fn punycode_encode_into(input: &[char], mut push: impl FnMut(char)) -> Option<()
         };
         delta = delta.checked_add((m - n).checked_mul(handled + 1)?)?;
         n = m;
+        // The characters below `n` since the last insertion, counted without a branch and added
+        // to `delta` at the next insertion (or after the pass): at most the input's length.
+        let mut below = 0u32;
         for &c in input {
             let c = u32::from(c);
-            if c < n {
-                delta = delta.checked_add(1)?;
-            }
+            below += u32::from(c < n);
             if c == n {
+                delta = delta.checked_add(below)?;
+                below = 0;
                 let mut q = delta;
                 let mut k = BASE;
                 loop {
@@ -601,7 +604,7 @@ fn punycode_encode_into(input: &[char], mut push: impl FnMut(char)) -> Option<()
                 handled += 1;
             }
         }
-        delta = delta.checked_add(1)?;
+        delta = delta.checked_add(below)?.checked_add(1)?;
         n = n.checked_add(1)?;
     }
     Some(())

@@ -5,6 +5,7 @@
 //! alone.
 
 use super::tables;
+use crate::few::Few;
 
 /// The value of a range map at `c`: `map` lists `(start, value)` by increasing start, the first
 /// start 0, each value holding up to the next start (the generator's invariant).
@@ -392,15 +393,21 @@ pub(super) fn composition(first: char, second: char) -> Option<char> {
 
 /// The NFC form of `chars`.
 pub(super) fn nfc(chars: impl IntoIterator<Item = char>) -> Vec<char> {
-    // Full canonical decomposition (an explicit stack: the mappings nest a few levels).
-    let mut out: Vec<char> = Vec::new();
-    let mut stack: Vec<char> = Vec::new();
+    // Full canonical decomposition (an explicit stack: the mappings nest a few levels, so it
+    // stays inline). The output is sized once for a label that does not expand: grown a
+    // character at a time, its reallocations were most of the cost of a label the quick check
+    // leaves to the normalization (a Devanagari or Tamil vowel sign).
+    let chars = chars.into_iter();
+    let mut out: Vec<char> = Vec::with_capacity(chars.size_hint().0 + 8);
+    let mut stack: Few<char, 8> = Few::new('\0');
     for c in chars {
         stack.push(c);
         while let Some(c) = stack.pop() {
             match decomposition(c) {
                 Some((first, second)) => {
-                    stack.extend(second);
+                    if let Some(second) = second {
+                        stack.push(second);
+                    }
                     stack.push(first);
                 }
                 None => out.push(c),
