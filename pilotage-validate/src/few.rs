@@ -20,11 +20,11 @@ use std::hash::Hash;
 /// Up to `N` values inline, then the rest on the heap, in the order they were pushed.
 ///
 /// Only the inline half is inlined where it is used: reaching the heap (a push past `N`, a pop
-/// or a read of a value past `N`) is a call. The dynamic scope is pushed and popped at every
-/// schema resource a check enters, so these few instructions are copied into every generated
-/// check of such a schema; with the heap's half inline too (`Vec::push`, its growth and its
-/// bounds checks), they were most of the code of the official suite's `$dynamicRef` and
-/// `unevaluatedProperties` groups.
+/// or a read of a value past `N`) is a call, and no operation has a bounds check. Its users
+/// (`Cx::enter`, `leave` and `outermost` for the dynamic scope; the NFC normalization) are then
+/// small; with the heap's half inline too (`Vec::push`, its growth, the bounds checks' panics),
+/// the dynamic scope's push and pop were most of the code of the official suite's `$dynamicRef`
+/// and `unevaluatedProperties` groups, into whose every check they were inlined.
 #[derive(Debug, Clone)]
 pub(crate) struct Few<T: Copy, const N: usize> {
     /// How many values the list holds: the first `N` of them in `inline`, the rest in `more`.
@@ -180,6 +180,8 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     #[inline(always)]
     pub(crate) fn contains(&self, value: &T) -> bool {
         match &self.spill.0 {
+            // `len` is at most `N`; `min` says so to the compiler, so the slice has no bounds
+            // check (and no panic's code) where this is inlined.
             None => self.inline[..self.len.min(N)].contains(value),
             Some(spill) => self.contains_spilled(spill, value),
         }

@@ -166,7 +166,8 @@ impl NameBuffer {
 const NAME_BUFFER_KEPT: usize = 1024;
 
 impl Drop for NameBuffer {
-    #[inline]
+    /// Gives the buffer back to the thread, out of line (as [`NameBuffer::new`] takes it).
+    #[inline(never)]
     fn drop(&mut self) {
         if let Value::String(text) = &mut self.0 {
             if text.capacity() <= NAME_BUFFER_KEPT {
@@ -1021,8 +1022,9 @@ fn scan_or_search<'v>(object: &'v serde_json::Map<String, Value>, name: &str) ->
 /// members against those found). Each
 /// member's name is compared with `names` in turn, lengths first; the pass stops once every
 /// name is found. The caller then checks the members in the order of `names`. The names come
-/// by value: the caller writes each name's address and length as immediates, where a reference
-/// to a constant array cost a read of that array (a cache line of its own, the group's).
+/// by value: the caller builds the array on its stack (each name's address and length from the
+/// code), where a reference to a constant array cost a read of that array, on a cache line of
+/// its own that is rarely still cached.
 #[inline(never)]
 pub fn pick<'v, const N: usize>(
     object: &'v serde_json::Map<String, Value>,

@@ -394,11 +394,12 @@ pub(super) fn composition(first: char, second: char) -> Option<char> {
 /// The NFC form of `chars`.
 pub(super) fn nfc(chars: impl IntoIterator<Item = char>) -> Vec<char> {
     // Full canonical decomposition (an explicit stack: the mappings nest a few levels, so it
-    // stays inline). The output is sized once for a label that does not expand: grown a
-    // character at a time, its reallocations were most of the cost of a label the quick check
-    // leaves to the normalization (a Devanagari or Tamil vowel sign).
+    // stays inline). The output is sized once from the input's lower bound (a slice's
+    // length: the labels the checkers pass) and a little room to expand: grown a character at a
+    // time, its reallocations were most of the cost of a label the quick check leaves to the
+    // normalization (a Devanagari or Tamil vowel sign).
     let chars = chars.into_iter();
-    let mut out: Vec<char> = Vec::with_capacity(chars.size_hint().0 + 8);
+    let mut out: Vec<char> = Vec::with_capacity(chars.size_hint().0.saturating_add(8));
     let mut stack: Few<char, 8> = Few::new('\0');
     for c in chars {
         stack.push(c);

@@ -153,10 +153,12 @@ fn pass_touch(cases: &[&Case]) -> usize {
     over_instances(cases, |_, test| usize::from(test.is_object()))
 }
 
-/// `PILOTAGE_SUITE_PASSES=n`: `n` passes of each side over the required tests (over every group
-/// with `PILOTAGE_SUITE_PASSES_OVER=all`), one after the other, in the functions `pass_ours` and `pass_theirs`, then each pass's mean time. Under
+/// `PILOTAGE_SUITE_PASSES=n`: `n` passes of each side over the required tests, one after the
+/// other, in the functions `pass_ours` and `pass_theirs`, then each pass's mean time. Under
 /// `valgrind --tool=callgrind`, their inclusive instruction counts divided by `n` are the
-/// deterministic figures behind `suite/is_valid_required` (which the wall clock is not).
+/// deterministic figures behind `suite/is_valid_required` (which the wall clock is not). With
+/// `PILOTAGE_SUITE_PASSES_OVER=all`, the passes are over every group: the figures behind
+/// `suite/is_valid`.
 ///
 /// Two passes that validate nothing come after them, for the floor of the cold pass (#33's
 /// 0.3x): `walk` reads every instance whole, `touch` only each one's kind.
