@@ -169,6 +169,13 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
         }
     }
 
+    /// The values held inline. `len` is at most `N`; `min` says so to the compiler, so the
+    /// slice has no bounds check (and no panic's code) where this is inlined.
+    #[inline(always)]
+    fn inline_values(&self) -> &[T] {
+        &self.inline[..self.len.min(N)]
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
@@ -180,9 +187,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     #[inline(always)]
     pub(crate) fn contains(&self, value: &T) -> bool {
         match &self.spill.0 {
-            // `len` is at most `N`; `min` says so to the compiler, so the slice has no bounds
-            // check (and no panic's code) where this is inlined.
-            None => self.inline[..self.len.min(N)].contains(value),
+            None => self.inline_values().contains(value),
             Some(spill) => self.contains_spilled(spill, value),
         }
     }
@@ -192,7 +197,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     fn contains_spilled(&self, spill: &Spill<T>, value: &T) -> bool {
         match &spill.index {
             Some(index) => index.contains(value),
-            None => self.inline[..self.len.min(N)].contains(value) || spill.more.contains(value),
+            None => self.inline_values().contains(value) || spill.more.contains(value),
         }
     }
 
@@ -244,7 +249,7 @@ impl<T: Copy + Eq + Hash, const N: usize> FewSet<T, N> {
     /// Calls `f` with each value, first inserted first.
     #[inline]
     pub(crate) fn each(&self, mut f: impl FnMut(T)) {
-        for &value in &self.inline[..self.len.min(N)] {
+        for &value in self.inline_values() {
             f(value);
         }
         if let Some(spill) = &self.spill.0 {

@@ -1969,6 +1969,11 @@ impl<'a> Gen<'a> {
         }
         if !required.is_empty() {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
+            let look_up = quote! {
+                for name in [#(#required),*] {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
+                }
+            };
             if counted {
                 // Counted during the pass (or the pick): looked up (to name them) only when some
                 // are missing, by the shared `runtime::has_member`. The map's own search, inlined
@@ -1976,19 +1981,9 @@ impl<'a> Gen<'a> {
                 // checks of the official suite.
                 before.extend(quote!(let mut seen = 0usize;));
                 let count = required.len();
-                after.extend(quote! {
-                    if seen < #count {
-                        for name in [#(#required),*] {
-                            if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
-                        }
-                    }
-                });
+                after.extend(quote!(if seen < #count { #look_up }));
             } else {
-                after.extend(quote! {
-                    for name in [#(#required),*] {
-                        if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
-                    }
-                });
+                after.extend(look_up);
             }
         }
         if pass {
