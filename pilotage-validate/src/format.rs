@@ -711,16 +711,15 @@ impl NonAscii {
             NonAscii::No
         }
     }
-}
 
-/// `s` split around its first `byte` (ASCII), like `str::split_once`: a plain loop over the
-/// bytes, where `split_once`'s searcher (`memchr`, not vectorized in `core`) took half of a URI
-/// check's time on the suite's strings of 10 to 50 octets.
-fn split_at_ascii(s: &str, byte: u8) -> Option<(&str, &str)> {
-    debug_assert!(byte.is_ascii());
-    let at = s.bytes().position(|c| c == byte)?;
-    // `byte` is ASCII: `at` and `at + 1` are character boundaries.
-    Some((s.get(..at)?, s.get(at + 1..)?))
+    /// Whether the non-ASCII character `c` is admitted.
+    fn admits(self, c: char) -> bool {
+        match self {
+            NonAscii::No => false,
+            NonAscii::Ucs => is_ucschar(c),
+            NonAscii::UcsOrPrivate => is_ucschar(c) || is_iprivate(c),
+        }
+    }
 }
 
 /// Whether the `%` at `percent` in `b` starts a `pct-encoded` triplet: two hexadecimal digits
@@ -730,109 +729,81 @@ fn is_pct_encoded(b: &[u8], percent: usize) -> bool {
         .is_some_and(|digits| digits.iter().all(u8::is_ascii_hexdigit))
 }
 
-/// Whether every character of `s` is an ASCII character of one of the `allowed` [`class`]es,
-/// a `pct-encoded` triplet (`"%" HEXDIG HEXDIG`), or a non-ASCII character `non_ascii` admits.
-/// One table lookup a byte: the URI formats are the suite's most checked strings.
-fn uri_chars_ok(s: &str, allowed: u8, non_ascii: NonAscii) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if c < 0x80 {
-            if c == b'%' {
-                if !is_pct_encoded(b, i) {
-                    return false;
-                }
-                i += 3;
-            } else if URI_CLASSES[usize::from(c)] & allowed == 0 {
-                return false;
-            } else {
-                i += 1;
-            }
-        } else {
-            // `i` is at a character's start: only whole characters and ASCII triplets are
-            // stepped over.
-            let Some(ch) = s.get(i..).and_then(|rest| rest.chars().next()) else {
-                return false;
-            };
-            let ok = match non_ascii {
-                NonAscii::No => false,
-                NonAscii::Ucs => is_ucschar(ch),
-                NonAscii::UcsOrPrivate => is_ucschar(ch) || is_iprivate(ch),
-            };
-            if !ok {
-                return false;
-            }
-            i += ch.len_utf8();
-        }
-    }
-    true
-}
-
 /// `URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ]`, or with `reference`
 /// `URI-reference = URI / relative-ref`, `relative-ref = relative-part [ "?" query ]
 /// [ "#" fragment ]`; `hier-part`/`relative-part` = `"//" authority path-abempty` or a path
 /// (`path-absolute`, `path-rootless`/`path-noscheme`, `path-empty`). With `iri`, RFC 3987's
 /// `IRI`/`IRI-reference`: the same with `ucschar` wherever `unreserved` is allowed, and
 /// `iprivate` in the query.
+///
+/// One left-to-right pass, component by component: the scheme, the authority (a bracketed IP
+/// literal read in place), then one scan of a class each for the path, the query and the
+/// fragment (the layout of jsonschema's own check, which took 0.55 to 0.65 times the time of
+/// the single classifying pass this replaced). Before the literal and the characters beyond
+/// ASCII were read in this pass, both sent a string to a second check that split it into its
+/// components first: 1.3 to 1.6 times jsonschema's time on such URIs
+/// (`ldap://[2001:db8::7]/c=GB`: 141 ns against 106), 1.1 to 1.35 times on IRIs. Inlined into
+/// each of the four formats, as [`scan_uri`] is into it, so that `iri` and `reference` are
+/// constants there (with one shared copy, `uri` took 0.87x jsonschema's time; inlined, 0.79x).
+#[inline(always)]
 fn is_uri(s: &str, iri: bool, reference: bool) -> bool {
-    // An ASCII IRI is an ASCII URI: `iri` matters only beyond ASCII.
-    match is_ascii_uri(s, iri, reference) {
-        Some(answer) => answer,
-        None => is_uri_by_components(s, iri, reference),
-    }
-}
-
-/// [`is_uri`] for an ASCII string without brackets (most strings checked), component by
-/// component in one left-to-right pass: the scheme, the authority, then one scan of a byte
-/// class each for the path, the query and the fragment (the layout of jsonschema's own
-/// check, which took 0.55 to 0.65 times the time of the single classifying pass this replaced).
-/// `None` (not decided) where the authority's scan stops at `[` or `]` (an IP literal), or, for
-/// an IRI (`iri`), where a scan stops at a non-ASCII byte; every `Some(false)` before that
-/// point holds for any IRI too: a scheme is ASCII, and the structure found is the one the
-/// whole string has. A URI holds no byte beyond ASCII, and no bracket outside its host: either
-/// ends the scans with `Some(false)`.
-fn is_ascii_uri(s: &str, iri: bool, reference: bool) -> Option<bool> {
     let b = s.as_bytes();
-    let beyond_ascii = |c: u8| iri && c >= 0x80;
+    let ucs = NonAscii::ucs(iri);
     let scheme = scheme_length(b);
     if scheme.is_none() && !reference {
-        return Some(false);
+        return false;
     }
     let mut at = scheme.map_or(0, |length| length + 1);
-    if b.get(at..).is_some_and(|rest| rest.starts_with(b"//")) {
-        let Some(end) = scan_uri(b, at + 2, URI_AUTHORITY) else {
-            return Some(false);
+    if b[at..].starts_with(b"//") {
+        let Some(end) = scan_uri(s, at + 2, URI_AUTHORITY, ucs) else {
+            return false;
         };
-        if b.get(end).is_some_and(|&c| c == b'[' || c == b']' || beyond_ascii(c)) {
-            return None;
-        }
-        if !is_ascii_authority(&b[at + 2..end]) {
-            return Some(false);
-        }
-        at = end;
-    } else if scheme.is_none() && first_segment_has_colon(&b[at..]) {
-        // `path-noscheme`: a relative reference's first segment holds no `:`.
-        return Some(false);
-    }
-    let Some(end) = scan_uri(b, at, class::PCHAR | class::SLASH) else {
-        return Some(false);
-    };
-    at = end;
-    // query = fragment = *( pchar / "/" / "?" )
-    for delimiter in [b'?', b'#'] {
-        if b.get(at) == Some(&delimiter) {
-            let Some(end) = scan_uri(b, at + 1, class::PCHAR | class::SLASH | class::QUESTION) else {
-                return Some(false);
+        if b.get(end) == Some(&b'[') {
+            // `[ userinfo "@" ] IP-literal [ ":" port ]`: what comes before the `[` is nothing
+            // or a userinfo and its `@` (the scan admitted its characters), the only `@`.
+            if let Some((last, userinfo)) = b[at + 2..end].split_last() {
+                if *last != b'@' || userinfo.contains(&b'@') {
+                    return false;
+                }
+            }
+            let Some(literal_end) = ip_literal_end(b, end) else {
+                return false;
             };
+            at = literal_end;
+        } else {
+            if !is_authority(&b[at + 2..end]) {
+                return false;
+            }
             at = end;
         }
+    } else if scheme.is_none() && first_segment_has_colon(&b[at..]) {
+        // `path-noscheme`: a relative reference's first segment holds no `:`.
+        return false;
     }
-    // `[` and `]` are in no path, query or fragment (RFC 3986 3.3-3.5, RFC 3987 2.2).
-    match b.get(at) {
-        None => Some(true),
-        Some(&c) if beyond_ascii(c) => None,
-        Some(_) => Some(false),
+    // Every path form is segments of pchar separated by `/`; the `//` of an authority was taken
+    // above, so a path starting with `/` has a non-empty first segment or is `/` alone.
+    let Some(end) = scan_uri(s, at, class::PCHAR | class::SLASH, ucs) else {
+        return false;
+    };
+    at = end;
+    // query = fragment = *( pchar / "/" / "?" ) (RFC 3987: iquery adds iprivate).
+    let query_or_fragment = class::PCHAR | class::SLASH | class::QUESTION;
+    if b.get(at) == Some(&b'?') {
+        let private = if iri { NonAscii::UcsOrPrivate } else { NonAscii::No };
+        let Some(end) = scan_uri(s, at + 1, query_or_fragment, private) else {
+            return false;
+        };
+        at = end;
     }
+    if b.get(at) == Some(&b'#') {
+        let Some(end) = scan_uri(s, at + 1, query_or_fragment, ucs) else {
+            return false;
+        };
+        at = end;
+    }
+    // Whatever stopped the scans (a bracket outside a host, a space, a character beyond
+    // ASCII that the component does not admit, a second `#`) is in no URI.
+    at == b.len()
 }
 
 /// `userinfo`, `@` and `host` characters, and `:` (the authority before its path).
@@ -855,9 +826,14 @@ fn first_segment_has_colon(b: &[u8]) -> bool {
     b.iter().find(|&&c| matches!(c, b':' | b'/' | b'?' | b'#')) == Some(&b':')
 }
 
-/// Where the run of ASCII bytes of the `class`es (and `pct-encoded` triplets) starting at `at`
-/// ends; `None` at a broken triplet.
-fn scan_uri(b: &[u8], mut at: usize, class: u8) -> Option<usize> {
+/// Where the run of `s` starting at `at` (a character boundary) ends: ASCII bytes of the
+/// `class`es, `pct-encoded` triplets, and non-ASCII characters `non_ascii` admits; `None` at a
+/// broken triplet. One table lookup an ASCII byte. (Eight bytes at a time, their class bits
+/// ANDed, took 1.1 to 1.9 times as long on the suite's URIs, whose runs are mostly shorter
+/// than sixteen bytes.)
+#[inline(always)]
+fn scan_uri(s: &str, mut at: usize, class: u8, non_ascii: NonAscii) -> Option<usize> {
+    let b = s.as_bytes();
     while let Some(&c) = b.get(at) {
         if URI_CLASSES[usize::from(c)] & class != 0 {
             at += 1;
@@ -866,6 +842,12 @@ fn scan_uri(b: &[u8], mut at: usize, class: u8) -> Option<usize> {
                 return None;
             }
             at += 3;
+        } else if c >= 0x80 && !matches!(non_ascii, NonAscii::No) {
+            // Only whole characters and ASCII bytes are stepped over: `at` is a boundary.
+            match s.get(at..).and_then(|rest| rest.chars().next()) {
+                Some(ch) if non_ascii.admits(ch) => at += ch.len_utf8(),
+                _ => break,
+            }
         } else {
             break;
         }
@@ -873,10 +855,45 @@ fn scan_uri(b: &[u8], mut at: usize, class: u8) -> Option<usize> {
     Some(at)
 }
 
-/// `authority = [ userinfo "@" ] host [ ":" port ]` of bytes [`scan_uri`] found to be of
-/// [`URI_AUTHORITY`] with sound triplets, so any userinfo is one; the host is a `reg-name` up to
-/// the first `:` or `@`, and the port digits.
-fn is_ascii_authority(b: &[u8]) -> bool {
+/// The end of a bracketed `IP-literal` host and its port, from the `[` at `open`: `None` when
+/// the authority is not well formed (no `]` before the authority ends, a literal that is no
+/// `IPv6address` or `IPvFuture`, or anything but a port between the `]` and the authority's
+/// end). The literal and the port are ASCII; so is whatever ends the authority (`/`, `?`, `#`
+/// or the end).
+fn ip_literal_end(b: &[u8], open: usize) -> Option<usize> {
+    let close = open
+        + 1
+        + b.get(open + 1..)?
+            .iter()
+            .position(|&c| matches!(c, b']' | b'/' | b'?' | b'#'))?;
+    if b[close] != b']' {
+        return None;
+    }
+    // `[` and `]` are ASCII: both ends are character boundaries.
+    let inside = std::str::from_utf8(&b[open + 1..close]).ok()?;
+    if !is_ip_literal(inside) {
+        return None;
+    }
+    let mut end = close + 1;
+    if b.get(end) == Some(&b':') {
+        end += 1;
+        while b.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+    }
+    match b.get(end) {
+        None | Some(b'/' | b'?' | b'#') => Some(end),
+        Some(_) => None,
+    }
+}
+
+/// `authority = [ userinfo "@" ] host [ ":" port ]`, with `host` a `reg-name` (an `IP-literal`
+/// is read apart, [`ip_literal_end`]), from bytes [`scan_uri`] found to be userinfo and host
+/// characters, `@`, `:` and sound triplets, so any userinfo is one: the host is what comes up
+/// to the first `:` or `@` after the userinfo's `@`, the port all digits. An `IPv4address` is
+/// also a `reg-name`, so a host such as `999.1.1.1` is well formed. Characters beyond ASCII
+/// (an IRI's) hold no ASCII byte, so the search for `@` and `:` reads bytes.
+fn is_authority(b: &[u8]) -> bool {
     let host_port = b.iter().position(|&c| c == b'@').map_or(b, |at| &b[at + 1..]);
     let host_end = host_port
         .iter()
@@ -887,98 +904,6 @@ fn is_ascii_authority(b: &[u8]) -> bool {
         Some(b':') => host_port[host_end + 1..].iter().all(u8::is_ascii_digit),
         Some(_) => false,
     }
-}
-
-/// [`is_uri`] component by component, for any string.
-fn is_uri_by_components(s: &str, iri: bool, reference: bool) -> bool {
-    let (rest, fragment) = match split_at_ascii(s, b'#') {
-        Some((rest, fragment)) => (rest, Some(fragment)),
-        None => (s, None),
-    };
-    let (rest, query) = match split_at_ascii(rest, b'?') {
-        Some((rest, query)) => (rest, Some(query)),
-        None => (rest, None),
-    };
-    // fragment = *( pchar / "/" / "?" ); query = *( pchar / "/" / "?" ) (RFC 3987: iquery
-    // adds iprivate).
-    let query_or_fragment = class::PCHAR | class::SLASH | class::QUESTION;
-    if fragment.is_some_and(|f| !uri_chars_ok(f, query_or_fragment, NonAscii::ucs(iri))) {
-        return false;
-    }
-    let private = if iri { NonAscii::UcsOrPrivate } else { NonAscii::No };
-    if query.is_some_and(|q| !uri_chars_ok(q, query_or_fragment, private)) {
-        return false;
-    }
-    // A `:` before any `/` ends a scheme: a relative reference's first segment cannot hold one
-    // (`path-noscheme`), so such a string is a URI or nothing.
-    let rest = match rest.bytes().position(|c| c == b':' || c == b'/') {
-        Some(at) if rest.as_bytes()[at] == b':' => {
-            // No `:` or `/` comes before `at`: the scheme's characters end exactly there when
-            // they are a scheme.
-            if scheme_length(rest.as_bytes()) != Some(at) {
-                return false;
-            }
-            &rest[at + 1..]
-        }
-        _ if !reference => return false,
-        _ => rest,
-    };
-    let path = match rest.strip_prefix("//") {
-        Some(after) => {
-            let end = after.bytes().position(|c| c == b'/').unwrap_or(after.len());
-            if !is_authority(&after[..end], iri) {
-                return false;
-            }
-            &after[end..]
-        }
-        None => rest,
-    };
-    // Every path form is segments of pchar separated by `/`; the `//` of an authority was taken
-    // above, so a path starting with `/` has a non-empty first segment or is `/` alone.
-    uri_chars_ok(path, class::PCHAR | class::SLASH, NonAscii::ucs(iri))
-}
-
-/// `authority = [ userinfo "@" ] host [ ":" port ]`, with
-/// `userinfo = *( unreserved / pct-encoded / sub-delims / ":" )`,
-/// `host = IP-literal / IPv4address / reg-name`, `port = *DIGIT`,
-/// `IP-literal = "[" ( IPv6address / IPvFuture ) "]"`,
-/// `reg-name = *( unreserved / pct-encoded / sub-delims )` (an `IPv4address` is also a
-/// `reg-name`, so a host such as `999.1.1.1` is well formed).
-fn is_authority(authority: &str, iri: bool) -> bool {
-    let (userinfo, host_port) = match split_at_ascii(authority, b'@') {
-        Some((userinfo, host_port)) => (Some(userinfo), host_port),
-        None => (None, authority),
-    };
-    let userinfo_ok = |u: &str| {
-        uri_chars_ok(
-            u,
-            class::UNRESERVED | class::SUB_DELIM | class::COLON,
-            NonAscii::ucs(iri),
-        )
-    };
-    if userinfo.is_some_and(|u| !userinfo_ok(u)) {
-        return false;
-    }
-    let port = if let Some(literal) = host_port.strip_prefix('[') {
-        let Some((inside, after)) = split_at_ascii(literal, b']') else {
-            return false;
-        };
-        if !is_ip_literal(inside) {
-            return false;
-        }
-        match after.strip_prefix(':') {
-            Some(port) => port,
-            None if after.is_empty() => "",
-            None => return false,
-        }
-    } else {
-        let (host, port) = split_at_ascii(host_port, b':').unwrap_or((host_port, ""));
-        if !uri_chars_ok(host, class::UNRESERVED | class::SUB_DELIM, NonAscii::ucs(iri)) {
-            return false;
-        }
-        port
-    };
-    port.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The inside of `IP-literal`: `IPv6address`, or
@@ -1001,6 +926,22 @@ fn is_ip_literal(inside: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // URI templates: RFC 6570 section 2.
 
+/// The ASCII bytes [`is_uri_template`]'s literals hold as themselves, `true` in a table: any
+/// but controls, space, `"`, `%` (which starts a triplet), `<`, `>`, `\`, `^`, `` ` ``, `{`,
+/// `|`, `}` and DEL.
+const TEMPLATE_LITERALS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = matches!(
+            byte,
+            0x21 | 0x23..=0x24 | 0x26..=0x3B | 0x3D | 0x3F..=0x5B | 0x5D | 0x5F | 0x61..=0x7A | 0x7E
+        );
+        byte += 1;
+    }
+    table
+};
+
 /// `URI-Template = *( literals / expression )`, where `literals` is any of
 /// `%x21 / %x23-24 / %x26 / %x28-3B / %x3D / %x3F-5B / %x5D / %x5F / %x61-7A / %x7E / ucschar /
 /// iprivate / pct-encoded`, and `%x27` (the apostrophe, which RFC 6570's errata and the suite
@@ -1012,6 +953,12 @@ fn is_uri_template(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     while let Some(&c) = b.get(i) {
+        // Most bytes are a literal's, found by one lookup before the match (whose ranges made a
+        // literal run take 1.1 to 1.4 times jsonschema's time).
+        if TEMPLATE_LITERALS[usize::from(c)] {
+            i += 1;
+            continue;
+        }
         match c {
             b'{' => {
                 let Some(length) = b[i + 1..].iter().position(|&c| c == b'}') else {
@@ -1029,7 +976,6 @@ fn is_uri_template(s: &str) -> bool {
                 }
                 i += 3;
             }
-            0x21 | 0x23..=0x24 | 0x26..=0x3B | 0x3D | 0x3F..=0x5B | 0x5D | 0x5F | 0x61..=0x7A | 0x7E => i += 1,
             0x80.. => {
                 // `i` is at a character's start: only whole characters and ASCII bytes are
                 // stepped over.
@@ -1963,6 +1909,76 @@ mod tests {
         assert!(valid > 1_000, "{valid} valid");
     }
 
+    /// The IP literal read in place, and the runs of `scan_uri`: every insertion of a byte that
+    /// ends or breaks a run, at every offset of a URI with long runs in each component, and
+    /// authorities with literals, against the reference, in the four modes.
+    #[test]
+    fn long_runs_and_ip_literals_agree_with_the_reference() {
+        let base = "http://user:pw@example.org:8080/aaaaaaaaaaaaaaaa/bbbbbbbbbb?cccccccccccccccccc#dddddddddddddddd";
+        let mut cases: Vec<String> = Vec::new();
+        for insert in [
+            " ", "%", "%4", "%41", "[", "]", "/", "?", "#", "@", ":", "\u{e9}", "\u{E000}",
+        ] {
+            for at in (0..=base.len()).filter(|&at| base.is_char_boundary(at)) {
+                cases.push(format!("{}{insert}{}", &base[..at], &base[at..]));
+            }
+        }
+        for authority in [
+            "[::1]",
+            "[::1]:80",
+            "[::1]:",
+            "[::1]:8a",
+            "[::1]]",
+            "[::1]:80:90",
+            "[::1]x",
+            "[::1",
+            "[::1#]",
+            "[::1?]",
+            "[::1/]",
+            "[v7.x:y]",
+            "[v7.]",
+            "[2001:db8::7]",
+            "[::ffff:01.2.3.4]",
+            "[::ffff:1.2.3.4]",
+            "u@[::1]",
+            "u:p@[::1]:1",
+            "u@v@[::1]",
+            "h[::1]",
+            "h:1[::1]",
+            "@[::1]",
+            "[@example.org",
+            "a]b",
+            "[\u{e9}]",
+        ] {
+            for tail in ["", "/", "/p%41th?q#f", "?x", "#y", "/\u{e9}", " "] {
+                cases.push(format!("ldap://{authority}{tail}"));
+                cases.push(format!("//{authority}{tail}"));
+            }
+        }
+        let mut valid = 0;
+        for s in &cases {
+            for (iri, reference) in [(false, false), (false, true), (true, false), (true, true)] {
+                let ours = is_uri(s, iri, reference);
+                assert_eq!(
+                    ours,
+                    reference::is_uri(s, iri, reference),
+                    "{s:?} iri {iri} reference {reference}"
+                );
+                valid += usize::from(ours);
+            }
+        }
+        assert!(
+            valid > 500 && valid < cases.len() * 4 - 500,
+            "{valid} of {} valid",
+            cases.len() * 4
+        );
+        assert!(is_uri("ldap://[2001:db8::7]/c=GB?objectClass?one", false, false));
+        assert!(is_uri("http://u:p@[::1]:8080/x", false, false));
+        assert!(!is_uri("http://u@v@[::1]/", false, false));
+        assert!(!is_uri("https://[@example.org/test.txt", false, false));
+        assert!(!is_uri("http://[::ffff:01.2.3.4]", false, false));
+    }
+
     #[test]
     fn uris_agree_with_the_reference() {
         let alphabet = [
@@ -2108,6 +2124,18 @@ mod tests {
                 "\\",
                 "|",
                 "'",
+                "\"",
+                "^",
+                "`",
+                ">",
+                "\u{7f}",
+                "\t",
+                "!",
+                "~",
+                "_",
+                "[",
+                "]",
+                ";",
                 "\u{e9}",
                 "\u{E000}",
                 "\u{FFFE}",
