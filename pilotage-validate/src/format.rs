@@ -982,7 +982,7 @@ fn is_uri_template(s: &str) -> bool {
                 let Some(ch) = s.get(i..).and_then(|rest| rest.chars().next()) else {
                     return false;
                 };
-                if !(is_ucschar(ch) || is_iprivate(ch)) {
+                if !NonAscii::UcsOrPrivate.admits(ch) {
                     return false;
                 }
                 i += ch.len_utf8();
