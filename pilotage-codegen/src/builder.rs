@@ -42,6 +42,7 @@ pub struct Builder {
     documents: Vec<(String, PathBuf)>,
     default_draft: Option<crate::validators::Draft>,
     assert_formats: Option<bool>,
+    tuning: crate::validators::Tuning,
     generated_by: Option<GeneratedBy>,
 }
 
@@ -115,6 +116,14 @@ impl Builder {
     /// `uri` is resolved into the schema read from `path`.
     pub fn document(mut self, uri: impl Into<String>, path: impl AsRef<Path>) -> Self {
         self.documents.push((uri.into(), path.as_ref().to_path_buf()));
+        self
+    }
+
+    /// What the validators' code is tuned for ([`crate::validators::Tuning`]): one schema set
+    /// validated often (the default), or one of many in a program, each validated now and
+    /// then (`Tuning::ManySets`: a shared call steps through an object's members).
+    pub fn tuning(mut self, tuning: crate::validators::Tuning) -> Self {
+        self.tuning = tuning;
         self
     }
 
@@ -216,7 +225,9 @@ impl Builder {
                 }
             };
             let copy = format!("{module}.schema.json");
-            let mut options = crate::validators::Options::new().base_uri(set[position].uri.clone());
+            let mut options = crate::validators::Options::new()
+                .base_uri(set[position].uri.clone())
+                .tuning(self.tuning);
             if let Some(draft) = self.default_draft {
                 options = options.default_draft(draft);
             }
@@ -320,6 +331,29 @@ mod tests {
             "{code}"
         );
         syn::parse_file(&code).expect("the module parses");
+        // Tuned for many sets, a pass over an object's members is the shared call; by
+        // default, the map's own iteration.
+        let passed = dir.join("passed.schema.json");
+        std::fs::write(
+            &passed,
+            r#"{"$defs": {"Thing": {"type": "object", "patternProperties": {"^x": {"type": "string"}}}}}"#,
+        )
+        .unwrap();
+        for (tuning, shared) in [
+            (crate::validators::Tuning::OneSet, false),
+            (crate::validators::Tuning::ManySets, true),
+        ] {
+            let out = dir.join(format!("{tuning:?}"));
+            Builder::new()
+                .schema(&passed)
+                .out_dir(&out)
+                .tuning(tuning)
+                .compile()
+                .unwrap();
+            let code = std::fs::read_to_string(out.join("passed.rs")).unwrap();
+            assert!(code.contains("is_match(k)"), "{code}");
+            assert_eq!(code.contains("runtime::members(o)"), shared, "{code}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

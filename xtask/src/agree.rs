@@ -54,7 +54,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use pilotage_codegen::validators::{generate_with, Options as GenOptions};
+use pilotage_codegen::validators::{generate_with, Options as GenOptions, Tuning};
 use serde_json::{json, Map, Number, Value};
 
 pub mod bench;
@@ -1049,7 +1049,8 @@ fn agree(options: &Options) -> Result<Outcome, String> {
             other => other.clone(),
         };
         let generated = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut set = GenOptions::new();
+            // Hundreds of schemas in one crate, each run on a few instances.
+            let mut set = GenOptions::new().tuning(Tuning::ManySets);
             if let Some(catalogue) = &catalogue {
                 set = set.base_uri(format!("{}{file}", catalogue.base));
                 for (uri, name, value) in catalogue.closure(&doc) {

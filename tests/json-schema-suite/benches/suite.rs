@@ -163,6 +163,9 @@ fn pass_touch(cases: &[&Case]) -> usize {
 /// Two passes that validate nothing come after them, for the floor of the cold pass (#33's
 /// 0.3x): `walk` reads every instance whole, `touch` only each one's kind.
 fn passes(n: usize, cases: &[&Case]) {
+    if std::env::var_os("PILOTAGE_SUITE_PAIRED").is_some() {
+        return paired(n, cases);
+    }
     for (name, pass) in [
         ("ours", pass_ours as fn(&[&Case]) -> usize),
         ("jsonschema", pass_theirs),
@@ -178,6 +181,35 @@ fn passes(n: usize, cases: &[&Case]) {
             start.elapsed().as_secs_f64() * 1e6 / n as f64
         );
     }
+}
+
+/// `PILOTAGE_SUITE_PAIRED=1` with `PILOTAGE_SUITE_PASSES=n`: `n` rounds of a pass of ours then
+/// one of jsonschema's, each timed after an untimed pass of the same side (as criterion's
+/// back-to-back iterations run it); the median of the rounds' ratios and their quartiles. On a
+/// machine whose shared cache other tenants use, the time of a pass drifts by 2x over seconds;
+/// two sides timed seconds apart (`passes`) inherit that drift, two passes in one round do not.
+fn paired(n: usize, cases: &[&Case]) {
+    if n == 0 {
+        return;
+    }
+    let time = |pass: fn(&[&Case]) -> usize| {
+        black_box(pass(cases));
+        let start = std::time::Instant::now();
+        black_box(pass(cases));
+        start.elapsed().as_secs_f64()
+    };
+    let mut rounds: Vec<(f64, f64)> = (0..n).map(|_| (time(pass_ours), time(pass_theirs))).collect();
+    let mut ratios: Vec<f64> = rounds.iter().map(|(ours, theirs)| ours / theirs).collect();
+    ratios.sort_by(f64::total_cmp);
+    rounds.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let quartile = |q: usize| ratios[(ratios.len() - 1) * q / 4];
+    eprintln!(
+        "paired: {n} rounds, ratio median {:.3} (quartiles {:.3} {:.3}); ours median {:.2} µs a pass",
+        quartile(2),
+        quartile(1),
+        quartile(3),
+        rounds[rounds.len() / 2].0 * 1e6
+    );
 }
 
 fn bench(c: &mut Criterion) {
