@@ -814,10 +814,10 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
         return false;
     };
     #[allow(clippy::cast_precision_loss)]
-    let (multiple, exact) = match m {
-        Num::U(m) => (m as f64, Some((i128::from(m), 0))),
-        Num::I(m) => (m as f64, Some((i128::from(m), 0))),
-        Num::F(m) => (m, decimal_parts(m)),
+    let multiple = match m {
+        Num::U(m) => m as f64,
+        Num::I(m) => m as f64,
+        Num::F(m) => m,
     };
     if value == 0.0 {
         return true;
@@ -825,6 +825,13 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
     if surely_not_whole(value, multiple) {
         return false;
     }
+    // The multiple's decimal parts only now: printing a fraction takes more than the two tests
+    // above, which answer most instances that are not multiples.
+    let exact = match m {
+        Num::U(m) => Some((i128::from(m), 0)),
+        Num::I(m) => Some((i128::from(m), 0)),
+        Num::F(m) => decimal_parts(m),
+    };
     let instance = match integer {
         Some(i) => Some((i, 0)),
         None => decimal_parts(value),
@@ -1657,6 +1664,28 @@ mod tests {
                     }
                 }
                 assert_eq!(pick(&object, [probe.as_str()]), [object.get(probe)]);
+            }
+        }
+    }
+
+    /// `same_name` answers as `==` on every name up to 40 bytes against the same name with any
+    /// one byte changed (a comparison that skipped a byte, or stopped early, would miss it) and
+    /// against itself.
+    #[test]
+    fn same_name_compares_every_byte() {
+        use super::same_name;
+        let base = "abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+        for n in 0..=base.len() {
+            let name = &base[..n];
+            // Another allocation of the same bytes (not the same pointer).
+            let copy: String = name.chars().collect();
+            assert!(same_name(name, &copy), "{name:?}");
+            for at in 0..n {
+                let mut other = name.as_bytes().to_vec();
+                other[at] = b'_';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!same_name(name, &other), "{name:?} {other:?}");
+                assert!(!same_name(&other, name), "{other:?} {name:?}");
             }
         }
     }
