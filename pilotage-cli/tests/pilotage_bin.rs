@@ -97,6 +97,54 @@ fn codegen_writes_a_module_checks_drift_and_names_a_bad_schema() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--tuning many-sets` generates passes over an object's members that step by the shared
+/// `runtime::members`; the default inlines the map's step; an unknown tuning is a usage error
+/// that names it and writes nothing.
+#[test]
+fn codegen_tuning_chooses_how_members_are_stepped() {
+    let dir = std::env::temp_dir().join(format!("pilotage-cli-codegen-tuning-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = dir.join("thing.schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"$defs": {"Thing": {"type": "object", "patternProperties": {"^x": {"type": "string"}}}}}"#,
+    )
+    .unwrap();
+    let schema_arg = schema.display().to_string();
+    for (tuning, shared) in [(None, false), (Some("one-set"), false), (Some("many-sets"), true)] {
+        let out = dir.join(tuning.unwrap_or("default"));
+        let out_arg = out.display().to_string();
+        let mut args = vec!["codegen", "--out", &out_arg];
+        if let Some(tuning) = tuning {
+            args.extend(["--tuning", tuning]);
+        }
+        args.push(&schema_arg);
+        let written = pilotage(&args);
+        assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+        let code = std::fs::read_to_string(out.join("thing.rs")).unwrap();
+        assert!(code.contains("is_match(k)"), "{code}");
+        assert_eq!(code.contains("runtime::members(o)"), shared, "{tuning:?}: {code}");
+    }
+    let bad_out = dir.join("bad");
+    let bad = pilotage(&[
+        "codegen",
+        "--tuning",
+        "fast",
+        "--out",
+        &bad_out.display().to_string(),
+        &schema_arg,
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        message.contains("--tuning \"fast\"") && message.contains("many-sets"),
+        "{message}"
+    );
+    assert!(!bad_out.exists(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--out FILE.rs` puts every module in one file; the schemas of one command are a set, and
 /// `--map` adds a document by URI: nothing is left "any value", so no warning; an unmapped
 /// document is warned about; a bad `--map` or `--draft` is a usage error.

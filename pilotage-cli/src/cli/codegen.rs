@@ -1,5 +1,5 @@
 //! `pilotage codegen SCHEMA... [--out FILE|DIR] [--names TABLE] [--map URI=FILE]...
-//! [--draft D] [--assert-formats] [--check]`: types and validators for your own JSON Schemas,
+//! [--draft D] [--assert-formats] [--tuning T] [--check]`: types and validators for your own JSON Schemas,
 //! like `cargo typify`, through the same pipeline as `cargo xtask regen`
 //! (`pilotage_codegen::Builder`). Each `NAME.schema.json` becomes `DIR/NAME.rs` (one module
 //! `pub mod NAME`) and `DIR/NAME.schema.json` (the copy it embeds); with `--out FILE.rs`, every
@@ -30,6 +30,11 @@ pub struct Args {
     /// formats).
     #[arg(long)]
     pub assert_formats: bool,
+    /// What the validators are tuned for: `one-set` (the default: a schema set validated often)
+    /// or `many-sets` (one of many sets in a program, each validated now and then: a pass over
+    /// an object's members steps by a shared call, less code a check).
+    #[arg(long, value_name = "TUNING", default_value = "one-set")]
+    pub tuning: String,
     /// A name table for the schema (`{"types": {POINTER: NAME}}`); with one schema only.
     #[arg(long, value_name = "TABLE")]
     pub names: Option<PathBuf>,
@@ -82,6 +87,14 @@ pub fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Status {
     if args.assert_formats {
         builder = builder.assert_formats(true);
     }
+    builder = match args.tuning.as_str() {
+        "one-set" => builder.tuning(pilotage_codegen::validators::Tuning::OneSet),
+        "many-sets" => builder.tuning(pilotage_codegen::validators::Tuning::ManySets),
+        other => {
+            let _ = writeln!(err, "error: --tuning {other:?}: expected one-set or many-sets");
+            return UNUSABLE;
+        }
+    };
     let file_mode = args.out.extension().is_some_and(|e| e == "rs");
     let scratch = std::env::temp_dir().join(format!("pilotage-codegen-check-{}", std::process::id()));
     let builder = match (file_mode, args.check) {
