@@ -320,8 +320,10 @@ pub enum Tuning {
     /// a pass over an object's members steps through the map by a shared call
     /// (`runtime::members`), which saves 300 to 500 bytes of code a pass. Over the official
     /// JSON-Schema-Test-Suite's 1,769 schema sets in one crate, a pass of the required tests
-    /// ran 2.4% more instructions with 18% fewer instruction-cache misses and 30% fewer misses
-    /// of the last-level cache (callgrind).
+    /// ran 1.5% more instructions with 17% fewer instruction-cache misses and 28% fewer
+    /// instruction misses of the last-level cache (callgrind's model); the wall clock of the
+    /// project's machine (1 MiB of L2 a core, 32 MiB of L3) did not show a difference
+    /// (`BENCHMARKS.md`). For machines with smaller caches, or far more sets.
     ManySets,
 }
 
