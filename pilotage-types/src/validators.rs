@@ -1722,13 +1722,11 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
             ["catalog_version", "changes"],
         );
         if let Some(v) = found[0usize] {
-            seen += 1;
             if !(v.is_string()) {
                 if cx
                     .fail(
@@ -1742,7 +1740,6 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             let at = &at.key("changes");
             if !(v.is_array()) {
                 if cx
@@ -1770,13 +1767,11 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                         }
                     }
                     if let Value::Object(o) = v {
-                        let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
                             ["change", "id"],
                         );
                         if let Some(v) = found[0usize] {
-                            seen += 1;
                             if cx.compatible() {
                                 if !v.is_string() {
                                     if cx
@@ -1817,7 +1812,6 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                             }
                         }
                         if let Some(v) = found[1usize] {
-                            seen += 1;
                             if !(v.is_string()) {
                                 if cx
                                     .fail(
@@ -1830,12 +1824,12 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                                 }
                             }
                         }
-                        if seen < 2usize {
-                            for name in ["id", "change"] {
-                                if !::pilotage_types::validate::runtime::has_member(
-                                    o,
-                                    name,
-                                ) {
+                        if found[1usize].is_none() || found[0usize].is_none() {
+                            for (name, present) in ["id", "change"]
+                                .into_iter()
+                                .zip([found[1usize].is_some(), found[0usize].is_some()])
+                            {
+                                if !present {
                                     if cx
                                         .fail(
                                             at,
@@ -1852,9 +1846,12 @@ pub fn catalog_changed_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) 
                 }
             }
         }
-        if seen < 2usize {
-            for name in ["catalog_version", "changes"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[0usize].is_none() || found[1usize].is_none() {
+            for (name, present) in ["catalog_version", "changes"]
+                .into_iter()
+                .zip([found[0usize].is_some(), found[1usize].is_some()])
+            {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -1879,7 +1876,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "description" => {
@@ -1896,7 +1893,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -1923,7 +1920,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "kind" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -1959,7 +1956,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "name" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -1999,7 +1996,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "risk" => {
-                    seen += 1;
+                    seen |= 1u64 << 3u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2013,7 +2010,7 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "risk_hints" => {
-                    seen += 1;
+                    seen |= 1u64 << 4u32;
                     let at = &at.key(k);
                     if !risk_hints(cx, v, at) && cx.stops() {
                         return false;
@@ -2052,9 +2049,12 @@ pub fn catalog_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 5usize {
-            for name in ["id", "kind", "name", "risk", "risk_hints"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 31u64 {
+            for (bit, name) in ["id", "kind", "name", "risk", "risk_hints"]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/CatalogEntry/required", Why::Required(name)) {
                         return false;
                     }
@@ -2073,13 +2073,11 @@ pub fn catalog_get_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
             ["catalog_version", "entry"],
         );
         if let Some(v) = found[0usize] {
-            seen += 1;
             if !(v.is_string()) {
                 if cx
                     .fail(
@@ -2093,15 +2091,17 @@ pub fn catalog_get_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             let at = &at.key("entry");
             if !catalog_entry(cx, v, at) && cx.stops() {
                 return false;
             }
         }
-        if seen < 2usize {
-            for name in ["entry", "catalog_version"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[1usize].is_none() || found[0usize].is_none() {
+            for (name, present) in ["entry", "catalog_version"]
+                .into_iter()
+                .zip([found[1usize].is_some(), found[0usize].is_some()])
+            {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -2126,11 +2126,11 @@ pub fn catalog_list_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "catalog_version" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2144,7 +2144,7 @@ pub fn catalog_list_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
                     }
                 }
                 "items" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -2182,9 +2182,9 @@ pub fn catalog_list_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
                 _ => {}
             }
         }
-        if seen < 2usize {
-            for name in ["items", "catalog_version"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 3u64 {
+            for (bit, name) in ["items", "catalog_version"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx
                         .fail(
                             at,
@@ -2223,11 +2223,11 @@ pub fn decision<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "at" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2241,7 +2241,7 @@ pub fn decision<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "because" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2255,7 +2255,7 @@ pub fn decision<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "took" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2271,9 +2271,9 @@ pub fn decision<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["at", "took", "because"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["at", "took", "because"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Decision/required", Why::Required(name)) {
                         return false;
                     }
@@ -2292,11 +2292,11 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "code" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2323,7 +2323,7 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "message" => {
-                    seen += 1;
+                    seen |= 1u64 << 3u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2337,7 +2337,7 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "path" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     let at = &at.key(k);
                     {
                         if !(matches!(v, Value::String(_)) && cx.quiet(s47, v, at)
@@ -2362,7 +2362,7 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "severity" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
@@ -2403,9 +2403,12 @@ pub fn diagnostic<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 4usize {
-            for name in ["severity", "code", "path", "message"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 15u64 {
+            for (bit, name) in ["severity", "code", "path", "message"]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Diagnostic/required", Why::Required(name)) {
                         return false;
                     }
@@ -2551,15 +2554,11 @@ pub fn execute_request<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool
     }
     {
         let holds: usize = if let Value::Object(members) = v {
-            usize::from(
-                ::pilotage_types::validate::runtime::has_member(members, "program"),
-            )
-                + usize::from(
-                    ::pilotage_types::validate::runtime::has_member(
-                        members,
-                        "program_ref",
-                    ),
-                )
+            let found = ::pilotage_types::validate::runtime::pick(
+                members,
+                ["program", "program_ref"],
+            );
+            usize::from(found[0usize].is_some()) + usize::from(found[1usize].is_some())
         } else {
             2usize
         };
@@ -2586,7 +2585,7 @@ pub fn execute_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> boo
     let mut holds_4 = true;
     let mut seen_5 = 0usize;
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "diagnostics" => {
@@ -2612,7 +2611,7 @@ pub fn execute_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> boo
                     }
                 }
                 "outcome" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     seen_5 += 1;
                     if holds_4
                         && !(match v {
@@ -2631,7 +2630,7 @@ pub fn execute_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> boo
                     }
                 }
                 "run_id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2653,9 +2652,9 @@ pub fn execute_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> boo
                 _ => {}
             }
         }
-        if seen < 2usize {
-            for name in ["run_id", "outcome"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 3u64 {
+            for (bit, name) in ["run_id", "outcome"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx
                         .fail(at, "/$defs/ExecuteResponse/required", Why::Required(name))
                     {
@@ -2721,7 +2720,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "body" => {
@@ -2751,7 +2750,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2765,14 +2764,14 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "language" => {
-                    seen += 1;
+                    seen |= 1u64 << 4u32;
                     let at = &at.key(k);
                     if !language_identifier(cx, v, at) && cx.stops() {
                         return false;
                     }
                 }
                 "level" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
@@ -2813,7 +2812,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "size_bytes" => {
-                    seen += 1;
+                    seen |= 1u64 << 6u32;
                     if !(::pilotage_types::validate::runtime::is_integer(v)) {
                         if cx
                             .fail(
@@ -2840,7 +2839,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "title" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2880,7 +2879,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "topics" => {
-                    seen += 1;
+                    seen |= 1u64 << 3u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -2911,7 +2910,7 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "version" => {
-                    seen += 1;
+                    seen |= 1u64 << 5u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -2927,8 +2926,8 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 7usize {
-            for name in [
+        if seen != 127u64 {
+            for (bit, name) in [
                 "id",
                 "title",
                 "level",
@@ -2936,8 +2935,11 @@ pub fn guide<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 "language",
                 "version",
                 "size_bytes",
-            ] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+            ]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Guide/required", Why::Required(name)) {
                         return false;
                     }
@@ -2956,10 +2958,8 @@ pub fn guide_fetch_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(o, ["guide"]);
         if let Some(v) = found[0usize] {
-            seen += 1;
             let at = &at.key("guide");
             if let Value::Object(o) = v {
                 for name in ["body"] {
@@ -2982,9 +2982,9 @@ pub fn guide_fetch_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
                 }
             }
         }
-        if seen < 1usize {
-            for name in ["guide"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[0usize].is_none() {
+            for (name, present) in ["guide"].into_iter().zip([found[0usize].is_some()]) {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -3009,10 +3009,8 @@ pub fn guide_index_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(o, ["guides"]);
         if let Some(v) = found[0usize] {
-            seen += 1;
             let at = &at.key("guides");
             if !(v.is_array()) {
                 if cx
@@ -3049,9 +3047,10 @@ pub fn guide_index_result<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> b
                 }
             }
         }
-        if seen < 1usize {
-            for name in ["guides"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[0usize].is_none() {
+            for (name, present) in ["guides"].into_iter().zip([found[0usize].is_some()])
+            {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -3157,7 +3156,7 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                 }
             }
         }
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "capabilities" => {
@@ -3246,7 +3245,7 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                     }
                 }
                 "guides" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     if !(v.as_str() == Some("pilotage_get_guide")) {
                         if cx
                             .fail(
@@ -3273,7 +3272,7 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                     }
                 }
                 "locator" => {
-                    seen += 1;
+                    seen |= 1u64 << 4u32;
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
@@ -3312,14 +3311,14 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                     }
                 }
                 "loop" => {
-                    seen += 1;
+                    seen |= 1u64 << 3u32;
                     let at = &at.key(k);
                     if !loop_object(cx, v, at) && cx.stops() {
                         return false;
                     }
                 }
                 "name" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     let at = &at.key(k);
                     if !language_identifier(cx, v, at) && cx.stops() {
                         return false;
@@ -3370,7 +3369,7 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                     }
                 }
                 "title" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -3462,9 +3461,12 @@ pub fn language_entry<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool 
                 _ => {}
             }
         }
-        if seen < 5usize {
-            for name in ["name", "title", "guides", "loop", "locator"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 31u64 {
+            for (bit, name) in ["name", "title", "guides", "loop", "locator"]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/LanguageEntry/required", Why::Required(name))
                     {
                         return false;
@@ -3507,7 +3509,7 @@ pub fn loop_object<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "execute" => {
@@ -3537,7 +3539,7 @@ pub fn loop_object<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "validate" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -3553,9 +3555,9 @@ pub fn loop_object<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 1usize {
-            for name in ["validate"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 1u64 {
+            for (bit, name) in ["validate"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/LoopObject/required", Why::Required(name)) {
                         return false;
                     }
@@ -3574,7 +3576,7 @@ pub fn manifest<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "capabilities" => {
@@ -3584,7 +3586,7 @@ pub fn manifest<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "languages" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -3618,7 +3620,7 @@ pub fn manifest<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "pilotage" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     let at = &at.key(k);
                     if !version_string(cx, v, at) && cx.stops() {
                         return false;
@@ -3627,9 +3629,9 @@ pub fn manifest<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 2usize {
-            for name in ["pilotage", "languages"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 3u64 {
+            for (bit, name) in ["pilotage", "languages"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Manifest/required", Why::Required(name)) {
                         return false;
                     }
@@ -3718,11 +3720,11 @@ pub fn outcome<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     let mut seen_3 = 0usize;
     let mut kept_1: Option<&Value> = None;
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "error" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     kept_1 = Some(v);
                     if !(v.is_string() || v.is_null()) {
                         if cx
@@ -3737,7 +3739,7 @@ pub fn outcome<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "ok" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     seen_3 += 1;
                     if holds_2 && !(v.as_bool() == Some(true)) {
                         holds_2 = false;
@@ -3755,7 +3757,7 @@ pub fn outcome<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "status" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -3771,9 +3773,9 @@ pub fn outcome<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["ok", "status", "error"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["ok", "status", "error"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Outcome/required", Why::Required(name)) {
                         return false;
                     }
@@ -3823,11 +3825,11 @@ pub fn plan<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "max_risk" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -3841,14 +3843,14 @@ pub fn plan<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "max_risk_hints" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     let at = &at.key(k);
                     if !risk_hints(cx, v, at) && cx.stops() {
                         return false;
                     }
                 }
                 "steps" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -3873,9 +3875,12 @@ pub fn plan<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["steps", "max_risk", "max_risk_hints"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["steps", "max_risk", "max_risk_hints"]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Plan/required", Why::Required(name)) {
                         return false;
                     }
@@ -3894,7 +3899,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "arm" => {
@@ -3911,13 +3916,11 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     if let Value::Object(o) = v {
-                        let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
                             ["branch", "label"],
                         );
                         if let Some(v) = found[0usize] {
-                            seen += 1;
                             if !(v.is_string()) {
                                 if cx
                                     .fail(
@@ -3931,7 +3934,6 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if let Some(v) = found[1usize] {
-                            seen += 1;
                             if !(v.is_string()) {
                                 if cx
                                     .fail(
@@ -3944,12 +3946,12 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                                 }
                             }
                         }
-                        if seen < 2usize {
-                            for name in ["branch", "label"] {
-                                if !::pilotage_types::validate::runtime::has_member(
-                                    o,
-                                    name,
-                                ) {
+                        if found[0usize].is_none() || found[1usize].is_none() {
+                            for (name, present) in ["branch", "label"]
+                                .into_iter()
+                                .zip([found[0usize].is_some(), found[1usize].is_some()])
+                            {
+                                if !present {
                                     if cx
                                         .fail(
                                             at,
@@ -3978,7 +3980,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4005,7 +4007,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "risk" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4019,7 +4021,7 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "risk_hints" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     let at = &at.key(k);
                     if !risk_hints(cx, v, at) && cx.stops() {
                         return false;
@@ -4028,9 +4030,9 @@ pub fn plan_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["id", "risk", "risk_hints"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["id", "risk", "risk_hints"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/PlanStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -4061,13 +4063,11 @@ pub fn program_declaration<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
 fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
             ["argument", "language"],
         );
         if let Some(v) = found[0usize] {
-            seen += 1;
             if !(v.is_string()) {
                 if cx
                     .fail(
@@ -4081,15 +4081,17 @@ fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             let at = &at.key("language");
             if !language_identifier(cx, v, at) && cx.stops() {
                 return false;
             }
         }
-        if seen < 2usize {
-            for name in ["argument", "language"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[0usize].is_none() || found[1usize].is_none() {
+            for (name, present) in ["argument", "language"]
+                .into_iter()
+                .zip([found[0usize].is_some(), found[1usize].is_some()])
+            {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -4109,10 +4111,8 @@ fn s42<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
 fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
     let mark = cx.mark();
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(o, ["languages"]);
         if let Some(v) = found[0usize] {
-            seen += 1;
             let at = &at.key("languages");
             if !(v.is_array()) {
                 if cx
@@ -4140,13 +4140,11 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                     if let Value::Object(o) = v {
-                        let mut seen = 0usize;
                         let found = ::pilotage_types::validate::runtime::pick(
                             o,
                             ["argument", "language"],
                         );
                         if let Some(v) = found[0usize] {
-                            seen += 1;
                             if !(v.is_string()) {
                                 if cx
                                     .fail(
@@ -4160,18 +4158,17 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                             }
                         }
                         if let Some(v) = found[1usize] {
-                            seen += 1;
                             let at = &at.key("language");
                             if !language_identifier(cx, v, at) && cx.stops() {
                                 return false;
                             }
                         }
-                        if seen < 2usize {
-                            for name in ["argument", "language"] {
-                                if !::pilotage_types::validate::runtime::has_member(
-                                    o,
-                                    name,
-                                ) {
+                        if found[0usize].is_none() || found[1usize].is_none() {
+                            for (name, present) in ["argument", "language"]
+                                .into_iter()
+                                .zip([found[0usize].is_some(), found[1usize].is_some()])
+                            {
+                                if !present {
                                     if cx
                                         .fail(
                                             at,
@@ -4199,9 +4196,12 @@ fn s43<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 }
             }
         }
-        if seen < 1usize {
-            for name in ["languages"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[0usize].is_none() {
+            for (name, present) in ["languages"]
+                .into_iter()
+                .zip([found[0usize].is_some()])
+            {
+                if !present {
                     if cx
                         .fail(
                             at,
@@ -4226,7 +4226,6 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(
             o,
             ["catalog_version", "error"],
@@ -4245,7 +4244,6 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             let at = &at.key("error");
             if !(v.is_object()) {
                 if cx
@@ -4259,13 +4257,11 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 }
             }
             if let Value::Object(o) = v {
-                let mut seen = 0usize;
                 let found = ::pilotage_types::validate::runtime::pick(
                     o,
                     ["kind", "message"],
                 );
                 if let Some(v) = found[0usize] {
-                    seen += 1;
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
@@ -4311,7 +4307,6 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 if let Some(v) = found[1usize] {
-                    seen += 1;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4324,9 +4319,12 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                         }
                     }
                 }
-                if seen < 2usize {
-                    for name in ["kind", "message"] {
-                        if !::pilotage_types::validate::runtime::has_member(o, name) {
+                if found[0usize].is_none() || found[1usize].is_none() {
+                    for (name, present) in ["kind", "message"]
+                        .into_iter()
+                        .zip([found[0usize].is_some(), found[1usize].is_some()])
+                    {
+                        if !present {
                             if cx
                                 .fail(
                                     at,
@@ -4341,9 +4339,9 @@ pub fn request_error<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 }
             }
         }
-        if seen < 1usize {
-            for name in ["error"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[1usize].is_none() {
+            for (name, present) in ["error"].into_iter().zip([found[1usize].is_some()]) {
+                if !present {
                     if cx.fail(at, "/$defs/RequestError/required", Why::Required(name)) {
                         return false;
                     }
@@ -4428,11 +4426,11 @@ pub fn risk_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "destructive" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
@@ -4446,7 +4444,7 @@ pub fn risk_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "openWorld" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
@@ -4460,7 +4458,7 @@ pub fn risk_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "readOnly" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
@@ -4476,9 +4474,12 @@ pub fn risk_hints<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["readOnly", "destructive", "openWorld"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["readOnly", "destructive", "openWorld"]
+                .into_iter()
+                .enumerate()
+            {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/RiskHints/required", Why::Required(name)) {
                         return false;
                     }
@@ -4497,10 +4498,8 @@ pub fn text_position<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(o, ["column", "line"]);
         if let Some(v) = found[0usize] {
-            seen += 1;
             if !(::pilotage_types::validate::runtime::is_integer(v)) {
                 if cx
                     .fail(
@@ -4531,7 +4530,6 @@ pub fn text_position<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             if !(::pilotage_types::validate::runtime::is_integer(v)) {
                 if cx
                     .fail(
@@ -4561,9 +4559,12 @@ pub fn text_position<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 }
             }
         }
-        if seen < 2usize {
-            for name in ["line", "column"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[1usize].is_none() || found[0usize].is_none() {
+            for (name, present) in ["line", "column"]
+                .into_iter()
+                .zip([found[1usize].is_some(), found[0usize].is_some()])
+            {
+                if !present {
                     if cx.fail(at, "/$defs/TextPosition/required", Why::Required(name)) {
                         return false;
                     }
@@ -4582,25 +4583,25 @@ pub fn text_range<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
         let found = ::pilotage_types::validate::runtime::pick(o, ["end", "start"]);
         if let Some(v) = found[0usize] {
-            seen += 1;
             let at = &at.key("end");
             if !text_position(cx, v, at) && cx.stops() {
                 return false;
             }
         }
         if let Some(v) = found[1usize] {
-            seen += 1;
             let at = &at.key("start");
             if !text_position(cx, v, at) && cx.stops() {
                 return false;
             }
         }
-        if seen < 2usize {
-            for name in ["start", "end"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if found[1usize].is_none() || found[0usize].is_none() {
+            for (name, present) in ["start", "end"]
+                .into_iter()
+                .zip([found[1usize].is_some(), found[0usize].is_some()])
+            {
+                if !present {
                     if cx.fail(at, "/$defs/TextRange/required", Why::Required(name)) {
                         return false;
                     }
@@ -4619,11 +4620,11 @@ pub fn trace<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "level" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     if cx.compatible() {
                         if !v.is_string() {
                             if cx
@@ -4662,7 +4663,7 @@ pub fn trace<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "run_id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4689,7 +4690,7 @@ pub fn trace<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "steps" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -4714,9 +4715,9 @@ pub fn trace<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["run_id", "level", "steps"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["run_id", "level", "steps"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/Trace/required", Why::Required(name)) {
                         return false;
                     }
@@ -4735,7 +4736,7 @@ pub fn trace_fetch_request<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "question" => {
@@ -4752,7 +4753,7 @@ pub fn trace_fetch_request<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
                     }
                 }
                 "run_id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4806,9 +4807,9 @@ pub fn trace_fetch_request<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> 
                 _ => {}
             }
         }
-        if seen < 1usize {
-            for name in ["run_id"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 1u64 {
+            for (bit, name) in ["run_id"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx
                         .fail(
                             at,
@@ -4833,7 +4834,7 @@ pub fn trace_fetch_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) ->
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "narration" => {
@@ -4850,14 +4851,14 @@ pub fn trace_fetch_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) ->
                     }
                 }
                 "outcome" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     let at = &at.key(k);
                     if !outcome(cx, v, at) && cx.stops() {
                         return false;
                     }
                 }
                 "run_id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4871,7 +4872,7 @@ pub fn trace_fetch_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) ->
                     }
                 }
                 "trace" => {
-                    seen += 1;
+                    seen |= 1u64 << 2u32;
                     let at = &at.key(k);
                     if !trace(cx, v, at) && cx.stops() {
                         return false;
@@ -4880,9 +4881,9 @@ pub fn trace_fetch_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) ->
                 _ => {}
             }
         }
-        if seen < 3usize {
-            for name in ["run_id", "outcome", "trace"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 7u64 {
+            for (bit, name) in ["run_id", "outcome", "trace"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx
                         .fail(
                             at,
@@ -4907,7 +4908,7 @@ pub fn trace_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "calls" => {
@@ -4946,7 +4947,7 @@ pub fn trace_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "id" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_string()) {
                         if cx
                             .fail(
@@ -4960,7 +4961,7 @@ pub fn trace_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                     }
                 }
                 "outcome" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     let at = &at.key(k);
                     if !outcome(cx, v, at) && cx.stops() {
                         return false;
@@ -4995,9 +4996,9 @@ pub fn trace_step<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
                 _ => {}
             }
         }
-        if seen < 2usize {
-            for name in ["id", "outcome"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 3u64 {
+            for (bit, name) in ["id", "outcome"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx.fail(at, "/$defs/TraceStep/required", Why::Required(name)) {
                         return false;
                     }
@@ -5028,7 +5029,7 @@ pub fn validate_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bo
         }
     }
     if let Value::Object(o) = v {
-        let mut seen = 0usize;
+        let mut seen = 0u64;
         for (k, v) in o {
             match k.as_str() {
                 "catalog_version" => {
@@ -5045,7 +5046,7 @@ pub fn validate_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bo
                     }
                 }
                 "diagnostics" => {
-                    seen += 1;
+                    seen |= 1u64 << 1u32;
                     let at = &at.key(k);
                     if !(v.is_array()) {
                         if cx
@@ -5104,7 +5105,7 @@ pub fn validate_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bo
                     }
                 }
                 "valid" => {
-                    seen += 1;
+                    seen |= 1u64 << 0u32;
                     if !(v.is_boolean()) {
                         if cx
                             .fail(
@@ -5120,9 +5121,9 @@ pub fn validate_response<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bo
                 _ => {}
             }
         }
-        if seen < 2usize {
-            for name in ["valid", "diagnostics"] {
-                if !::pilotage_types::validate::runtime::has_member(o, name) {
+        if seen != 3u64 {
+            for (bit, name) in ["valid", "diagnostics"].into_iter().enumerate() {
+                if seen & (1u64 << bit) == 0 {
                     if cx
                         .fail(
                             at,

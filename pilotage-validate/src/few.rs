@@ -31,8 +31,26 @@ pub(crate) struct Few<T: Copy, const N: usize> {
     len: usize,
     /// The first `N` values; slots from `len` on hold the filler.
     inline: [T; N],
-    /// The values after the first `N` (`len - N` of them, once `len > N`).
-    more: Vec<T>,
+    /// The values after the first `N` (`len - N` of them, once `len > N`), behind one pointer:
+    /// a new list is then three stores (the evaluation context makes one per instance, whose
+    /// three words of an empty `Vec` were two more stores on every verdict).
+    more: More<T>,
+}
+
+/// A [`Few`]'s heap part, if it has one; freed out of line, as [`FewSet`]'s is. A `Vec` behind
+/// a `Box` on purpose: one word where the list fits inline (nearly always), for a second
+/// allocation the first time it does not.
+#[derive(Debug, Clone)]
+#[allow(clippy::box_collection)]
+struct More<T>(Option<Box<Vec<T>>>);
+
+impl<T> Drop for More<T> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(more) = self.0.take() {
+            free(more);
+        }
+    }
 }
 
 impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
@@ -42,14 +60,20 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
         Self {
             len: 0,
             inline: [fill; N],
-            more: Vec::new(),
+            more: More(None),
         }
     }
 
     /// Whether anything is on the heap (the list once held more than `N` values).
     #[inline]
     pub(crate) fn spilled(&self) -> bool {
-        self.more.capacity() != 0
+        self.more.0.is_some()
+    }
+
+    /// The values after the first `N`.
+    #[inline]
+    fn more(&self) -> &[T] {
+        self.more.0.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// Appends `value`.
@@ -65,7 +89,7 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     /// [`Self::push`] past the inline slots.
     #[inline(never)]
     fn push_more(&mut self, value: T) {
-        self.more.push(value);
+        self.more.0.get_or_insert_with(Box::default).push(value);
     }
 
     /// Removes and returns the last value.
@@ -82,7 +106,7 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     /// [`Self::pop`] past the inline slots.
     #[inline(never)]
     fn pop_more(&mut self) -> Option<T> {
-        self.more.pop()
+        self.more.0.as_mut()?.pop()
     }
 
     /// The last value.
@@ -98,13 +122,13 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
     /// [`Self::last`] past the inline slots.
     #[inline(never)]
     fn last_more(&self) -> Option<T> {
-        self.more.last().copied()
+        self.more().last().copied()
     }
 
     /// The values, first pushed first.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        self.inline[..self.len.min(N)].iter().chain(&self.more).copied()
+        self.inline[..self.len.min(N)].iter().chain(self.more()).copied()
     }
 }
 
@@ -143,10 +167,10 @@ impl<T> Drop for Heap<T> {
     }
 }
 
-/// Frees a [`FewSet`]'s heap part, out of line.
+/// Frees a [`FewSet`]'s or a [`Few`]'s heap part, out of line.
 #[inline(never)]
-fn free<T>(spill: Box<Spill<T>>) {
-    drop(spill);
+fn free<S>(heap: Box<S>) {
+    drop(heap);
 }
 
 /// What a [`FewSet`] holds on the heap.

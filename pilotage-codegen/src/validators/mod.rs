@@ -126,6 +126,7 @@ const RESERVED: &[&str] = &[
     "e",
     "entered",
     "ev",
+    "found",
     "holds",
     "index",
     "inner",
@@ -137,6 +138,7 @@ const RESERVED: &[&str] = &[
     "names",
     "o",
     "ok",
+    "present",
     "s",
     "seen",
     "tag",
@@ -667,6 +669,36 @@ fn required_only(branches: &[Value]) -> Option<Vec<Vec<&str>>> {
 /// in a pass over the object's members inlined in the check.
 const LOOKED_UP_AT_MOST: usize = 2;
 
+/// The most names one `runtime::pick` reads where it answers `required` (or a dependency's
+/// names): one pass over the members, each compared with every name (by length, most of the
+/// time), where a lookup a name was a call and a pass each. Beyond this, each name is looked up
+/// (`runtime::has_member`).
+const PICKED_AT_MOST: usize = 8;
+
+/// The check, on the object `o`, that it has each of `names` (distinct): `fail` for each one
+/// missing, in the order of `names`, with `name` bound to it. Two to [`PICKED_AT_MOST`] names
+/// are read in one pass over the members (`runtime::pick`: the official suite's `required.json#3`
+/// asks for six names, `dependentRequired.json#2` for two), one name or more than that looked up
+/// one by one.
+fn require_members(names: &[&str], fail: &TokenStream) -> TokenStream {
+    if (2..=PICKED_AT_MOST).contains(&names.len()) {
+        quote! {{
+            let found = ::pilotage_types::validate::runtime::pick(o, [#(#names),*]);
+            if found.iter().any(Option::is_none) {
+                for (name, found) in [#(#names),*].into_iter().zip(found) {
+                    if found.is_none() { #fail }
+                }
+            }
+        }}
+    } else {
+        quote! {
+            for name in [#(#names),*] {
+                if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
+            }
+        }
+    }
+}
+
 /// An expression: whether the object `members` has every name of `names`.
 fn has_members(names: &[&str]) -> TokenStream {
     match names {
@@ -702,11 +734,40 @@ fn any_of_required(sets: &[Vec<&str>], fail: TokenStream) -> TokenStream {
 /// object, the branches whose names are all there are counted; anything else satisfies every
 /// branch (so the `oneOf` holds only with a single branch). Pilotage's `ExecuteRequest` is
 /// `oneOf: [{"required": ["program"]}, {"required": ["program_ref"]}]`.
+/// With two to [`PICKED_AT_MOST`] names in all, they are read in one pass over the members
+/// (`runtime::pick`), each branch then decided from what it found: the official suite's
+/// `oneOf.json#8` (`[{"required": ["foo", "bar"]}, {"required": ["foo", "baz"]}]`) looked `foo`
+/// up twice.
 fn one_of_required(sets: &[Vec<&str>], none: TokenStream, many: TokenStream) -> TokenStream {
-    let tests = sets.iter().map(|names| has_members(names));
+    let mut names: Vec<&str> = Vec::new();
+    for name in sets.iter().flatten() {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
     let all = sets.len();
+    let count = if (2..=PICKED_AT_MOST).contains(&names.len()) {
+        let tests = sets.iter().map(|set| {
+            let indices: Vec<usize> = set
+                .iter()
+                .map(|name| names.iter().position(|n| n == name).unwrap_or_default())
+                .collect();
+            if indices.is_empty() {
+                quote!(true)
+            } else {
+                quote!(#(found[#indices].is_some())&&*)
+            }
+        });
+        quote! {
+            let found = ::pilotage_types::validate::runtime::pick(members, [#(#names),*]);
+            #(usize::from(#tests))+*
+        }
+    } else {
+        let tests = sets.iter().map(|names| has_members(names));
+        quote!(#(usize::from(#tests))+*)
+    };
     quote! {
-        let holds: usize = if let Value::Object(members) = v { #(usize::from(#tests))+* } else { #all };
+        let holds: usize = if let Value::Object(members) = v { #count } else { #all };
         if holds == 0 { #none } else if holds > 1 { #many }
     }
 }
@@ -1396,9 +1457,9 @@ impl<'a> Gen<'a> {
             // `then` / `else`'s `required`: looked up, as where nothing else reads the members.
             if !names.is_empty() {
                 let fail = fail(&child(&at(keyword), "required"), quote!(Why::Required(name)));
-                branches[branch].extend(quote! {
-                    if let Value::Object(o) = v { for name in [#(#names),*] { if !::pilotage_types::validate::runtime::has_member(o, name) { #fail } } }
-                });
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let check = require_members(&names, &fail);
+                branches[branch].extend(quote!(if let Value::Object(o) = v { #check }));
             }
         }
         for name in &required {
@@ -1754,11 +1815,11 @@ impl<'a> Gen<'a> {
         }
 
         // Objects: one pass over the instance's members, dispatching on the name (cheaper
-        // than one lookup per declared property), counting the required members seen; only
-        // when some are missing are they looked up one by one to name them. A location that
-        // checks at most `LOOKED_UP_AT_MOST` members and nothing else of the others (or only
-        // that there are none: `additionalProperties: false`) picks them out by a shared call
-        // instead (`runtime::pick`, below).
+        // than one lookup per declared property), noting the required members seen (a bit
+        // each, so that those missing are named without a lookup). A location that checks at
+        // most `LOOKED_UP_AT_MOST` members and nothing else of the others (or only that there
+        // are none: `additionalProperties: false`) picks them out by a shared call instead
+        // (`runtime::pick`, below), `required`'s names with them.
         let mut objects = TokenStream::new();
         // This location's own conditional, and those of its `allOf` members that are nothing
         // else (Outcome's `allOf: [{"if": ..., "then": ..., "else": ...}]`), keyed by the member.
@@ -1941,20 +2002,35 @@ impl<'a> Gen<'a> {
             .iter()
             .map(|(ident, body)| quote!(if #ident.is_match(k) { #pattern_mark let at = &at.key(k); #body }))
             .collect();
-        // The members picked, each also counted when `required` names only such members (as the
-        // pass counts them) and recorded as evaluated for `unevaluatedProperties`.
+        // The members picked, each recorded as evaluated for `unevaluatedProperties` when it is
+        // one of `properties`.
         // Closed, every name of `properties` is picked, those that check nothing too: the
         // count of members found is what tells whether there is another.
-        let looked: Vec<&str> = if closed {
+        let mut looked: Vec<&str> = if closed {
             known.clone()
         } else if looked_up {
             checked.iter().map(|(name, _)| *name).collect()
         } else {
             Vec::new()
         };
-        let counted = pass || (looked_up && !required.is_empty() && required.iter().all(|name| looked.contains(name)));
+        // Without a pass, `required` reads the pick too: its names are picked with the others
+        // (up to `PICKED_AT_MOST` in all; two or more when there is no other to pick), rather
+        // than each looked up after the pick. Not when closed: there, the count of members
+        // picked is what tells whether there is one of another name.
+        let extra: Vec<&str> = required.iter().copied().filter(|name| !looked.contains(name)).collect();
+        let picks_required = !pass
+            && !closed
+            && !extra.is_empty()
+            && (looked_up || required.len() >= 2)
+            && looked.len() + extra.len() <= PICKED_AT_MOST;
+        if picks_required {
+            looked.extend(extra);
+        }
+        let picked = looked_up || picks_required;
+        // `required` answered from the pick: every name it lists was picked.
+        let required_picked = picked && !required.is_empty() && required.iter().all(|name| looked.contains(name));
         let mut lookups = TokenStream::new();
-        if looked_up {
+        if picked {
             lookups.extend(quote!(let found = ::pilotage_types::validate::runtime::pick(o, [#(#looked),*]);));
             for (index, name) in looked.iter().enumerate() {
                 let body = checked
@@ -1965,21 +2041,32 @@ impl<'a> Gen<'a> {
                     Some(lazy) => lazy,
                     None => quote!(let at = &at.key(#name); #body),
                 });
-                let count = (counted && required.contains(name)).then(|| quote!(seen += 1;));
-                let mark = marked.map(|ev| quote!(#ev.prop(#name);));
+                // Only a name of `properties` is evaluated (not one only `required` lists).
+                let mark = marked
+                    .filter(|_| known.contains(name))
+                    .map(|ev| quote!(#ev.prop(#name);));
                 match scoped {
                     Some(scoped) => lookups.extend(quote! {
-                        if let Some(v) = found[#index] { #count #mark #scoped }
+                        if let Some(v) = found[#index] { #mark #scoped }
                     }),
-                    None if count.is_some() || mark.is_some() => {
-                        lookups.extend(quote!(if found[#index].is_some() { #count #mark }));
+                    None if mark.is_some() => {
+                        lookups.extend(quote!(if found[#index].is_some() { #mark }));
                     }
                     None => {}
                 }
             }
         }
         for (name, body) in arm_names.iter().zip(bodies) {
-            let count = (pass && required.contains(name)).then(|| quote!(seen += 1;));
+            // The pass notes each required member it reads: a bit each (up to 64 names, so that
+            // the names missing are known without looking them up), else a count.
+            let count = match required.iter().position(|r| r == name) {
+                Some(bit) if pass && required.len() <= 64 => {
+                    let bit = u32::try_from(bit).unwrap_or_default();
+                    Some(quote!(seen |= 1u64 << #bit;))
+                }
+                Some(_) if pass => Some(quote!(seen += 1;)),
+                _ => None,
+            };
             // A name of `properties` (not one only `required` lists) is evaluated.
             let mark = marked.filter(|_| pass && body.is_some()).map(|ev| quote!(#ev.prop(k);));
             // A name only `required` lists is not one of `properties`: `additionalProperties`
@@ -2019,16 +2106,40 @@ impl<'a> Gen<'a> {
         }
         if !required.is_empty() {
             let fail = fail(&at("required"), quote!(Why::Required(name)));
-            let look_up = quote! {
-                for name in [#(#required),*] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) { #fail }
-                }
-            };
-            if counted {
-                // Counted during the pass (or the pick): looked up (to name them) only when some
-                // are missing, by the shared `runtime::has_member`. The map's own search, inlined
-                // here, was 150 to 250 bytes of code run only on invalid input, in each of 120
-                // checks of the official suite.
+            let look_up = require_members(&required, &fail);
+            if required_picked {
+                // Read from the pick: the names missing are those it did not find (named in
+                // `required`'s order).
+                let indices: Vec<usize> = required
+                    .iter()
+                    .map(|name| looked.iter().position(|picked| picked == name).unwrap_or_default())
+                    .collect();
+                after.extend(quote! {
+                    if #(found[#indices].is_none())||* {
+                        for (name, present) in [#(#required),*].into_iter().zip([#(found[#indices].is_some()),*]) {
+                            if !present { #fail }
+                        }
+                    }
+                });
+            } else if pass && required.len() <= 64 {
+                // Noted by the pass, a bit a name: those missing are the bits not set, named
+                // without a lookup (a `oneOf` branch's `required` is missing on most instances of
+                // the official suite's `unevaluatedProperties.json#35`, and a lookup each was a
+                // fifth of its time).
+                before.extend(quote!(let mut seen = 0u64;));
+                let all = u64::MAX >> (64 - required.len());
+                after.extend(quote! {
+                    if seen != #all {
+                        for (bit, name) in [#(#required),*].into_iter().enumerate() {
+                            if seen & (1u64 << bit) == 0 { #fail }
+                        }
+                    }
+                });
+            } else if pass {
+                // Counted during the pass: looked up (to name them) only when some are missing,
+                // by the shared `runtime::pick` or `runtime::has_member`. The map's own search,
+                // inlined here, was 150 to 250 bytes of code run only on invalid input, in each
+                // of 120 checks of the official suite.
                 before.extend(quote!(let mut seen = 0usize;));
                 let count = required.len();
                 after.extend(quote!(if seen < #count { #look_up }));
@@ -2147,11 +2258,14 @@ impl<'a> Gen<'a> {
                 .as_array()
                 .and_then(|names| names.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
                 .ok_or_else(|| self.error(&pointer, "a dependency must be an array of strings"))?;
-            let fails = names.iter().map(|name| {
-                let fail = fail(&pointer, quote!(Why::Dependent(#member, #name)));
-                quote!(if !::pilotage_types::validate::runtime::has_member(o, #name) { #fail })
-            });
-            objects.extend(quote!(if ::pilotage_types::validate::runtime::has_member(o, #member) { #(#fails)* }));
+            let mut distinct: Vec<&str> = Vec::with_capacity(names.len());
+            for name in names {
+                if !distinct.contains(&name) {
+                    distinct.push(name);
+                }
+            }
+            let check = require_members(&distinct, &fail(&pointer, quote!(Why::Dependent(#member, name))));
+            objects.extend(quote!(if ::pilotage_types::validate::runtime::has_member(o, #member) { #check }));
         }
         for (member, subschema, pointer) in dependent_schemas {
             // The subschema applies to the object itself (`v` is still it here).
@@ -2830,6 +2944,52 @@ mod tests {
         assert!(one.contains(PASS) && one.contains(NAMES), "{one}");
         assert!(!one.contains(shared), "{one}");
         assert_eq!(Options::new().tuning, Tuning::OneSet);
+    }
+
+    /// The generated code of `schema`, as the tokens print.
+    fn text_of(schema: &serde_json::Value) -> String {
+        generate(schema, "t.json", true).unwrap().tokens.to_string()
+    }
+
+    /// `required`'s names are answered from one pass over the members (a pick, or the bits a
+    /// pass sets) wherever there is one, and picked together when there is none; a single
+    /// name alone, or more than `PICKED_AT_MOST`, is looked up. (That the names missing are
+    /// each reported, once, in `required`'s order: the suite crate's own cases.)
+    #[test]
+    fn required_names_are_read_in_one_pass_over_the_members() {
+        const PICK: &str = ":: pilotage_types :: validate :: runtime :: pick (";
+        const LOOKUP: &str = "has_member";
+        let with_properties = text_of(&json!({"properties": {"a": {"type": "string"}}, "required": ["a", "b"]}));
+        assert!(
+            with_properties.contains(&format!("{PICK}o , [\"a\" , \"b\"])")),
+            "{with_properties}"
+        );
+        assert!(!with_properties.contains(LOOKUP), "{with_properties}");
+        let alone = text_of(&json!({"required": ["x", "y", "z"]}));
+        assert!(
+            alone.contains(&format!("{PICK}o , [\"x\" , \"y\" , \"z\"])")),
+            "{alone}"
+        );
+        assert!(!alone.contains(LOOKUP), "{alone}");
+        let one = text_of(&json!({"required": ["x"]}));
+        assert!(one.contains(LOOKUP) && !one.contains(PICK), "{one}");
+        let names: Vec<String> = (0..=super::PICKED_AT_MOST).map(|i| format!("n{i}")).collect();
+        let many = text_of(&json!({ "required": names }));
+        assert!(many.contains(LOOKUP) && !many.contains(PICK), "{many}");
+        let pass = text_of(&json!({"patternProperties": {"^x": {"type": "string"}}, "required": ["a", "xy"]}));
+        assert!(pass.contains("seen |= 1u64 << 1u32"), "{pass}");
+        assert!(!pass.contains(LOOKUP) && !pass.contains(PICK), "{pass}");
+        let one_of = text_of(&json!({"oneOf": [{"required": ["foo", "bar"]}, {"required": ["foo", "baz"]}]}));
+        assert!(
+            one_of.contains(&format!("{PICK}members , [\"foo\" , \"bar\" , \"baz\"])")),
+            "{one_of}"
+        );
+        assert!(!one_of.contains(LOOKUP), "{one_of}");
+        let dependent = text_of(&json!({"dependentRequired": {"a": ["b", "b", "c"]}}));
+        assert!(
+            dependent.contains(&format!("{PICK}o , [\"b\" , \"c\"])")),
+            "{dependent}"
+        );
     }
 
     fn error_of(schema: serde_json::Value) -> crate::CodegenError {

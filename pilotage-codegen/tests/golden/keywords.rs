@@ -965,27 +965,27 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             if ::pilotage_types::validate::runtime::has_member(o, "card") {
-                if !::pilotage_types::validate::runtime::has_member(o, "billing") {
-                    if cx
-                        .fail(
-                            at,
-                            "/$defs/dependent/dependentRequired/card",
-                            Why::Dependent("card", "billing"),
-                        )
-                    {
-                        return false;
+                for name in ["billing"] {
+                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+                        if cx
+                            .fail(
+                                at,
+                                "/$defs/dependent/dependentRequired/card",
+                                Why::Dependent("card", name),
+                            )
+                        {
+                            return false;
+                        }
                     }
                 }
             }
             if ::pilotage_types::validate::runtime::has_member(o, "gift") {
                 if let Value::Object(o) = v {
-                    let mut seen = 0usize;
                     let found = ::pilotage_types::validate::runtime::pick(
                         o,
                         ["message"],
                     );
                     if let Some(v) = found[0usize] {
-                        seen += 1;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1011,12 +1011,12 @@ pub mod checks {
                             }
                         }
                     }
-                    if seen < 1usize {
-                        for name in ["message"] {
-                            if !::pilotage_types::validate::runtime::has_member(
-                                o,
-                                name,
-                            ) {
+                    if found[0usize].is_none() {
+                        for (name, present) in ["message"]
+                            .into_iter()
+                            .zip([found[0usize].is_some()])
+                        {
+                            if !present {
                                 if cx
                                     .fail(
                                         at,

@@ -1119,11 +1119,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "clients" => {
-                        seen += 1;
+                        seen |= 1u64 << 10u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1146,7 +1146,7 @@ pub mod checks {
                         }
                     }
                     "effects" => {
-                        seen += 1;
+                        seen |= 1u64 << 6u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1169,7 +1169,7 @@ pub mod checks {
                         }
                     }
                     "findings" => {
-                        seen += 1;
+                        seen |= 1u64 << 11u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1192,7 +1192,7 @@ pub mod checks {
                         }
                     }
                     "launcher_in_repository" => {
-                        seen += 1;
+                        seen |= 1u64 << 9u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -1206,7 +1206,7 @@ pub mod checks {
                         }
                     }
                     "protocol_versions" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1237,28 +1237,28 @@ pub mod checks {
                         }
                     }
                     "resources" => {
-                        seen += 1;
+                        seen |= 1u64 << 8u32;
                         let at = &at.key(k);
                         if !mcp_resource_summary(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "server" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !mcp_server_identity(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "serving" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         let at = &at.key(k);
                         if !mcp_serving(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "tool_count" => {
-                        seen += 1;
+                        seen |= 1u64 << 4u32;
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
@@ -1285,7 +1285,7 @@ pub mod checks {
                         }
                     }
                     "tools" => {
-                        seen += 1;
+                        seen |= 1u64 << 5u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1308,7 +1308,7 @@ pub mod checks {
                         }
                     }
                     "transports" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1331,7 +1331,7 @@ pub mod checks {
                         }
                     }
                     "writers" => {
-                        seen += 1;
+                        seen |= 1u64 << 7u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -1364,8 +1364,8 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 12usize {
-                for name in [
+            if seen != 4095u64 {
+                for (bit, name) in [
                     "server",
                     "protocol_versions",
                     "transports",
@@ -1378,8 +1378,11 @@ pub mod checks {
                     "launcher_in_repository",
                     "clients",
                     "findings",
-                ] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+                ]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -1510,11 +1513,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "destructive" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -1528,7 +1531,7 @@ pub mod checks {
                         }
                     }
                     "idempotent" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -1542,7 +1545,7 @@ pub mod checks {
                         }
                     }
                     "open_world" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -1556,7 +1559,7 @@ pub mod checks {
                         }
                     }
                     "read_only" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -1572,9 +1575,17 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 4usize {
-                for name in ["read_only", "destructive", "idempotent", "open_world"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 15u64 {
+                for (bit, name) in [
+                    "read_only",
+                    "destructive",
+                    "idempotent",
+                    "open_world",
+                ]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -1599,11 +1610,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "config" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1617,7 +1628,7 @@ pub mod checks {
                         }
                     }
                     "id" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1631,14 +1642,14 @@ pub mod checks {
                         }
                     }
                     "standing" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         let at = &at.key(k);
                         if !mcp_client_standing(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "title" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1654,9 +1665,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 4usize {
-                for name in ["id", "title", "config", "standing"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 15u64 {
+                for (bit, name) in ["id", "title", "config", "standing"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/$defs/McpClient/required", Why::Required(name))
                         {
                             return false;
@@ -1797,20 +1811,17 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["effect", "tools"],
             );
             if let Some(v) = found[0usize] {
-                seen += 1;
                 let at = &at.key("effect");
                 if !execution_effect(cx, v, at) && cx.stops() {
                     return false;
                 }
             }
             if let Some(v) = found[1usize] {
-                seen += 1;
                 if !(::pilotage_types::validate::runtime::is_integer(v)) {
                     if cx
                         .fail(
@@ -1836,9 +1847,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 2usize {
-                for name in ["effect", "tools"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() || found[1usize].is_none() {
+                for (name, present) in ["effect", "tools"]
+                    .into_iter()
+                    .zip([found[0usize].is_some(), found[1usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -1863,11 +1877,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "code" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1881,7 +1895,7 @@ pub mod checks {
                         }
                     }
                     "message" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1895,7 +1909,7 @@ pub mod checks {
                         }
                     }
                     "remedy" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -1911,9 +1925,10 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["code", "message", "remedy"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["code", "message", "remedy"].into_iter().enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/$defs/McpFinding/required", Why::Required(name))
                         {
                             return false;
@@ -1937,11 +1952,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "builtin" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
@@ -1968,7 +1983,7 @@ pub mod checks {
                         }
                     }
                     "objects" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
@@ -1995,7 +2010,7 @@ pub mod checks {
                         }
                     }
                     "template" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2011,9 +2026,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["builtin", "objects", "template"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["builtin", "objects", "template"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -2042,11 +2060,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "name" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2060,7 +2078,7 @@ pub mod checks {
                         }
                     }
                     "title" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2074,7 +2092,7 @@ pub mod checks {
                         }
                     }
                     "version" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2090,9 +2108,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["name", "title", "version"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["name", "title", "version"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -2117,11 +2135,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "methods" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -2152,7 +2170,7 @@ pub mod checks {
                         }
                     }
                     "notifications" => {
-                        seen += 1;
+                        seen |= 1u64 << 4u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -2166,7 +2184,7 @@ pub mod checks {
                         }
                     }
                     "prompts" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -2180,7 +2198,7 @@ pub mod checks {
                         }
                     }
                     "resources" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -2194,7 +2212,7 @@ pub mod checks {
                         }
                     }
                     "tools" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -2210,15 +2228,18 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 5usize {
-                for name in [
+            if seen != 31u64 {
+                for (bit, name) in [
                     "methods",
                     "tools",
                     "resources",
                     "prompts",
                     "notifications",
-                ] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+                ]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/$defs/McpServing/required", Why::Required(name))
                         {
                             return false;
@@ -2238,11 +2259,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "capability" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2256,21 +2277,21 @@ pub mod checks {
                         }
                     }
                     "effect" => {
-                        seen += 1;
+                        seen |= 1u64 << 4u32;
                         let at = &at.key(k);
                         if !execution_effect(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "hints" => {
-                        seen += 1;
+                        seen |= 1u64 << 5u32;
                         let at = &at.key(k);
                         if !execution_hints(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "module" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2284,7 +2305,7 @@ pub mod checks {
                         }
                     }
                     "name" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2298,7 +2319,7 @@ pub mod checks {
                         }
                     }
                     "title" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2314,16 +2335,19 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 6usize {
-                for name in [
+            if seen != 63u64 {
+                for (bit, name) in [
                     "name",
                     "capability",
                     "module",
                     "title",
                     "effect",
                     "hints",
-                ] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+                ]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -2352,11 +2376,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "attached" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(::pilotage_types::validate::runtime::is_integer(v)) {
                             if cx
                                 .fail(
@@ -2383,7 +2407,7 @@ pub mod checks {
                         }
                     }
                     "id" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2397,7 +2421,7 @@ pub mod checks {
                         }
                     }
                     "reached_by" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -2413,9 +2437,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["id", "reached_by", "attached"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["id", "reached_by", "attached"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,

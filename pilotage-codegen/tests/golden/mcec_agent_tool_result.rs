@@ -633,7 +633,7 @@ pub mod checks {
         let mut kept_1: Option<&Value> = None;
         if let Value::Object(o) = v {
             let mut unexpected = false;
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "error" => {
@@ -644,7 +644,7 @@ pub mod checks {
                         }
                     }
                     "ok" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         seen_3 += 1;
                         if holds_2 && !(v.as_bool() == Some(false)) {
                             holds_2 = false;
@@ -731,9 +731,9 @@ pub mod checks {
                     return false;
                 }
             }
-            if seen < 1usize {
-                for name in ["ok"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 1u64 {
+                for (bit, name) in ["ok"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/required", Why::Required(name)) {
                             return false;
                         }
@@ -791,11 +791,11 @@ pub mod checks {
         }
         if let Value::Object(o) = v {
             let mut unexpected = false;
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "category" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -842,7 +842,7 @@ pub mod checks {
                         }
                     }
                     "code" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -856,7 +856,7 @@ pub mod checks {
                         }
                     }
                     "detail" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -923,9 +923,10 @@ pub mod checks {
                     return false;
                 }
             }
-            if seen < 3usize {
-                for name in ["code", "category", "detail"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["code", "category", "detail"].into_iter().enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -944,10 +945,8 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(o, ["code", "detail"]);
             if let Some(v) = found[0usize] {
-                seen += 1;
                 if !(v.is_string()) {
                     if cx
                         .fail(
@@ -961,7 +960,6 @@ pub mod checks {
                 }
             }
             if let Some(v) = found[1usize] {
-                seen += 1;
                 if !(v.is_string()) {
                     if cx
                         .fail(
@@ -985,9 +983,12 @@ pub mod checks {
                     return false;
                 }
             }
-            if seen < 2usize {
-                for name in ["code", "detail"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() || found[1usize].is_none() {
+                for (name, present) in ["code", "detail"]
+                    .into_iter()
+                    .zip([found[0usize].is_some(), found[1usize].is_some()])
+                {
+                    if !present {
                         if cx.fail(at, "/$defs/warning/required", Why::Required(name)) {
                             return false;
                         }
@@ -1001,10 +1002,8 @@ pub mod checks {
     fn s3<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(o, ["ok"]);
             if let Some(v) = found[0usize] {
-                seen += 1;
                 if !(v.as_bool() == Some(true)) {
                     if cx
                         .fail(
@@ -1017,9 +1016,10 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["ok"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["ok"].into_iter().zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx.fail(at, "/allOf/1/if/required", Why::Required(name)) {
                             return false;
                         }
@@ -1045,10 +1045,8 @@ pub mod checks {
     fn s5<M: Mode>(cx: &mut Cx<M>, v: &Value, at: &Loc<'_>) -> bool {
         let mark = cx.mark();
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(o, ["error"]);
             if let Some(v) = found[0usize] {
-                seen += 1;
                 if !(v.is_object()) {
                     if cx
                         .fail(
@@ -1061,9 +1059,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["error"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["error"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,

@@ -6578,13 +6578,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["entries", "next_cursor"],
             );
             if let Some(v) = found[0usize] {
-                seen += 1;
                 if !(v.is_array()) {
                     if cx
                         .fail(
@@ -6603,9 +6601,12 @@ pub mod checks {
                     return false;
                 }
             }
-            if seen < 1usize {
-                for name in ["entries"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["entries"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -6727,11 +6728,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "kind" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -6761,7 +6762,7 @@ pub mod checks {
                         }
                     }
                     "memory" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -6805,7 +6806,7 @@ pub mod checks {
                         }
                     }
                     "omitted" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -6860,7 +6861,7 @@ pub mod checks {
                         }
                     }
                     "profile_type" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -6903,9 +6904,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 4usize {
-                for name in ["kind", "profile_type", "memory", "omitted"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 15u64 {
+                for (bit, name) in ["kind", "profile_type", "memory", "omitted"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -7172,13 +7176,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["dry_run", "would_erase"],
             );
             if let Some(v) = found[0usize] {
-                seen += 1;
                 if !(v.is_boolean()) {
                     if cx
                         .fail(
@@ -7236,9 +7238,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["dry_run"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["dry_run"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -7263,10 +7268,8 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(o, ["error"]);
             if let Some(v) = found[0usize] {
-                seen += 1;
                 let at = &at.key("error");
                 if !(v.is_object()) {
                     if cx
@@ -7280,11 +7283,11 @@ pub mod checks {
                     }
                 }
                 if let Value::Object(o) = v {
-                    let mut seen = 0usize;
+                    let mut seen = 0u64;
                     for (k, v) in o {
                         match k.as_str() {
                             "code" => {
-                                seen += 1;
+                                seen |= 1u64 << 0u32;
                                 if cx.compatible() {
                                     if !v.is_string() {
                                         if cx
@@ -7319,7 +7322,7 @@ pub mod checks {
                                 }
                             }
                             "message" => {
-                                seen += 1;
+                                seen |= 1u64 << 1u32;
                                 if !(v.is_string()) {
                                     if cx
                                         .fail(
@@ -7395,12 +7398,9 @@ pub mod checks {
                             _ => {}
                         }
                     }
-                    if seen < 2usize {
-                        for name in ["code", "message"] {
-                            if !::pilotage_types::validate::runtime::has_member(
-                                o,
-                                name,
-                            ) {
+                    if seen != 3u64 {
+                        for (bit, name) in ["code", "message"].into_iter().enumerate() {
+                            if seen & (1u64 << bit) == 0 {
                                 if cx
                                     .fail(
                                         at,
@@ -7415,9 +7415,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["error"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["error"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx.fail(at, "/$defs/error/required", Why::Required(name)) {
                             return false;
                         }
@@ -7529,7 +7532,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "bytes" => {
@@ -7559,7 +7562,7 @@ pub mod checks {
                         }
                     }
                     "coverage" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -7606,7 +7609,7 @@ pub mod checks {
                         }
                     }
                     "export_id" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -7685,7 +7688,7 @@ pub mod checks {
                         }
                     }
                     "status" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -7717,9 +7720,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["export_id", "status", "coverage"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["export_id", "status", "coverage"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -7960,7 +7966,6 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["next_cursor", "pages"],
@@ -7972,7 +7977,6 @@ pub mod checks {
                 }
             }
             if let Some(v) = found[1usize] {
-                seen += 1;
                 let at = &at.key("pages");
                 if !(v.is_array()) {
                     if cx
@@ -7994,9 +7998,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["pages"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[1usize].is_none() {
+                for (name, present) in ["pages"]
+                    .into_iter()
+                    .zip([found[1usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -8026,11 +8033,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "body" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -8076,7 +8083,7 @@ pub mod checks {
                         }
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
@@ -8085,9 +8092,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 2usize {
-                for name in ["path", "body"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 3u64 {
+                for (bit, name) in ["path", "body"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8128,18 +8135,18 @@ pub mod checks {
                     }
                 }
             }
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "review_state" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.as_str() == Some("proposed")) {
                             if cx
                                 .fail(
@@ -8153,7 +8160,7 @@ pub mod checks {
                         }
                     }
                     "revision" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -8167,7 +8174,7 @@ pub mod checks {
                         }
                     }
                     "target_exists" => {
-                        seen += 1;
+                        seen |= 1u64 << 3u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -8183,9 +8190,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 4usize {
-                for name in ["path", "revision", "review_state", "target_exists"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 15u64 {
+                for (bit, name) in ["path", "revision", "review_state", "target_exists"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8259,11 +8269,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "body" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -8277,10 +8287,10 @@ pub mod checks {
                         }
                     }
                     "frontmatter" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
@@ -8315,9 +8325,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["path", "frontmatter", "body"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["path", "frontmatter", "body"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8347,7 +8360,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "as_of" => {
@@ -8461,7 +8474,7 @@ pub mod checks {
                         }
                     }
                     "query" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -8560,9 +8573,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 1usize {
-                for name in ["query"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 1u64 {
+                for (bit, name) in ["query"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8592,7 +8605,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "as_of_exact" => {
@@ -8615,7 +8628,7 @@ pub mod checks {
                         }
                     }
                     "results" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -8674,9 +8687,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 1usize {
-                for name in ["results"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 1u64 {
+                for (bit, name) in ["results"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8701,11 +8714,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "body" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -8731,7 +8744,7 @@ pub mod checks {
                         }
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
@@ -8740,9 +8753,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 2usize {
-                for name in ["path", "body"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 3u64 {
+                for (bit, name) in ["path", "body"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8772,11 +8785,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "applied" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_boolean()) {
                             if cx
                                 .fail(
@@ -8803,7 +8816,7 @@ pub mod checks {
                         }
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
@@ -8858,9 +8871,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 2usize {
-                for name in ["path", "applied"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 3u64 {
+                for (bit, name) in ["path", "applied"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -8885,7 +8898,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "id" => {
@@ -8941,7 +8954,7 @@ pub mod checks {
                         }
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
@@ -9004,7 +9017,7 @@ pub mod checks {
                         }
                     }
                     "title" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -9047,7 +9060,7 @@ pub mod checks {
                         }
                     }
                     "updated" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         let at = &at.key(k);
                         if !utc_datetime(cx, v, at) && cx.stops() {
                             return false;
@@ -9082,9 +9095,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["path", "title", "updated"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["path", "title", "updated"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -9130,10 +9143,8 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(o, ["partitions"]);
             if let Some(v) = found[0usize] {
-                seen += 1;
                 let at = &at.key("partitions");
                 if !(v.is_array()) {
                     if cx
@@ -9161,11 +9172,11 @@ pub mod checks {
                             }
                         }
                         if let Value::Object(o) = v {
-                            let mut seen = 0usize;
+                            let mut seen = 0u64;
                             for (k, v) in o {
                                 match k.as_str() {
                                     "access" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 1u32;
                                         let at = &at.key(k);
                                         if !(v.is_array()) {
                                             if cx
@@ -9236,7 +9247,7 @@ pub mod checks {
                                         }
                                     }
                                     "name" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 0u32;
                                         let at = &at.key(k);
                                         if !partition_name(cx, v, at) && cx.stops() {
                                             return false;
@@ -9258,12 +9269,12 @@ pub mod checks {
                                     _ => {}
                                 }
                             }
-                            if seen < 2usize {
-                                for name in ["name", "access"] {
-                                    if !::pilotage_types::validate::runtime::has_member(
-                                        o,
-                                        name,
-                                    ) {
+                            if seen != 3u64 {
+                                for (bit, name) in ["name", "access"]
+                                    .into_iter()
+                                    .enumerate()
+                                {
+                                    if seen & (1u64 << bit) == 0 {
                                         if cx
                                             .fail(
                                                 at,
@@ -9280,9 +9291,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["partitions"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["partitions"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -9327,11 +9341,11 @@ pub mod checks {
                     }
                 }
                 if let Value::Object(o) = v {
-                    let mut seen = 0usize;
+                    let mut seen = 0u64;
                     for (k, v) in o {
                         match k.as_str() {
                             "access" => {
-                                seen += 1;
+                                seen |= 1u64 << 1u32;
                                 let at = &at.key(k);
                                 if !(v.is_array()) {
                                     if cx
@@ -9402,7 +9416,7 @@ pub mod checks {
                                 }
                             }
                             "name" => {
-                                seen += 1;
+                                seen |= 1u64 << 0u32;
                                 let at = &at.key(k);
                                 if !partition_name(cx, v, at) && cx.stops() {
                                     return false;
@@ -9424,12 +9438,9 @@ pub mod checks {
                             _ => {}
                         }
                     }
-                    if seen < 2usize {
-                        for name in ["name", "access"] {
-                            if !::pilotage_types::validate::runtime::has_member(
-                                o,
-                                name,
-                            ) {
+                    if seen != 3u64 {
+                        for (bit, name) in ["name", "access"].into_iter().enumerate() {
+                            if seen & (1u64 << bit) == 0 {
                                 if cx
                                     .fail(
                                         at,
@@ -9514,7 +9525,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "extensions" => {
@@ -9550,7 +9561,7 @@ pub mod checks {
                         }
                     }
                     "profile" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         let at = &at.key(k);
                         {
                             if !(matches!(v, Value::Null) && cx.quiet(s38, v, at)
@@ -9569,7 +9580,7 @@ pub mod checks {
                         }
                     }
                     "profile_type" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -9599,9 +9610,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 2usize {
-                for name in ["profile_type", "profile"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 3u64 {
+                for (bit, name) in ["profile_type", "profile"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -9657,7 +9668,6 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["namespace", "patch"],
@@ -9676,7 +9686,6 @@ pub mod checks {
                 }
             }
             if let Some(v) = found[1usize] {
-                seen += 1;
                 if !(v.is_object()) {
                     if cx
                         .fail(
@@ -9689,9 +9698,12 @@ pub mod checks {
                     }
                 }
             }
-            if seen < 1usize {
-                for name in ["patch"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[1usize].is_none() {
+                for (name, present) in ["patch"]
+                    .into_iter()
+                    .zip([found[1usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -9722,11 +9734,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "changed" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         let at = &at.key(k);
                         if !(v.is_array()) {
                             if cx
@@ -9757,7 +9769,7 @@ pub mod checks {
                         }
                     }
                     "namespace" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -9771,7 +9783,7 @@ pub mod checks {
                         }
                     }
                     "updated" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         let at = &at.key(k);
                         if !utc_datetime(cx, v, at) && cx.stops() {
                             return false;
@@ -9780,9 +9792,12 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["namespace", "updated", "changed"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["namespace", "updated", "changed"]
+                    .into_iter()
+                    .enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -9869,13 +9884,11 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
             let found = ::pilotage_types::validate::runtime::pick(
                 o,
                 ["items", "next_cursor"],
             );
             if let Some(v) = found[0usize] {
-                seen += 1;
                 let at = &at.key("items");
                 if !(v.is_array()) {
                     if cx
@@ -9903,11 +9916,11 @@ pub mod checks {
                             }
                         }
                         if let Value::Object(o) = v {
-                            let mut seen = 0usize;
+                            let mut seen = 0u64;
                             for (k, v) in o {
                                 match k.as_str() {
                                     "generated" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 4u32;
                                         let at = &at.key(k);
                                         if !actor_at(cx, v, at) && cx.stops() {
                                             return false;
@@ -9933,14 +9946,14 @@ pub mod checks {
                                         }
                                     }
                                     "path" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 0u32;
                                         let at = &at.key(k);
                                         if !path(cx, v, at) && cx.stops() {
                                             return false;
                                         }
                                     }
                                     "revision" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 1u32;
                                         if !(v.is_string()) {
                                             if cx
                                                 .fail(
@@ -9954,7 +9967,7 @@ pub mod checks {
                                         }
                                     }
                                     "state" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 3u32;
                                         if cx.compatible() {
                                             if !v.is_string() {
                                                 if cx
@@ -9982,7 +9995,7 @@ pub mod checks {
                                         }
                                     }
                                     "target_exists" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 5u32;
                                         if !(v.is_boolean()) {
                                             if cx
                                                 .fail(
@@ -9996,7 +10009,7 @@ pub mod checks {
                                         }
                                     }
                                     "title" => {
-                                        seen += 1;
+                                        seen |= 1u64 << 2u32;
                                         if !(v.is_string()) {
                                             if cx
                                                 .fail(
@@ -10012,19 +10025,19 @@ pub mod checks {
                                     _ => {}
                                 }
                             }
-                            if seen < 6usize {
-                                for name in [
+                            if seen != 63u64 {
+                                for (bit, name) in [
                                     "path",
                                     "revision",
                                     "title",
                                     "state",
                                     "generated",
                                     "target_exists",
-                                ] {
-                                    if !::pilotage_types::validate::runtime::has_member(
-                                        o,
-                                        name,
-                                    ) {
+                                ]
+                                    .into_iter()
+                                    .enumerate()
+                                {
+                                    if seen & (1u64 << bit) == 0 {
                                         if cx
                                             .fail(
                                                 at,
@@ -10047,9 +10060,12 @@ pub mod checks {
                     return false;
                 }
             }
-            if seen < 1usize {
-                for name in ["items"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if found[0usize].is_none() {
+                for (name, present) in ["items"]
+                    .into_iter()
+                    .zip([found[0usize].is_some()])
+                {
+                    if !present {
                         if cx
                             .fail(
                                 at,
@@ -10079,7 +10095,7 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "note" => {
@@ -10109,14 +10125,14 @@ pub mod checks {
                         }
                     }
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "revision" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -10130,7 +10146,7 @@ pub mod checks {
                         }
                     }
                     "verb" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -10159,9 +10175,9 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["path", "revision", "verb"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["path", "revision", "verb"].into_iter().enumerate() {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,
@@ -10192,18 +10208,18 @@ pub mod checks {
             }
         }
         if let Value::Object(o) = v {
-            let mut seen = 0usize;
+            let mut seen = 0u64;
             for (k, v) in o {
                 match k.as_str() {
                     "path" => {
-                        seen += 1;
+                        seen |= 1u64 << 0u32;
                         let at = &at.key(k);
                         if !path(cx, v, at) && cx.stops() {
                             return false;
                         }
                     }
                     "revision" => {
-                        seen += 1;
+                        seen |= 1u64 << 1u32;
                         if !(v.is_string()) {
                             if cx
                                 .fail(
@@ -10217,7 +10233,7 @@ pub mod checks {
                         }
                     }
                     "state" => {
-                        seen += 1;
+                        seen |= 1u64 << 2u32;
                         if cx.compatible() {
                             if !v.is_string() {
                                 if cx
@@ -10255,9 +10271,10 @@ pub mod checks {
                     _ => {}
                 }
             }
-            if seen < 3usize {
-                for name in ["path", "revision", "state"] {
-                    if !::pilotage_types::validate::runtime::has_member(o, name) {
+            if seen != 7u64 {
+                for (bit, name) in ["path", "revision", "state"].into_iter().enumerate()
+                {
+                    if seen & (1u64 << bit) == 0 {
                         if cx
                             .fail(
                                 at,

@@ -17,17 +17,37 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use pilotage_json_schema_suite::{GROUPS, SUITE};
 use serde_json::Value;
 
-type Case = (
-    pilotage_types::validate::runtime::Check,
-    jsonschema::Validator,
-    Vec<Value>,
-);
+/// A group as the generated validators run it: the group's check and its instances.
+#[derive(Clone, Copy)]
+struct Ours<'a> {
+    check: pilotage_types::validate::runtime::Check,
+    tests: &'a [Value],
+}
+
+/// A group as jsonschema runs it: its validator (built before timing) and the same instances.
+#[derive(Clone, Copy)]
+struct Theirs<'a> {
+    validator: &'a jsonschema::Validator,
+    tests: &'a [Value],
+}
+
+/// The groups a benchmark times, one table a side, row for row the same groups and the very
+/// same instances (each side reads the same `Value`s at the same addresses). Each side reads a
+/// table of its own, as a program holding only one kind of validator would: until the
+/// twenty-sixth session of #33 both read one table of `(Check, jsonschema::Validator,
+/// Vec<Value>)`, whose rows (the size of jsonschema's `Validator` apart) cost the generated
+/// validators' pass a cache line a group for two words, a miss beyond L2 for half the groups
+/// in callgrind's simulation (BENCHMARKS.md, #33).
+struct Tables<'a> {
+    ours: Vec<Ours<'a>>,
+    theirs: Vec<Theirs<'a>>,
+}
 
 /// `PILOTAGE_SUITE_PROFILE=1`: each group's time, both ways, the 20 slowest of ours first (to
 /// find what dominates the aggregate). Any other value keeps only the groups whose name
 /// (`draft/file#index`) contains it, each printed with its ratio and the filtered sums
 /// (`PILOTAGE_SUITE_PROFILE=format/uri` for the URI family).
-fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
+fn profile(tables: &Tables, names: &[String], only: Option<&str>) {
     // The fastest of seven rounds of 100 runs: a group's few instances take well under a
     // microsecond, where one interruption would otherwise decide its rank.
     let time = |f: &dyn Fn() -> usize| {
@@ -41,17 +61,19 @@ fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
             })
             .fold(f64::INFINITY, f64::min)
     };
-    let mut rows: Vec<(f64, f64, &str)> = cases
+    let mut rows: Vec<(f64, f64, &str)> = tables
+        .ours
         .iter()
+        .zip(&tables.theirs)
         .zip(names)
-        .map(|((check, theirs, tests), name)| {
+        .map(|((ours, theirs), name)| {
             let ours = time(&|| {
-                tests
+                ours.tests
                     .iter()
-                    .filter(|t| pilotage_types::validate::verdict(*check, t, false))
+                    .filter(|t| pilotage_types::validate::verdict(ours.check, t, false))
                     .count()
             });
-            let base = time(&|| tests.iter().filter(|t| theirs.is_valid(t)).count());
+            let base = time(&|| theirs.tests.iter().filter(|t| theirs.validator.is_valid(t)).count());
             (ours, base, name.as_str())
         })
         .collect();
@@ -101,29 +123,40 @@ fn profile(cases: &[Case], names: &[String], only: Option<&str>) {
     }
 }
 
-/// One pass of the generated validators over `cases` (a function of its own, for callgrind:
+/// One pass of the generated validators over `groups` (a function of its own, for callgrind:
 /// `PILOTAGE_SUITE_PASSES`).
 #[inline(never)]
-fn pass_ours(cases: &[&Case]) -> usize {
-    over_instances(cases, |(check, _, _), test| {
-        usize::from(pilotage_types::validate::verdict(*check, test, false))
-    })
+fn pass_ours(groups: &[Ours]) -> usize {
+    over_instances(
+        groups,
+        |group| group.tests,
+        |group, test| usize::from(pilotage_types::validate::verdict(group.check, test, false)),
+    )
 }
 
-/// One pass of jsonschema's validators over `cases`.
+/// One pass of jsonschema's validators over `groups`.
 #[inline(never)]
-fn pass_theirs(cases: &[&Case]) -> usize {
-    over_instances(cases, |(_, theirs, _), test| usize::from(theirs.is_valid(test)))
+fn pass_theirs(groups: &[Theirs]) -> usize {
+    over_instances(
+        groups,
+        |group| group.tests,
+        |group, test| usize::from(group.validator.is_valid(test)),
+    )
 }
 
-/// The sum of `count` over every instance of `cases`, each instance behind `black_box`: the
-/// loop of every pass below, inlined into each so that callgrind still names the pass.
+/// The sum of `count` over every instance of `groups` (`tests` of each), each instance behind
+/// `black_box`: the loop of every pass below, inlined into each so that callgrind still names
+/// the pass.
 #[inline(always)]
-fn over_instances(cases: &[&Case], count: impl Fn(&Case, &Value) -> usize) -> usize {
+fn over_instances<'a, G>(
+    groups: &[G],
+    tests: impl Fn(&G) -> &'a [Value],
+    count: impl Fn(&G, &Value) -> usize,
+) -> usize {
     let mut sum = 0usize;
-    for case in cases.iter().copied() {
-        for test in &case.2 {
-            sum += count(case, black_box(test));
+    for group in groups {
+        for test in tests(group) {
+            sum += count(group, black_box(test));
         }
     }
     sum
@@ -143,14 +176,14 @@ fn walk(value: &Value) -> usize {
 /// One pass over `cases` that reads every instance whole and checks nothing: the data a
 /// validator that reads all of each instance touches, without any validator's code.
 #[inline(never)]
-fn pass_walk(cases: &[&Case]) -> usize {
-    over_instances(cases, |_, test| walk(test))
+fn pass_walk(groups: &[Ours]) -> usize {
+    over_instances(groups, |group| group.tests, |_, test| walk(test))
 }
 
 /// One pass over `cases` that reads only each instance's kind (the least any validator reads).
 #[inline(never)]
-fn pass_touch(cases: &[&Case]) -> usize {
-    over_instances(cases, |_, test| usize::from(test.is_object()))
+fn pass_touch(groups: &[Ours]) -> usize {
+    over_instances(groups, |group| group.tests, |_, test| usize::from(test.is_object()))
 }
 
 /// `PILOTAGE_SUITE_PASSES=n`: `n` passes of each side over the required tests, one after the
@@ -162,19 +195,20 @@ fn pass_touch(cases: &[&Case]) -> usize {
 ///
 /// Two passes that validate nothing come after them, for the floor of the cold pass (#33's
 /// 0.3x): `walk` reads every instance whole, `touch` only each one's kind.
-fn passes(n: usize, cases: &[&Case]) {
+fn passes(n: usize, tables: &Tables) {
     if std::env::var_os("PILOTAGE_SUITE_PAIRED").is_some() {
-        return paired(n, cases);
+        return paired(n, tables);
     }
-    for (name, pass) in [
-        ("ours", pass_ours as fn(&[&Case]) -> usize),
-        ("jsonschema", pass_theirs),
-        ("walk (no validator)", pass_walk),
-        ("touch (no validator)", pass_touch),
-    ] {
+    let runs: [(&str, &dyn Fn() -> usize); 4] = [
+        ("ours", &|| pass_ours(&tables.ours)),
+        ("jsonschema", &|| pass_theirs(&tables.theirs)),
+        ("walk (no validator)", &|| pass_walk(&tables.ours)),
+        ("touch (no validator)", &|| pass_touch(&tables.ours)),
+    ];
+    for (name, pass) in runs {
         let start = std::time::Instant::now();
         for _ in 0..n {
-            black_box(pass(cases));
+            black_box(pass());
         }
         eprintln!(
             "{name}: {:.2} µs a pass",
@@ -188,17 +222,19 @@ fn passes(n: usize, cases: &[&Case]) {
 /// back-to-back iterations run it); the median of the rounds' ratios and their quartiles. On a
 /// machine whose shared cache other tenants use, the time of a pass drifts by 2x over seconds;
 /// two sides timed seconds apart (`passes`) inherit that drift, two passes in one round do not.
-fn paired(n: usize, cases: &[&Case]) {
+fn paired(n: usize, tables: &Tables) {
     if n == 0 {
         return;
     }
-    let time = |pass: fn(&[&Case]) -> usize| {
-        black_box(pass(cases));
+    let time = |pass: &dyn Fn() -> usize| {
+        black_box(pass());
         let start = std::time::Instant::now();
-        black_box(pass(cases));
+        black_box(pass());
         start.elapsed().as_secs_f64()
     };
-    let mut rounds: Vec<(f64, f64)> = (0..n).map(|_| (time(pass_ours), time(pass_theirs))).collect();
+    let mut rounds: Vec<(f64, f64)> = (0..n)
+        .map(|_| (time(&|| pass_ours(&tables.ours)), time(&|| pass_theirs(&tables.theirs))))
+        .collect();
     let mut ratios: Vec<f64> = rounds.iter().map(|(ours, theirs)| ours / theirs).collect();
     ratios.sort_by(f64::total_cmp);
     rounds.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -219,7 +255,10 @@ fn bench(c: &mut Criterion) {
     };
     let suite = Path::new(suite);
     let remotes = common::remotes(suite);
-    let mut cases: Vec<Case> = Vec::new();
+    // The owners: each group's check, jsonschema's validator and instances, row for row.
+    let mut checks = Vec::new();
+    let mut validators = Vec::new();
+    let mut instances: Vec<Vec<Value>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut files: std::collections::BTreeMap<(&str, &str), Vec<Value>> = std::collections::BTreeMap::new();
     for group in GROUPS {
@@ -238,32 +277,44 @@ fn bench(c: &mut Criterion) {
             .flatten()
             .map(|t| t["data"].clone())
             .collect();
-        cases.push((check, theirs, tests));
+        checks.push(check);
+        validators.push(theirs);
+        instances.push(tests);
         names.push(format!("{}/{}#{}", group.draft, group.file, group.index));
     }
+    // The tables of the groups whose name `keep` keeps.
+    let tables = |keep: &dyn Fn(&str) -> bool| -> Tables {
+        let rows = || (0..names.len()).filter(|&i| keep(&names[i]));
+        Tables {
+            ours: rows()
+                .map(|i| Ours {
+                    check: checks[i],
+                    tests: &instances[i],
+                })
+                .collect(),
+            theirs: rows()
+                .map(|i| Theirs {
+                    validator: &validators[i],
+                    tests: &instances[i],
+                })
+                .collect(),
+        }
+    };
+    let all = tables(&|_| true);
     if let Some(only) = std::env::var_os("PILOTAGE_SUITE_PROFILE") {
         let only = only.to_string_lossy();
-        profile(&cases, &names, (only != "1").then_some(&*only));
+        profile(&all, &names, (only != "1").then_some(&*only));
     }
-    let instances: usize = cases.iter().map(|(_, _, tests)| tests.len()).sum();
-    eprintln!("suite/is_valid: {} groups, {instances} instances", cases.len());
-    let all: Vec<&Case> = cases.iter().collect();
+    let count: usize = instances.iter().map(Vec::len).sum();
+    eprintln!("suite/is_valid: {} groups, {count} instances", names.len());
     measure(c, "suite/is_valid", &all);
-    let pick = |keep: &dyn Fn(&str) -> bool| -> Vec<&Case> {
-        cases
-            .iter()
-            .zip(&names)
-            .filter(|(_, name)| keep(name))
-            .map(|(case, _)| case)
-            .collect()
-    };
     measure(
         c,
         "suite/is_valid_formats",
-        &pick(&|name| name.contains("/optional/format/")),
+        &tables(&|name| name.contains("/optional/format/")),
     );
     // The required tests alone: the keywords, without the optional formats and regex dialect.
-    let required = pick(&is_required);
+    let required = tables(&is_required);
     if let Some(n) = std::env::var("PILOTAGE_SUITE_PASSES").ok().and_then(|n| n.parse().ok()) {
         if std::env::var_os("PILOTAGE_SUITE_PASSES_OVER").is_some_and(|over| over == "all") {
             passes(n, &all);
@@ -280,10 +331,10 @@ fn is_required(name: &str) -> bool {
     !name.contains("/optional/") && !name.contains("cases/")
 }
 
-fn measure(c: &mut Criterion, name: &str, cases: &[&Case]) {
+fn measure(c: &mut Criterion, name: &str, tables: &Tables) {
     let mut group = c.benchmark_group(name);
-    group.bench_function("toolkit", |b| b.iter(|| pass_ours(cases)));
-    group.bench_function("baseline", |b| b.iter(|| pass_theirs(cases)));
+    group.bench_function("toolkit", |b| b.iter(|| pass_ours(&tables.ours)));
+    group.bench_function("baseline", |b| b.iter(|| pass_theirs(&tables.theirs)));
     group.finish();
 }
 

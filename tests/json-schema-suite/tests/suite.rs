@@ -120,6 +120,68 @@ fn every_test_of_the_official_suite_passes() {
     );
 }
 
+/// This crate's own cases that list the violations collecting every one must report (a
+/// test's `violations`: each `[instance pointer, schema pointer, message]`, in order) report
+/// exactly those: which required members are missing is read from a pick, or from the bits a
+/// pass sets, rather than from lookups of each name, and must still name each missing one once.
+#[test]
+fn own_cases_report_the_violations_they_list() {
+    if SUITE.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the JSON-Schema-Test-Suite is missing (../shared/json-schema-test-suite or $JSON_SCHEMA_TEST_SUITE), and CI=true"
+        );
+        eprintln!("SKIPPED: the official JSON-Schema-Test-Suite was not found, so no group was generated; nothing was checked");
+        return;
+    }
+    let mut files: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    let (mut checked, mut failures) = (0usize, Vec::new());
+    for group in GROUPS.iter().filter(|group| group.file.starts_with("cases/")) {
+        let groups = files.entry(group.path).or_insert_with(|| {
+            serde_json::from_slice(&std::fs::read(group.path).expect("the case file is readable"))
+                .expect("the case file is JSON")
+        });
+        let data = &groups[group.index];
+        for test in data["tests"].as_array().expect("a group has tests") {
+            let Some(listed) = test.get("violations") else { continue };
+            let expected: Vec<[&str; 3]> = listed
+                .as_array()
+                .expect("`violations` is an array")
+                .iter()
+                .map(|v| {
+                    let parts: Vec<&str> = v
+                        .as_array()
+                        .and_then(|parts| parts.iter().map(Value::as_str).collect())
+                        .expect("a violation is three strings");
+                    [parts[0], parts[1], parts[2]]
+                })
+                .collect();
+            let check = group.check.expect("this crate's cases all generate");
+            let reported: Vec<[String; 3]> = match pilotage_types::validate::run(".", check, &test["data"], false) {
+                Ok(()) => Vec::new(),
+                Err(errors) => errors
+                    .violations
+                    .into_iter()
+                    .map(|v| [v.instance_pointer, v.schema_pointer, v.message])
+                    .collect(),
+            };
+            checked += 1;
+            if reported
+                .iter()
+                .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()])
+                .ne(expected.iter().copied())
+            {
+                failures.push(format!(
+                    "{} #{} {:?}: expected {expected:?}, reported {reported:?}",
+                    group.file, group.index, test["description"]
+                ));
+            }
+        }
+    }
+    assert!(checked >= 9, "only {checked} tests list their violations");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The README's table: per draft and per keyword file, the tests, ours and jsonschema's passes.
 fn render(table: &BTreeMap<(String, String), Count>) -> String {
     let mut out = String::new();
