@@ -9,6 +9,14 @@ fn pilotage(args: &[&str]) -> std::process::Output {
         .expect("pilotage runs")
 }
 
+/// An empty scratch directory of this process, named for the test (`pilotage-NAME-PID`).
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pilotage-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[test]
 fn dispatches_and_reports_usage() {
     assert_eq!(pilotage(&[]).status.code(), Some(2));
@@ -26,8 +34,7 @@ fn dispatches_and_reports_usage() {
         stderr.contains("required") && stderr.contains("--tools <FILE>"),
         "{stderr}"
     );
-    let dir = std::env::temp_dir().join(format!("pilotage-bin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bin");
     let file = dir.join("retention.json");
     std::fs::write(&file, "\"PT1H\"").unwrap();
     let validate = pilotage(&["validate", "Retention", file.to_str().unwrap()]);
@@ -41,9 +48,7 @@ fn dispatches_and_reports_usage() {
 
 #[test]
 fn codegen_writes_a_module_checks_drift_and_names_a_bad_schema() {
-    let dir = std::env::temp_dir().join(format!("pilotage-cli-codegen-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli-codegen");
     let schema = dir.join("thing.schema.json");
     std::fs::write(
         &schema,
@@ -102,9 +107,7 @@ fn codegen_writes_a_module_checks_drift_and_names_a_bad_schema() {
 /// that names it and writes nothing.
 #[test]
 fn codegen_tuning_chooses_how_members_are_stepped() {
-    let dir = std::env::temp_dir().join(format!("pilotage-cli-codegen-tuning-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli-codegen-tuning");
     let schema = dir.join("thing.schema.json");
     std::fs::write(
         &schema,
@@ -150,9 +153,7 @@ fn codegen_tuning_chooses_how_members_are_stepped() {
 /// document is warned about; a bad `--map` or `--draft` is a usage error.
 #[test]
 fn codegen_writes_one_file_for_a_schema_set() {
-    let dir = std::env::temp_dir().join(format!("pilotage-cli-codegen-set-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli-codegen-set");
     let a = dir.join("a.schema.json");
     let b = dir.join("b.schema.json");
     let c = dir.join("c.json");

@@ -33,24 +33,10 @@ pub(crate) struct Few<T: Copy, const N: usize> {
     inline: [T; N],
     /// The values after the first `N` (`len - N` of them, once `len > N`), behind one pointer:
     /// a new list is then three stores (the evaluation context makes one per instance, whose
-    /// three words of an empty `Vec` were two more stores on every verdict).
-    more: More<T>,
-}
-
-/// A [`Few`]'s heap part, if it has one; freed out of line, as [`FewSet`]'s is. A `Vec` behind
-/// a `Box` on purpose: one word where the list fits inline (nearly always), for a second
-/// allocation the first time it does not.
-#[derive(Debug, Clone)]
-#[allow(clippy::box_collection)]
-struct More<T>(Option<Box<Vec<T>>>);
-
-impl<T> Drop for More<T> {
-    #[inline]
-    fn drop(&mut self) {
-        if let Some(more) = self.0.take() {
-            free(more);
-        }
-    }
+    /// three words of an empty `Vec` were two more stores on every verdict). A `Vec` in a box on
+    /// purpose: one word where the list fits inline (nearly always), for a second allocation the
+    /// first time it does not.
+    more: Heap<Vec<T>>,
 }
 
 impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
@@ -60,7 +46,7 @@ impl<T: Copy + PartialEq, const N: usize> Few<T, N> {
         Self {
             len: 0,
             inline: [fill; N],
-            more: More(None),
+            more: Heap(None),
         }
     }
 
@@ -148,26 +134,26 @@ pub(crate) struct FewSet<T: Copy + Eq + Hash, const N: usize> {
     /// The first `N` values; slots from `len` on hold the filler.
     inline: [T; N],
     /// The values after the first `N`, and the index.
-    spill: Heap<T>,
+    spill: Heap<Spill<T>>,
 }
 
-/// A [`FewSet`]'s heap part, if it has one: its drop is a test where it is dropped and a call
-/// when there is something to free. As a plain `Option<Box<Spill>>`, the frees of the box, its
-/// list and its index were copied into every generated check that drops an `Ev` or calls its
-/// `all_props` (about 300 bytes each time).
+/// The heap part of a [`Few`] (its values past `N`) or of a [`FewSet`] (its [`Spill`]), if it has
+/// one: its drop is a test where it is dropped and a call when there is something to free. As a
+/// plain `Option<Box<Spill>>`, the frees of the box, its list and its index were copied into
+/// every generated check that drops an `Ev` or calls its `all_props` (about 300 bytes each time).
 #[derive(Debug, Clone)]
-struct Heap<T>(Option<Box<Spill<T>>>);
+struct Heap<S>(Option<Box<S>>);
 
-impl<T> Drop for Heap<T> {
+impl<S> Drop for Heap<S> {
     #[inline]
     fn drop(&mut self) {
-        if let Some(spill) = self.0.take() {
-            free(spill);
+        if let Some(heap) = self.0.take() {
+            free(heap);
         }
     }
 }
 
-/// Frees a [`FewSet`]'s or a [`Few`]'s heap part, out of line.
+/// Frees a [`Heap`]'s box, out of line.
 #[inline(never)]
 fn free<S>(heap: Box<S>) {
     drop(heap);

@@ -1229,25 +1229,26 @@ fn fingerprint(value: &Value) -> u64 {
     match value {
         Value::Null => 0x6e75_6c6c,
         Value::Bool(b) => 0x626f_6f6c + u64::from(*b),
-        Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                return u;
-            }
-            if let Some(i) = n.as_i64() {
-                return i.cast_unsigned();
-            }
-            let f = n.as_f64().unwrap_or(f64::NAN);
-            if f.fract() == 0.0 && (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&f) {
-                // A whole float equals exactly one integer: the one it is.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                return if f < 0.0 { (f as i64).cast_unsigned() } else { f as u64 };
-            }
-            f.to_bits()
-        }
+        // The whole number's low 64 bits (`-1` and `u64::MAX` share them, which only costs a
+        // comparison).
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Value::Number(n) => whole_value(n).map_or_else(|| n.as_f64().map_or(0, f64::to_bits), |i| i as u64),
         Value::String(s) => STRING | (s.len() as u64) << 8 | u64::from(s.as_bytes().first().copied().unwrap_or(0)),
         Value::Array(items) => ARRAY | items.len() as u64,
         Value::Object(members) => OBJECT | members.len() as u64,
     }
+}
+
+/// The whole number `n` is, when it is one in the range of JSON integers here (`-2^63 .. 2^64`):
+/// an integer serde_json holds, or a float with no fraction in that range (a whole float equals
+/// exactly one integer, the one it is: `1.0` is `1`, `-0.0` is `0`). What [`equal`] compares
+/// alike, [`hash_json`] and [`fingerprint`] read alike through this.
+fn whole_value(n: &Number) -> Option<i128> {
+    integer_value(n).or_else(|| {
+        let f = n.as_f64()?;
+        #[allow(clippy::cast_possible_truncation)]
+        (f.fract() == 0.0 && (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&f)).then_some(f as i128)
+    })
 }
 
 /// A hash of `value` consistent with [`equal`]: equal values hash alike. A number that is a
@@ -1262,13 +1263,7 @@ fn hash_json(keys: &std::collections::hash_map::RandomState, value: &Value) -> u
         Value::Bool(b) => (1_u8, *b).hash(&mut hasher),
         Value::Number(n) => {
             2_u8.hash(&mut hasher);
-            let whole = integer_value(n).or_else(|| {
-                let f = n.as_f64()?;
-                #[allow(clippy::cast_possible_truncation)]
-                (f.fract() == 0.0 && (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19).contains(&f))
-                    .then_some(f as i128)
-            });
-            match whole {
+            match whole_value(n) {
                 Some(i) => (0_u8, i).hash(&mut hasher),
                 None => (1_u8, n.as_f64().map(f64::to_bits)).hash(&mut hasher),
             }

@@ -617,16 +617,27 @@ struct FusedMember {
 /// The names `object`'s `required` lists, each once, in order (none without `required`):
 /// `None` when it is no array of strings (the general path reports that as an error).
 fn required_names(object: &serde_json::Map<String, Value>) -> Option<Vec<&str>> {
-    let mut required: Vec<&str> = Vec::new();
-    if let Some(names) = object.get("required") {
-        for name in names.as_array()? {
-            let name = name.as_str()?;
-            if !required.contains(&name) {
-                required.push(name);
-            }
+    match object.get("required") {
+        None => Some(Vec::new()),
+        Some(names) => Some(distinct(
+            names
+                .as_array()?
+                .iter()
+                .map(Value::as_str)
+                .collect::<Option<Vec<&str>>>()?,
+        )),
+    }
+}
+
+/// `names` without repeats, each where it first stands.
+fn distinct<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for name in names {
+        if !out.contains(&name) {
+            out.push(name);
         }
     }
-    Some(required)
+    out
 }
 
 fn is_string_const_branch(schema: &Value) -> bool {
@@ -739,12 +750,7 @@ fn any_of_required(sets: &[Vec<&str>], fail: TokenStream) -> TokenStream {
 /// `oneOf.json#8` (`[{"required": ["foo", "bar"]}, {"required": ["foo", "baz"]}]`) looked `foo`
 /// up twice.
 fn one_of_required(sets: &[Vec<&str>], none: TokenStream, many: TokenStream) -> TokenStream {
-    let mut names: Vec<&str> = Vec::new();
-    for name in sets.iter().flatten() {
-        if !names.contains(name) {
-            names.push(name);
-        }
-    }
+    let names = distinct(sets.iter().flatten().copied());
     let all = sets.len();
     let count = if (2..=PICKED_AT_MOST).contains(&names.len()) {
         let tests = sets.iter().map(|set| {
@@ -1845,18 +1851,8 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let mut required: Vec<&str> = Vec::new();
-        if let Some(names) = object.get("required") {
-            let names = names
-                .as_array()
-                .and_then(|names| names.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
-                .ok_or_else(|| self.error(&at("required"), "`required` must be an array of strings"))?;
-            for name in names {
-                if !required.contains(&name) {
-                    required.push(name);
-                }
-            }
-        }
+        let required = required_names(object)
+            .ok_or_else(|| self.error(&at("required"), "`required` must be an array of strings"))?;
         let properties = match object.get("properties") {
             Some(Value::Object(properties)) => sorted(properties),
             Some(_) => return Err(self.error(&at("properties"), "`properties` must be an object")),
@@ -2258,13 +2254,7 @@ impl<'a> Gen<'a> {
                 .as_array()
                 .and_then(|names| names.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
                 .ok_or_else(|| self.error(&pointer, "a dependency must be an array of strings"))?;
-            let mut distinct: Vec<&str> = Vec::with_capacity(names.len());
-            for name in names {
-                if !distinct.contains(&name) {
-                    distinct.push(name);
-                }
-            }
-            let check = require_members(&distinct, &fail(&pointer, quote!(Why::Dependent(#member, name))));
+            let check = require_members(&distinct(names), &fail(&pointer, quote!(Why::Dependent(#member, name))));
             objects.extend(quote!(if ::pilotage_types::validate::runtime::has_member(o, #member) { #check }));
         }
         for (member, subschema, pointer) in dependent_schemas {
