@@ -64,9 +64,26 @@ pub trait Mode: sealed::Sealed + std::fmt::Debug + Sized + 'static {
     /// Whether violations are collected.
     const COLLECTS: bool;
 
+    /// What a context of this mode keeps of the violations: nothing (a zero-sized `()`) in
+    /// [`Stop`], so that a verdict's context is not a word larger for a list it never has.
+    #[doc(hidden)]
+    type Errors: std::fmt::Debug + Default;
+
     /// `cx` itself when this is [`Stop`] (what [`Cx::quiet`] calls the check with).
     #[doc(hidden)]
     fn as_stop(cx: &mut Cx<Self>) -> Option<&mut Cx<Stop>>;
+
+    /// The list of violations of `errors`, when this mode collects them.
+    #[doc(hidden)]
+    fn list(errors: &mut Self::Errors) -> Option<&mut ViolationList>;
+
+    /// [`Mode::list`], to read.
+    #[doc(hidden)]
+    fn list_ref(errors: &Self::Errors) -> Option<&ViolationList>;
+
+    /// `errors` as a list (empty when this mode collects nothing).
+    #[doc(hidden)]
+    fn into_list(errors: Self::Errors) -> ViolationList;
 }
 
 /// The mode that stops at the first violation and records nothing (a verdict, and every
@@ -80,29 +97,61 @@ pub enum Collect {}
 
 impl Mode for Stop {
     const COLLECTS: bool = false;
+    type Errors = ();
 
     #[inline(always)]
     fn as_stop(cx: &mut Cx<Self>) -> Option<&mut Cx<Stop>> {
         Some(cx)
     }
+
+    #[inline(always)]
+    fn list((): &mut ()) -> Option<&mut ViolationList> {
+        None
+    }
+
+    #[inline(always)]
+    fn list_ref((): &()) -> Option<&ViolationList> {
+        None
+    }
+
+    #[inline(always)]
+    fn into_list((): ()) -> ViolationList {
+        ViolationList::default()
+    }
 }
 
 impl Mode for Collect {
     const COLLECTS: bool = true;
+    type Errors = ViolationList;
 
     #[inline(always)]
     fn as_stop(_: &mut Cx<Self>) -> Option<&mut Cx<Stop>> {
         None
+    }
+
+    #[inline(always)]
+    fn list(errors: &mut ViolationList) -> Option<&mut ViolationList> {
+        Some(errors)
+    }
+
+    #[inline(always)]
+    fn list_ref(errors: &ViolationList) -> Option<&ViolationList> {
+        Some(errors)
+    }
+
+    #[inline(always)]
+    fn into_list(errors: ViolationList) -> ViolationList {
+        errors
     }
 }
 
 /// The state of one evaluation, in the mode `M`.
 #[derive(Debug)]
 pub struct Cx<M: Mode> {
-    /// The violations collected (up to [`crate::MAX_VIOLATIONS_BYTES`]): `Some` in [`Collect`],
-    /// `None` in [`Stop`] (a check run for its verdict alone while collecting gets a context of
-    /// its own, [`Self::quiet`]).
-    errors: Option<ViolationList>,
+    /// The violations collected (up to [`crate::MAX_VIOLATIONS_BYTES`]) in [`Collect`]; nothing
+    /// in [`Stop`] (a check run for its verdict alone while collecting gets a context of its
+    /// own, [`Self::quiet`]).
+    errors: M::Errors,
     compatible: bool,
     /// The dynamic scope: the schema resources entered, outermost first (only for schema
     /// sets that use `$dynamicRef` / `$recursiveRef`), four inline before the heap (a resource
@@ -330,7 +379,7 @@ impl<M: Mode> Cx<M> {
     #[inline]
     pub fn new(compatible: bool) -> Self {
         Self {
-            errors: M::COLLECTS.then(ViolationList::new),
+            errors: M::Errors::default(),
             compatible,
             scope: Few::new(0),
             mode: std::marker::PhantomData,
@@ -400,7 +449,7 @@ impl<M: Mode> Cx<M> {
     #[inline(never)]
     fn stopping(&mut self, f: impl FnOnce(&mut Cx<Stop>) -> bool) -> bool {
         let mut cx = Cx::<Stop> {
-            errors: None,
+            errors: (),
             compatible: self.compatible,
             scope: std::mem::replace(&mut self.scope, Few::new(0)),
             mode: std::marker::PhantomData,
@@ -429,7 +478,7 @@ impl<M: Mode> Cx<M> {
         if !M::COLLECTS {
             return true;
         }
-        match &mut self.errors {
+        match M::list(&mut self.errors) {
             None => true,
             Some(errors) => record(errors, at, schema, why),
         }
@@ -454,7 +503,7 @@ impl<M: Mode> Cx<M> {
         if !M::COLLECTS {
             return 0;
         }
-        self.errors.as_ref().map_or(0, ViolationList::len)
+        M::list_ref(&self.errors).map_or(0, ViolationList::len)
     }
 
     /// Whether a check that started at `mark` passed: stopping at the first violation, a check
@@ -465,9 +514,7 @@ impl<M: Mode> Cx<M> {
         if !M::COLLECTS {
             return true;
         }
-        self.errors
-            .as_ref()
-            .is_none_or(|errors| errors.len() == mark && !errors.is_full())
+        M::list_ref(&self.errors).is_none_or(|errors| errors.len() == mark && !errors.is_full())
     }
 
     /// The violations collected (empty when stopping at the first).
@@ -478,7 +525,7 @@ impl<M: Mode> Cx<M> {
     /// The list of violations collected, which tells whether it is full (empty when stopping
     /// at the first).
     pub fn into_list(self) -> ViolationList {
-        self.errors.unwrap_or_default()
+        M::into_list(self.errors)
     }
 }
 
@@ -771,8 +818,23 @@ pub fn is_negative(n: &Number) -> bool {
     n.is_i64() || n.as_f64().is_some_and(|f| f < 0.0)
 }
 
-/// Compares an integer with a float without rounding the integer.
+/// Compares an integer with a float without rounding the integer. An integer of magnitude up
+/// to 2^53 is a float exactly, and two floats compare exactly: one comparison, where the
+/// general path below calls `floor` and a conversion to `i128` (a `minimum` of `1` against
+/// `1.1` took both).
+#[inline]
 fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
+    const EXACT: i128 = 1 << 53;
+    if (-EXACT..=EXACT).contains(&i) {
+        #[allow(clippy::cast_precision_loss)]
+        return (i as f64).partial_cmp(&f);
+    }
+    int_vs_float_wide(i, f)
+}
+
+/// [`int_vs_float`] for an integer past 2^53 in magnitude: the float's whole part compared as an
+/// integer.
+fn int_vs_float_wide(i: i128, f: f64) -> Option<Ordering> {
     if f.is_nan() {
         return None;
     }
@@ -804,6 +866,44 @@ fn int_vs_float(i: i128, f: f64) -> Option<Ordering> {
 /// `18446744073709552000`, not a multiple of `1024`; `1e300` is read as 10^300, a multiple of `5`
 /// and not of `7`.
 pub fn is_multiple_of(n: &Number, m: Num) -> bool {
+    multiple_of(n, m, || match m {
+        Num::U(m) => Some((i128::from(m), 0)),
+        Num::I(m) => Some((i128::from(m), 0)),
+        Num::F(m) => decimal_parts(m),
+    })
+}
+
+/// A `multipleOf` by a number serde_json holds as a float (`0.01`, `1.5`), its decimal parts
+/// read once, on first use: [`is_multiple_of`] prints the multiple again for every instance
+/// that reaches the exact test (a valid one, always). The generated validators keep one in a
+/// `static` for each such keyword. The answers are [`is_multiple_of`]'s.
+#[derive(Debug)]
+pub struct Multiple {
+    multiple: f64,
+    parts: std::sync::OnceLock<Option<(i128, i32)>>,
+}
+
+impl Multiple {
+    /// The multiple `multiple`, a number of the schema.
+    pub const fn new(multiple: f64) -> Self {
+        Self {
+            multiple,
+            parts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `n` is a multiple of it (a call, as [`is_multiple_of`] is).
+    pub fn divides(&self, n: &Number) -> bool {
+        multiple_of(n, Num::F(self.multiple), || {
+            *self.parts.get_or_init(|| decimal_parts(self.multiple))
+        })
+    }
+}
+
+/// The body of [`is_multiple_of`] and [`Multiple::divides`]: `parts` gives the multiple's
+/// decimal parts, asked only when the exact test is reached.
+#[inline(always)]
+fn multiple_of(n: &Number, m: Num, parts: impl FnOnce() -> Option<(i128, i32)>) -> bool {
     // An integer by an integer: their magnitudes, in 64 bits (a remainder of 128-bit integers is
     // a call of sixty-odd instructions; the official suite's integer `multipleOf` groups ask it
     // most).
@@ -831,11 +931,7 @@ pub fn is_multiple_of(n: &Number, m: Num) -> bool {
     }
     // The multiple's decimal parts only now: printing a fraction takes more than the two tests
     // above, which answer most instances that are not multiples.
-    let exact = match m {
-        Num::U(m) => Some((i128::from(m), 0)),
-        Num::I(m) => Some((i128::from(m), 0)),
-        Num::F(m) => decimal_parts(m),
-    };
+    let exact = parts();
     let instance = match integer {
         Some(i) => Some((i, 0)),
         None => decimal_parts(value),
@@ -2233,6 +2329,97 @@ mod tests {
             "the binary quotient overflows; the decimal one is 2e308"
         );
         assert!(!multiple(4.5, 2.0));
+    }
+
+    /// A fractional multiple's decimal parts read once (`Multiple`) give `is_multiple_of`'s
+    /// answers, on the first call (which reads them) and every later one, for instances that
+    /// are multiples written as integers, as fractions and with exponents, and for ones that
+    /// miss by a last digit.
+    #[test]
+    fn a_multiple_read_once_answers_as_is_multiple_of() {
+        use super::Multiple;
+        let multiples = [0.5, 1.5, 0.01, 0.0001, 0.123_456_789, 1e-8, 2.5e-5, 1.1];
+        let mut multiples_found = 0;
+        for m in multiples {
+            let once = Multiple::new(m);
+            for k in [0_i64, 1, 2, 3, 7, 10, 99, 100, 12_345, -4, 1 << 40] {
+                #[allow(clippy::cast_precision_loss)]
+                let exact = format!("{}", k as f64 * m);
+                for text in [
+                    exact.clone(),
+                    format!("{exact}1"),
+                    format!("{k}"),
+                    format!("{k}e-2"),
+                    "1e308".to_owned(),
+                ] {
+                    let Ok(number) = serde_json::from_str::<Number>(&text) else {
+                        continue;
+                    };
+                    let expected = is_multiple_of(&number, Num::F(m));
+                    for _ in 0..2 {
+                        assert_eq!(once.divides(&number), expected, "{text} by {m}");
+                    }
+                    multiples_found += usize::from(expected);
+                }
+            }
+        }
+        assert!(multiples_found > 50, "{multiples_found} multiples among the cases");
+    }
+
+    /// An integer against a float: the one-comparison path (magnitudes up to 2^53) answers as
+    /// the general one, around 2^53 (where the next integer has no float of its own), at zero
+    /// (`-0.0`), on fractions either side of each integer, and against NaN and the infinities;
+    /// and both agree with comparing exact rationals (`i` against the float's exact value).
+    #[test]
+    fn an_integer_against_a_float_agrees_with_the_general_path() {
+        use super::{int_vs_float, int_vs_float_wide};
+        use std::cmp::Ordering;
+        let edge = 1_i128 << 53;
+        let mut integers: Vec<i128> = vec![0, 1, 2, 3, 1000, edge - 2, edge - 1, edge, edge + 1, edge + 2];
+        integers.extend(integers.clone().into_iter().map(|i| -i));
+        let mut floats: Vec<f64> = vec![0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE];
+        for &i in &integers {
+            #[allow(clippy::cast_precision_loss)]
+            let f = i as f64;
+            floats.extend([f, f.next_up(), f.next_down(), f + 0.5, f - 0.5]);
+        }
+        let mut compared = 0;
+        for &i in &integers {
+            for &f in &floats {
+                let wide = int_vs_float_wide(i, f);
+                assert_eq!(int_vs_float(i, f), wide, "{i} vs {f:e}");
+                // The exact answer: a finite float is `m * 2^e` exactly; compare `i * 2^-e`
+                // with `m` when `e < 0`, else `i` with `m * 2^e` (all within i128 here).
+                let exact = if f.is_nan() {
+                    None
+                } else if f.is_infinite() {
+                    Some(if f > 0.0 { Ordering::Less } else { Ordering::Greater })
+                } else {
+                    let bits = f.to_bits();
+                    let sign = if bits >> 63 == 1 { -1_i128 } else { 1 };
+                    let exponent = i32::try_from((bits >> 52) & 0x7ff).unwrap();
+                    let fraction = i128::from(bits & ((1 << 52) - 1));
+                    let (mantissa, exponent) = if exponent == 0 {
+                        (fraction, -1074)
+                    } else {
+                        (fraction | 1 << 52, exponent - 1075)
+                    };
+                    let m = sign * mantissa;
+                    if exponent >= 0 {
+                        Some(i.cmp(&(m << exponent)))
+                    } else if exponent > -100 {
+                        Some((i << -exponent).cmp(&m))
+                    } else {
+                        // Tiny (a zero, a subnormal, `MIN_POSITIVE`): strictly between -1
+                        // and 1, so only its sign matters against 0.
+                        Some(if i == 0 { 0.cmp(&m) } else { i.cmp(&0) })
+                    }
+                };
+                assert_eq!(wide, exact, "{i} vs {f:e}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared} comparisons");
     }
 
     /// An integer by an integer is answered in 64 bits, from the magnitudes: the same answers

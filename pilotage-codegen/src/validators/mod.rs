@@ -430,6 +430,62 @@ struct Vocab {
     format: bool,
 }
 
+/// A generated function, before it is rendered: whether it enters its schema resource is only
+/// known once every function is generated (every call of it seen).
+struct FunctionItem {
+    doc: String,
+    vis: TokenStream,
+    ident: Ident,
+    signature: TokenStream,
+    args: TokenStream,
+    body: TokenStream,
+    /// Its schema resource, in a set with a dynamic reference (`None` otherwise).
+    resource: Option<u32>,
+}
+
+impl FunctionItem {
+    /// The function's tokens. In a set with a dynamic reference, it enters its resource in the
+    /// dynamic scope when `entered_elsewhere` says some call may come from elsewhere (another
+    /// resource, or the table of definitions); called only from its own resource, that
+    /// resource is innermost already and the scope is left as it is (`Cx::enter` would
+    /// return without pushing).
+    fn render(self, entered_elsewhere: &BTreeSet<Ident>) -> TokenStream {
+        let Self {
+            doc,
+            vis,
+            ident,
+            signature,
+            args,
+            body,
+            resource,
+        } = self;
+        match resource.filter(|_| entered_elsewhere.contains(&ident)) {
+            Some(resource) => quote! {
+                #[doc = #doc]
+                #vis fn #ident #signature {
+                    fn inner #signature {
+                        let mark = cx.mark();
+                        #body
+                        cx.passed(mark)
+                    }
+                    let entered = cx.enter(#resource);
+                    let ok = inner #args;
+                    cx.leave(entered);
+                    ok
+                }
+            },
+            None => quote! {
+                #[doc = #doc]
+                #vis fn #ident #signature {
+                    let mark = cx.mark();
+                    #body
+                    cx.passed(mark)
+                }
+            },
+        }
+    }
+}
+
 struct Gen<'a> {
     docs: &'a [Document],
     index: Index,
@@ -445,6 +501,8 @@ struct Gen<'a> {
     queue: Vec<(Key, Ident)>,
     items: Vec<TokenStream>,
     patterns: BTreeMap<String, Ident>,
+    /// The `static`s of fractional `multipleOf`s, by the multiple's text.
+    multiples: BTreeMap<String, Ident>,
     unresolved: BTreeSet<String>,
     notes: Vec<String>,
     pike_vm: Vec<(String, String, &'static str)>,
@@ -455,6 +513,11 @@ struct Gen<'a> {
     /// Calls on the function's own instance: (caller, callee), for the cycle check.
     same_instance: BTreeSet<(Ident, Ident)>,
     current_fn: Option<Ident>,
+    /// The functions called with another resource innermost in the dynamic scope, or from
+    /// outside (the table of definitions): those that must enter their own resource. A
+    /// function only ever called from its own resource finds that resource innermost already,
+    /// where `Cx::enter` would return without pushing. Read only in `dynamic` sets.
+    entered_elsewhere: BTreeSet<Ident>,
     /// What the code is tuned for ([`Options::tuning`]).
     tuning: Tuning,
     fresh: usize,
@@ -1061,6 +1124,22 @@ impl<'a> Gen<'a> {
         Some((name.to_owned(), values))
     }
 
+    /// The `static` holding the fractional `multipleOf` written `text` (`runtime::Multiple`),
+    /// one for each distinct multiple.
+    fn multiple(&mut self, text: &str, fraction: f64) -> Ident {
+        if let Some(ident) = self.multiples.get(text) {
+            return ident.clone();
+        }
+        let ident = format_ident!("MULTIPLE_{}", self.multiples.len());
+        let value = Literal::f64_unsuffixed(fraction);
+        self.items.push(quote! {
+            static #ident: ::pilotage_types::validate::runtime::Multiple =
+                ::pilotage_types::validate::runtime::Multiple::new(#value);
+        });
+        self.multiples.insert(text.to_owned(), ident.clone());
+        ident
+    }
+
     /// A new local `prefix_N` (`prefix` one of [`FRESH`]).
     fn fresh(&mut self, prefix: &str) -> Ident {
         debug_assert!(FRESH.contains(&prefix), "{prefix} is not in FRESH");
@@ -1071,6 +1150,18 @@ impl<'a> Gen<'a> {
     /// The function checking the schema at `location` (annotating: also filling `ev`),
     /// generated once.
     fn function(&mut self, location: &Location, annotating: bool, hint: &str) -> Ident {
+        let ident = self.function_named(location, annotating, hint);
+        // Called from a function of another resource, or from outside any function (a
+        // definition's check): it must enter its resource ([`Gen::entered_elsewhere`]).
+        let own_resource = self.current_fn.is_some() && self.index.scope(&self.cur).0 == self.index.scope(location).0;
+        if !own_resource {
+            self.entered_elsewhere.insert(ident.clone());
+        }
+        ident
+    }
+
+    /// [`Gen::function`]'s name for `location`, generated (queued) the first time.
+    fn function_named(&mut self, location: &Location, annotating: bool, hint: &str) -> Ident {
         let key = (location.clone(), annotating);
         if let Some(ident) = self.functions.get(&key) {
             return ident.clone();
@@ -1702,7 +1793,18 @@ impl<'a> Gen<'a> {
                         return Err(self.error(&at(keyword), "`multipleOf` must be greater than 0"));
                     }
                     let fail = fail(&at(keyword), quote!(Why::MultipleOf(v, #text)));
-                    numbers.extend(quote!(if !::pilotage_types::validate::runtime::is_multiple_of(n, #num) { #fail }));
+                    let test = match limit_number
+                        .as_f64()
+                        .filter(|f| limit_number.is_f64() && f.fract() != 0.0)
+                    {
+                        // A fraction: its decimal parts read once, in a `static` (`Multiple`).
+                        Some(fraction) => {
+                            let multiple = self.multiple(&text, fraction);
+                            quote!(#multiple.divides(n))
+                        }
+                        None => quote!(::pilotage_types::validate::runtime::is_multiple_of(n, #num)),
+                    };
+                    numbers.extend(quote!(if !#test { #fail }));
                     continue;
                 }
             };
@@ -2504,8 +2606,8 @@ impl<'a> Gen<'a> {
         Ok(out)
     }
 
-    /// The function items of `key`: its body, entering its resource when the set is dynamic.
-    fn function_item(&mut self, key: &Key, ident: &Ident, public: bool) -> Result<TokenStream, CodegenError> {
+    /// The function item of `key`, rendered once every call is known ([`FunctionItem::render`]).
+    fn function_item(&mut self, key: &Key, ident: &Ident, public: bool) -> Result<FunctionItem, CodegenError> {
         let (location, annotating) = key;
         self.cur = location.clone();
         self.current_fn = Some(ident.clone());
@@ -2540,31 +2642,17 @@ impl<'a> Gen<'a> {
                 quote!((cx, v, at)),
             )
         };
-        Ok(if self.dynamic {
-            let resource = u32::try_from(self.index.scope(location).0).unwrap_or(u32::MAX);
-            quote! {
-                #[doc = #doc]
-                #vis fn #ident #signature {
-                    fn inner #signature {
-                        let mark = cx.mark();
-                        #body
-                        cx.passed(mark)
-                    }
-                    let entered = cx.enter(#resource);
-                    let ok = inner #args;
-                    cx.leave(entered);
-                    ok
-                }
-            }
-        } else {
-            quote! {
-                #[doc = #doc]
-                #vis fn #ident #signature {
-                    let mark = cx.mark();
-                    #body
-                    cx.passed(mark)
-                }
-            }
+        let resource = self
+            .dynamic
+            .then(|| u32::try_from(self.index.scope(location).0).unwrap_or(u32::MAX));
+        Ok(FunctionItem {
+            doc,
+            vis,
+            ident: ident.clone(),
+            signature,
+            args,
+            body,
+            resource,
         })
     }
 
@@ -2808,6 +2896,7 @@ fn generate_set(
         queue: Vec::new(),
         items: Vec::new(),
         patterns: BTreeMap::new(),
+        multiples: BTreeMap::new(),
         unresolved: BTreeSet::new(),
         notes: Vec::new(),
         pike_vm: Vec::new(),
@@ -2815,6 +2904,7 @@ fn generate_set(
         descent: 0,
         same_instance: BTreeSet::new(),
         current_fn: None,
+        entered_elsewhere: BTreeSet::new(),
         tuning: options.tuning,
         fresh: 0,
         compiled: 0,
@@ -2864,7 +2954,9 @@ fn generate_set(
     let table = checks
         .iter()
         .map(|(name, ident)| quote!((#name, Check::new(#ident, #ident))));
-    let functions = functions.into_iter().map(|(_, tokens)| tokens);
+    let functions = functions
+        .into_iter()
+        .map(|(_, item)| item.render(&gen.entered_elsewhere));
     let items = &gen.items;
     let unresolved: Vec<&String> = gen.unresolved.iter().collect();
     let tokens = quote! {
@@ -2980,6 +3072,80 @@ mod tests {
             dependent.contains(&format!("{PICK}o , [\"b\" , \"c\"])")),
             "{dependent}"
         );
+    }
+
+    /// The generated function documented as the schema at `pointer` (its text, up to the next
+    /// function's documentation).
+    fn function_text<'t>(text: &'t str, pointer: &str) -> &'t str {
+        let marker = format!("The schema at `{pointer}`.");
+        let start = text
+            .find(&marker)
+            .unwrap_or_else(|| panic!("no function for {pointer}: {text}"));
+        let rest = &text[start..];
+        let end = rest[marker.len()..]
+            .find("# [doc = ")
+            .map_or(rest.len(), |end| end + marker.len());
+        &rest[..end]
+    }
+
+    /// In a schema set with a dynamic reference, a function enters its schema resource in the
+    /// dynamic scope only when some call may come from elsewhere: a definition's check (from
+    /// the table), or a call from another resource. A subschema only ever called from its own
+    /// resource (an `if`, its `propertyNames`) finds that resource innermost already.
+    #[test]
+    fn only_functions_called_from_elsewhere_enter_their_resource() {
+        const ENTER: &str = "cx . enter (";
+        let text = text_of(&json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/tree",
+            "$dynamicAnchor": "node",
+            "properties": {"children": {"items": {"$dynamicRef": "#node"}}},
+            "if": {"propertyNames": {"pattern": "^a"}},
+            "then": {"$ref": "leaf"},
+            "$defs": {
+                "leaf": {"$id": "leaf", "$dynamicAnchor": "node", "minProperties": 1},
+                "shared": {"not": {"required": ["z"]}}
+            }
+        }));
+        for own in ["/if", "/if/propertyNames"] {
+            let function = function_text(&text, own);
+            assert!(!function.contains(ENTER), "{own} enters: {function}");
+        }
+        // The root and `leaf`: definitions' checks (and `leaf` is called from the root's
+        // resource); `shared` too, from the table, though its resource is the root's.
+        for entered in ["", "/$defs/leaf", "/$defs/shared"] {
+            let function = function_text(&text, entered);
+            assert!(function.contains(ENTER), "{entered:?} does not enter: {function}");
+        }
+        // Without a dynamic reference, nothing enters.
+        let plain = text_of(&json!({"if": {"propertyNames": {"pattern": "^a"}}, "then": {"minProperties": 1}}));
+        assert!(!plain.contains(ENTER), "{plain}");
+    }
+
+    /// A fractional `multipleOf` is checked through one `static` (`runtime::Multiple`) for each
+    /// distinct multiple, which reads its decimal parts once; an integer one (`2`, and `2.0`,
+    /// which is whole) by `is_multiple_of`.
+    #[test]
+    fn a_fractional_multiple_is_read_once() {
+        let text = text_of(&json!({
+            "properties": {
+                "a": {"multipleOf": 0.01},
+                "b": {"multipleOf": 0.01},
+                "c": {"multipleOf": 1.5},
+                "d": {"multipleOf": 2},
+                "e": {"multipleOf": 2.0}
+            }
+        }));
+        let statics = text
+            .matches(":: pilotage_types :: validate :: runtime :: Multiple :: new (")
+            .count();
+        assert_eq!(statics, 2, "{text}");
+        assert!(
+            text.contains("Multiple :: new (0.01)") && text.contains("Multiple :: new (1.5)"),
+            "{text}"
+        );
+        assert_eq!(text.matches("MULTIPLE_0 . divides (n)").count(), 2, "{text}");
+        assert_eq!(text.matches("is_multiple_of (n").count(), 2, "{text}");
     }
 
     fn error_of(schema: serde_json::Value) -> crate::CodegenError {

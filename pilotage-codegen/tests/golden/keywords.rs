@@ -441,6 +441,9 @@ pub mod checks {
             &DFA
         },
     };
+    static MULTIPLE_0: ::pilotage_types::validate::runtime::Multiple = ::pilotage_types::validate::runtime::Multiple::new(
+        0.5,
+    );
     static PATTERN_14: ::pilotage_types::validate::pattern::Pattern = ::pilotage_types::validate::pattern::Pattern::Sequence {
         source: "^c[0-9]+$",
         steps: &[
@@ -1354,10 +1357,7 @@ pub mod checks {
                             }
                         }
                         if let Value::Number(n) = v {
-                            if !::pilotage_types::validate::runtime::is_multiple_of(
-                                n,
-                                ::pilotage_types::validate::runtime::Num::F(0.5),
-                            ) {
+                            if !MULTIPLE_0.divides(n) {
                                 if cx
                                     .fail(
                                         &at.key("tenth"),
