@@ -459,15 +459,16 @@ impl FunctionItem {
             body,
             resource,
         } = self;
+        let checked = quote! {
+            let mark = cx.mark();
+            #body
+            cx.passed(mark)
+        };
         match resource.filter(|_| entered_elsewhere.contains(&ident)) {
             Some(resource) => quote! {
                 #[doc = #doc]
                 #vis fn #ident #signature {
-                    fn inner #signature {
-                        let mark = cx.mark();
-                        #body
-                        cx.passed(mark)
-                    }
+                    fn inner #signature { #checked }
                     let entered = cx.enter(#resource);
                     let ok = inner #args;
                     cx.leave(entered);
@@ -476,11 +477,7 @@ impl FunctionItem {
             },
             None => quote! {
                 #[doc = #doc]
-                #vis fn #ident #signature {
-                    let mark = cx.mark();
-                    #body
-                    cx.passed(mark)
-                }
+                #vis fn #ident #signature { #checked }
             },
         }
     }
@@ -852,6 +849,23 @@ fn number(n: &Number) -> TokenStream {
     }
 }
 
+/// A new `static` of type `ty` holding `value`, named `{prefix}_{n}` after the `n` statics
+/// `made` already names, pushed to `items` and named in `made` under `key` (the text it was
+/// made from, which the caller looked up first: one static for each distinct text).
+fn new_static(
+    items: &mut Vec<TokenStream>,
+    made: &mut BTreeMap<String, Ident>,
+    key: &str,
+    prefix: &str,
+    ty: TokenStream,
+    value: TokenStream,
+) -> Ident {
+    let ident = format_ident!("{prefix}_{}", made.len());
+    items.push(quote!(static #ident: #ty = #value;));
+    made.insert(key.to_owned(), ident.clone());
+    ident
+}
+
 /// A count keyword's value (`maxItems`, `minLength`, ...): a non-negative integer, which JSON
 /// Schema lets be written with a zero fraction (`2.0`).
 fn count(value: &Value) -> Option<u64> {
@@ -1130,14 +1144,15 @@ impl<'a> Gen<'a> {
         if let Some(ident) = self.multiples.get(text) {
             return ident.clone();
         }
-        let ident = format_ident!("MULTIPLE_{}", self.multiples.len());
         let value = Literal::f64_unsuffixed(fraction);
-        self.items.push(quote! {
-            static #ident: ::pilotage_types::validate::runtime::Multiple =
-                ::pilotage_types::validate::runtime::Multiple::new(#value);
-        });
-        self.multiples.insert(text.to_owned(), ident.clone());
-        ident
+        new_static(
+            &mut self.items,
+            &mut self.multiples,
+            text,
+            "MULTIPLE",
+            quote!(::pilotage_types::validate::runtime::Multiple),
+            quote!(::pilotage_types::validate::runtime::Multiple::new(#value)),
+        )
     }
 
     /// A new local `prefix_N` (`prefix` one of [`FRESH`]).
@@ -1152,10 +1167,14 @@ impl<'a> Gen<'a> {
     fn function(&mut self, location: &Location, annotating: bool, hint: &str) -> Ident {
         let ident = self.function_named(location, annotating, hint);
         // Called from a function of another resource, or from outside any function (a
-        // definition's check): it must enter its resource ([`Gen::entered_elsewhere`]).
-        let own_resource = self.current_fn.is_some() && self.index.scope(&self.cur).0 == self.index.scope(location).0;
-        if !own_resource {
-            self.entered_elsewhere.insert(ident.clone());
+        // definition's check): it must enter its resource ([`Gen::entered_elsewhere`]). Only a
+        // dynamic set enters resources, and only there are their scopes looked up.
+        if self.dynamic {
+            let own_resource =
+                self.current_fn.is_some() && self.index.scope(&self.cur).0 == self.index.scope(location).0;
+            if !own_resource {
+                self.entered_elsewhere.insert(ident.clone());
+            }
         }
         ident
     }
@@ -1282,12 +1301,14 @@ impl<'a> Gen<'a> {
                 .push((format!("{}: {pointer}", self.file()), source.to_owned(), why));
         }
         let compiled = written.tokens;
-        let ident = format_ident!("PATTERN_{}", self.patterns.len());
-        self.items.push(quote! {
-            static #ident: ::pilotage_types::validate::pattern::Pattern = #compiled;
-        });
-        self.patterns.insert(source.to_owned(), ident.clone());
-        Ok(ident)
+        Ok(new_static(
+            &mut self.items,
+            &mut self.patterns,
+            source,
+            "PATTERN",
+            quote!(::pilotage_types::validate::pattern::Pattern),
+            compiled,
+        ))
     }
 
     /// The absolute URI `reference` (written at `pointer`) names.
